@@ -1,0 +1,19 @@
+// `npm start` runs the built server; build first when dist/ is missing or older than src/.
+import { execSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+function newest(dir) {
+  let t = 0;
+  for (const n of readdirSync(dir)) {
+    const p = join(dir, n);
+    const s = statSync(p);
+    t = Math.max(t, s.isDirectory() ? newest(p) : s.mtimeMs);
+  }
+  return t;
+}
+
+const entry = 'dist/cli/main.js';
+if (!existsSync(entry) || newest('src') > statSync(entry).mtimeMs) {
+  execSync('npx tsc -p tsconfig.build.json', { stdio: ['ignore', 'inherit', 'inherit'] });
+}

@@ -1,0 +1,60 @@
+/**
+ * The catalog: which sources exist, their parameters (secrets encrypted at rest),
+ * auth tokens (hashes only) and uploaded files. Two implementations: embedded (a file
+ * under the storage dir) and PostgreSQL (TRIBUTARY_CATALOG_URL, shared by replicas).
+ */
+export interface SourceRecord {
+  /** Stable random id; part of the associated data of encrypted secrets. */
+  id: string;
+  /** As created; lookups are case-insensitive. */
+  name: string;
+  engine: string;
+  /** Parameters with secrets in clear (in memory only; the store encrypts them). */
+  params: Record<string, unknown>;
+  createdAt: string;
+}
+
+export interface TokenRecord {
+  /** sha256 hex of the token; the token itself is never stored. */
+  hash: string;
+  username: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface FileRecord {
+  name: string;
+  format: string;
+  rows: number;
+  columns: number;
+  sizeBytes: number;
+  /** Path relative to the storage dir. */
+  storagePath: string;
+  createdAt: string;
+}
+
+export interface CatalogStore {
+  init(): Promise<void>;
+  listSources(): Promise<SourceRecord[]>;
+  /** Case-insensitive. */
+  getSource(name: string): Promise<SourceRecord | null>;
+  /** Throws CatalogConflictError when a source of that name (case-insensitive) exists. `secrets` names the params to encrypt. */
+  createSource(rec: SourceRecord, secrets: readonly string[]): Promise<void>;
+  /** Returns false when it did not exist. */
+  deleteSource(name: string): Promise<boolean>;
+
+  putToken(rec: TokenRecord): Promise<void>;
+  getToken(hash: string): Promise<TokenRecord | null>;
+  deleteToken(hash: string): Promise<void>;
+
+  listFiles(): Promise<FileRecord[]>;
+  getFile(name: string): Promise<FileRecord | null>;
+  putFile(rec: FileRecord): Promise<void>;
+  deleteFile(name: string): Promise<boolean>;
+
+  /** Called when another process changed sources (PostgreSQL LISTEN/NOTIFY; file change). */
+  onSourcesChanged(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+export class CatalogConflictError extends Error {}

@@ -1,0 +1,42 @@
+/** The one validated, typed configuration (SPEC §1). Built by config/load.ts; passed down, never re-read. */
+export interface Config {
+  storageDir: string;
+  catalogUrl: string | null;
+  secretKey: Buffer; // 32 bytes
+  redisUrl: string | null;
+  demo: boolean;
+  logLevel: string;
+  api: {
+    http: { host: string; port: number };
+    mcp: {
+      cors: { enabled: boolean; allow_origins: string[]; allow_origin_regex: string; allow_headers: string[] };
+      rate_limit: { enabled: boolean; requests_per_minute: number };
+      dns_rebinding_protection: boolean;
+      allowed_hosts: string[];
+      oauth: {
+        enabled: boolean;
+        issuer_url: string | null;
+        client_id: string | null;
+        client_secret: string | null;
+        scope: string;
+        public_url: string | null;
+      };
+      max_rows: number;
+      read_only: boolean;
+    };
+  };
+  auth: {
+    username: string | null;
+    password: string | null;
+    token_ttl_hours: number;
+  };
+  passthrough: {
+    allow_private_networks: boolean;
+    timeout_ms: number;
+    max_request_bytes: number;
+    max_response_bytes: number;
+  };
+  files: {
+    max_upload_bytes: number;
+  };
+}

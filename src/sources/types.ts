@@ -1,0 +1,70 @@
+import type { ColumnInfo, FieldInfo, Row } from '../sql/types.js';
+
+/** SQL dialects the compiler can target (src/sql/dialects). */
+export type DialectName = 'mysql' | 'postgres' | 'sqlite' | 'duckdb';
+
+export interface TableInfo {
+  name: string;
+  /** The source's own schema: `public` for a default postgres source, the database name for mysql, `main` for sqlite/duckdb. */
+  schema: string;
+  type: 'BASE TABLE' | 'VIEW';
+}
+
+/**
+ * What a source can take from the planner, declared up front (DataFusion's
+ * supports_filters_pushdown / Trino's applyX): the planner never guesses.
+ */
+export interface PushdownCapabilities {
+  /** Whole statements in `dialect` (joins, aggregates, subqueries, windows) can run on the source. */
+  fullStatements: boolean;
+  /** Column projection in fragments. */
+  projection: boolean;
+  /** WHERE conjuncts in fragments: 'exact' (source result is final), 'inexact' (engine re-checks), 'none'. */
+  filters: 'exact' | 'inexact' | 'none';
+  /** LIMIT in fragments. */
+  limit: boolean;
+}
+
+/** A running query on a source. `columns` are known before the first batch is read. */
+export interface QueryStream {
+  columns: FieldInfo[];
+  /** Row batches (arrays of rows in column order, canonical values; see sql/types.ts). */
+  batches: AsyncIterable<Row[]>;
+  /** Stop the query on the source and release its connection. Safe to call twice or after the end. */
+  cancel(): Promise<void>;
+}
+
+export interface QueryOptions {
+  signal?: AbortSignal;
+  /** Hint for batch size; sources may ignore it. */
+  batchRows?: number;
+}
+
+export interface Source {
+  readonly name: string;
+  readonly engine: string;
+  /** null for sources that take no SQL (rest_api). */
+  readonly dialect: DialectName | null;
+  readonly capabilities: PushdownCapabilities;
+  /** Default schema for unqualified tables (`public`, the mysql database name, `main`). */
+  readonly defaultSchema: string;
+
+  listTables(): Promise<TableInfo[]>;
+  /** Throws SqlError 1146 naming source and table when the table does not exist. */
+  listColumns(table: string, schema?: string): Promise<ColumnInfo[]>;
+  /** Run a row-returning statement written in `dialect`. */
+  query(sql: string, opts?: QueryOptions): Promise<QueryStream>;
+  /** Run a statement that returns no rows; affected rows or null when the source does not say. */
+  execute(sql: string, opts?: QueryOptions): Promise<{ affectedRows: number | null }>;
+  /** Try the connection (used by CREATE DATABASE before anything is stored). Throws SqlError 2003/1045/1049. */
+  test(): Promise<void>;
+  /** Close pools; the source is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+/** Collects a stream into memory; for small results only (tests, metadata). */
+export async function collect(stream: QueryStream): Promise<{ columns: FieldInfo[]; rows: Row[] }> {
+  const rows: Row[] = [];
+  for await (const batch of stream.batches) for (const r of batch) rows.push(r);
+  return { columns: stream.columns, rows };
+}

@@ -1,0 +1,40 @@
+import type { ColumnInfo, FieldInfo } from './types.js';
+import type { Result } from './result.js';
+import type { TableInfo } from '../sources/types.js';
+
+/** Per-session state: the default database (context.db / USE). `USE x` mutates it. */
+export interface QueryContext {
+  db?: string;
+}
+
+export interface ExecOptions {
+  signal?: AbortSignal;
+  /** Refuse anything but reads with error 1290 (api.mcp.read_only). */
+  readOnly?: boolean;
+  /** Stop reading after this many rows and mark the result `truncated: true`. */
+  maxRows?: number;
+  /** Progress of a long query (rows read so far). */
+  onProgress?: (rowsRead: number) => void;
+}
+
+/** A row result whose rows are not yet read; values already encoded per SPEC §2. */
+export interface RowStream {
+  type: 'rows';
+  columns: FieldInfo[];
+  batches: AsyncIterable<unknown[][]>;
+  cancel(): Promise<void>;
+}
+
+/** The one engine every face (HTTP, MCP, CLI) calls. Never throws for SQL problems: errors are results. */
+export interface SqlEngine {
+  execute(sql: string, ctx?: QueryContext, opts?: ExecOptions): Promise<Result>;
+  /** Same as execute, but row results stream (for large HTTP answers). Errors before the first row are results. */
+  stream(sql: string, ctx?: QueryContext, opts?: ExecOptions): Promise<RowStream | Result>;
+  /** Names of data sources, `files` first. */
+  listDatabases(): Promise<string[]>;
+  /** Throws SqlError 1049 for an unknown source. */
+  listTables(db: string): Promise<TableInfo[]>;
+  /** Throws SqlError 1049 / 1146. */
+  listColumns(db: string, table: string): Promise<ColumnInfo[]>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,35 @@
+/** MySQL server error codes used in results (SPEC §2). */
+export const ErrorCode = {
+  SYNTAX: 1064,
+  UNKNOWN_DATABASE: 1049,
+  UNKNOWN_TABLE: 1146,
+  UNKNOWN_COLUMN: 1054,
+  DATABASE_EXISTS: 1007,
+  DATABASE_NOT_EXISTS: 1008,
+  ACCESS_DENIED_DB: 1044,
+  ACCESS_DENIED: 1045,
+  CANNOT_CONNECT: 2003,
+  SOURCE_ERROR: 1105,
+  NOT_SUPPORTED: 1235,
+  READ_ONLY: 1290,
+  QUERY_INTERRUPTED: 1317,
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | number;
+
+/**
+ * The one error type for SQL answers. `code` is a MySQL server code; the message
+ * must name the source and object involved and must never contain a secret.
+ */
+export class SqlError extends Error {
+  readonly code: number;
+  constructor(code: ErrorCodeValue, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SqlError';
+    this.code = code;
+  }
+}
+
+export function isSqlError(e: unknown): e is SqlError {
+  return e instanceof SqlError;
+}

@@ -1,0 +1,57 @@
+/**
+ * Column types as MySQL names them (SPEC §4 MYSQL_DATA_TYPE): upper case, no length.
+ * Every source maps its native types onto these; value encoding is driven by them.
+ */
+export type MysqlType =
+  | 'TINYINT'
+  | 'SMALLINT'
+  | 'INT'
+  | 'BIGINT'
+  | 'DECIMAL'
+  | 'FLOAT'
+  | 'DOUBLE'
+  | 'BOOLEAN'
+  | 'CHAR'
+  | 'VARCHAR'
+  | 'TEXT'
+  | 'DATE'
+  | 'TIME'
+  | 'DATETIME'
+  | 'TIMESTAMP'
+  | 'YEAR'
+  | 'JSON'
+  | 'BLOB'
+  | 'BINARY'
+  | 'ENUM'
+  | 'SET';
+
+export interface ColumnInfo {
+  name: string;
+  type: MysqlType;
+  /** The source's own type name, e.g. `character varying(20)`, shown in SHOW FULL COLUMNS / DESCRIBE. */
+  nativeType: string;
+  nullable: boolean;
+  /** 'PRI' | 'UNI' | 'MUL' | '' as MySQL's DESCRIBE shows; '' when unknown. */
+  key?: string;
+  default?: string | null;
+}
+
+/** A result column as it leaves a source or the local engine. */
+export interface FieldInfo {
+  name: string;
+  type: MysqlType;
+}
+
+/**
+ * Canonical in-flight values (what sources yield and the local engine accepts):
+ * - null
+ * - number for integers that fit in 2^53 and for floats
+ * - bigint for larger integers
+ * - string for DECIMAL (exact decimal text), text, DATE 'YYYY-MM-DD', TIME 'HH:MM:SS[.ffffff]',
+ *   DATETIME/TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.ffffff]' (no time zone; UTC for zoned types)
+ * - boolean only for BOOLEAN columns (encoded as 0/1 in results, MySQL style)
+ * - Uint8Array for binary
+ * - JSON columns: the JSON text as a string (parsed when the result is encoded)
+ */
+export type CanonicalValue = null | number | bigint | string | boolean | Uint8Array;
+export type Row = CanonicalValue[];
