@@ -1,0 +1,40 @@
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { Config } from '../config/types.js';
+import type { SourceContext } from '../sources/engine-spec.js';
+import { getEngine } from '../sources/registry.js';
+import type { Source } from '../sources/types.js';
+
+const DEMO_DIR = fileURLToPath(new URL('../../data/demo/', import.meta.url));
+const DEMO_TABLES = ['customers', 'products', 'orders'];
+
+/** Sources that exist without CREATE DATABASE: `demo` with --demo. */
+export async function builtinSources(config: Config, ctx: SourceContext): Promise<Map<string, Source>> {
+  const out = new Map<string, Source>();
+  if (config.demo) {
+    const path = await ensureDemoDatabase(config.storageDir);
+    const spec = getEngine('duckdb');
+    out.set('demo', spec.create('demo', spec.params.parse({ path, read_only: true }), ctx));
+  }
+  return out;
+}
+
+/** The demo dataset (bundled CSVs) as a DuckDB file, built once per storage dir. */
+async function ensureDemoDatabase(storageDir: string): Promise<string> {
+  const path = join(storageDir, 'demo-v1.duckdb');
+  if (existsSync(path)) return path;
+  const tmp = `${path}.${process.pid}.tmp`;
+  rmSync(tmp, { force: true });
+  const db = await DuckDBInstance.create(tmp);
+  const conn = await db.connect();
+  for (const t of DEMO_TABLES) {
+    const file = join(DEMO_DIR, `${t}.csv`).replace(/'/g, "''");
+    await conn.run(`CREATE TABLE ${t} AS SELECT * FROM read_csv('${file}', header = true, auto_detect = true)`);
+  }
+  conn.closeSync();
+  db.closeSync();
+  renameSync(tmp, path);
+  return path;
+}

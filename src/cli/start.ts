@@ -1,0 +1,63 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { openCatalog } from '../catalog/index.js';
+import { CatalogSourceManager } from '../catalog/source-manager.js';
+import type { Config } from '../config/types.js';
+import type { AppDeps } from '../http/deps.js';
+import { buildHttpServer } from '../http/server.js';
+import { createLogger } from '../logger.js';
+import type { Source } from '../sources/types.js';
+import { Engine } from '../sql/engine.js';
+import { LocalEngine } from '../sql/execute/local.js';
+import { builtinSources } from './builtins.js';
+import { httpHooks, httpRoutes } from './wiring.js';
+import { VERSION } from './version.js';
+
+export interface Running {
+  url: string;
+  deps: AppDeps;
+  app: FastifyInstance | null;
+  close(): Promise<void>;
+}
+
+/** Build everything a face needs: config → catalog → sources → engine. */
+export async function createDeps(config: Config, logger?: Logger): Promise<AppDeps> {
+  const log = logger ?? createLogger(config.logLevel);
+  mkdirSync(config.storageDir, { recursive: true, mode: 0o700 });
+  const catalog = await openCatalog(config, log);
+  const ctx = { storageDir: config.storageDir, logger: log };
+  const builtins: Map<string, Source> = await builtinSources(config, ctx);
+  const sources = new CatalogSourceManager(catalog, ctx, log, builtins);
+  const local = await LocalEngine.create({ tempDir: join(config.storageDir, 'tmp') });
+  const engine = new Engine({ sources, local, logger: log });
+  return { config, logger: log, catalog, sources, engine, version: VERSION, startedAt: Date.now() };
+}
+
+/** Start the HTTP server (API + MCP). */
+export async function startServer(config: Config, opts: { logger?: Logger } = {}): Promise<Running> {
+  const deps = await createDeps(config, opts.logger);
+  const app = await buildHttpServer(deps, { hooks: httpHooks, routes: httpRoutes });
+  const { host, port } = config.api.http;
+  await app.listen({ host, port });
+  const addr = app.server.address();
+  const actualPort = typeof addr === 'object' && addr ? addr.port : port;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${actualPort}`;
+  deps.logger.info({ url, version: VERSION }, 'tributary listening');
+  return {
+    url,
+    deps,
+    app,
+    close: async () => {
+      await app.close();
+      await closeDeps(deps);
+    },
+  };
+}
+
+export async function closeDeps(deps: AppDeps): Promise<void> {
+  await deps.engine.close();
+  await deps.catalog.close();
+}

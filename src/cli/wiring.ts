@@ -1,0 +1,8 @@
+import type { RouteRegistrar } from '../http/server.js';
+
+/**
+ * Which hooks and routes the HTTP server carries, in order. Hooks run before every
+ * route: Host/Origin checks, CORS, authentication, rate limit (DESIGN.md "HTTP and MCP").
+ */
+export const httpHooks: RouteRegistrar[] = [];
+export const httpRoutes: RouteRegistrar[] = [];

@@ -1,0 +1,204 @@
+import type { Logger } from 'pino';
+import type { SourceManager } from '../catalog/source-manager-types.js';
+import type { QueryStream, Source, TableInfo } from '../sources/types.js';
+import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
+import { ErrorCode, SqlError } from './errors.js';
+import { type LocalEngine } from './execute/local.js';
+import { runPlan } from './execute/run-plan.js';
+import { infoSchemaRows } from './execute/info-schema.js';
+import { runService } from './execute/service.js';
+import { runWrite } from './execute/writes.js';
+import type { MemTable } from './execute/show.js';
+import { parseStatement, type Statement } from './parse/index.js';
+import { bindTables } from './plan/bind.js';
+import { planQuery, type Plan } from './plan/planner.js';
+import { encodeRows, errorResult, type Result } from './result.js';
+import type { ColumnInfo } from './types.js';
+
+const READ_KINDS = new Set(['show_databases', 'show_tables', 'show_columns', 'describe', 'use', 'show_engines', 'noop', 'explain']);
+
+export interface EngineDeps {
+  sources: SourceManager;
+  local: LocalEngine;
+  logger: Logger;
+}
+
+/** What a statement produced before encoding: rows to stream, a small table, or an ok. */
+export type Outcome =
+  | { kind: 'stream'; stream: QueryStream }
+  | { kind: 'table'; table: MemTable }
+  | { kind: 'ok'; affected: number | null };
+
+/**
+ * The one SQL engine: parse, bind, plan, run. Faces call `execute` or `stream`;
+ * errors come back as results, never as exceptions.
+ */
+export class Engine implements SqlEngine {
+  private readonly columnCache = new Map<string, { at: number; cols: ColumnInfo[] }>();
+
+  constructor(private readonly deps: EngineDeps) {}
+
+  get sources(): SourceManager {
+    return this.deps.sources;
+  }
+
+  async stream(sql: string, ctx: QueryContext = {}, opts: ExecOptions = {}): Promise<RowStream | Result> {
+    try {
+      const out = await this.run(sql, ctx, opts);
+      if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
+      if (out.kind === 'table') {
+        const t = out.table;
+        return { type: 'rows', columns: t.columns, batches: once(encodeRows(t.columns, t.rows)), cancel: async () => {} };
+      }
+      const s = out.stream;
+      const fields = s.columns;
+      let read = 0;
+      async function* batches() {
+        for await (const b of s.batches) {
+          read += b.length;
+          opts.onProgress?.(read);
+          yield encodeRows(fields, b);
+        }
+      }
+      return { type: 'rows', columns: fields, batches: batches(), cancel: () => s.cancel() };
+    } catch (e) {
+      return this.fail(e, sql);
+    }
+  }
+
+  async execute(sql: string, ctx: QueryContext = {}, opts: ExecOptions = {}): Promise<Result> {
+    const r = await this.stream(sql, ctx, opts);
+    if (r.type !== 'rows') return r;
+    const max = opts.maxRows ?? Number.POSITIVE_INFINITY;
+    const data: unknown[][] = [];
+    let truncated = false;
+    try {
+      for await (const batch of r.batches) {
+        for (const row of batch) {
+          if (data.length >= max) {
+            truncated = true;
+            break;
+          }
+          data.push(row);
+        }
+        if (truncated) break;
+      }
+    } catch (e) {
+      await r.cancel().catch(() => {});
+      return this.fail(e, sql);
+    }
+    await r.cancel().catch(() => {});
+    const out: Result = { type: 'table', column_names: r.columns.map((c) => c.name), data };
+    if (truncated) out.truncated = true;
+    return out;
+  }
+
+  private fail(e: unknown, sql: string): Result {
+    if (!(e instanceof SqlError)) {
+      this.deps.logger.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, kind: sql.trim().split(/\s+/)[0] }, 'internal error in SQL engine');
+    }
+    return errorResult(e);
+  }
+
+  /** Parse and run one statement. */
+  async run(sql: string, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
+    const names = new Set((await this.deps.sources.names()).map((n) => n.toLowerCase()));
+    const stmt = parseStatement(sql, (n) => names.has(n.toLowerCase()));
+    if (opts.readOnly) assertReadOnly(stmt);
+    return this.runStatement(stmt, ctx, opts);
+  }
+
+  async runStatement(stmt: Statement, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
+    if (stmt.kind === 'explain') return { kind: 'table', table: await this.explain(stmt.inner, ctx) };
+    if (stmt.kind !== 'sql') return runService(this, stmt, ctx);
+    const ast = stmt.ast;
+    if (ast.type === 'select') {
+      const plan = await this.plan(ast, ctx);
+      return { kind: 'stream', stream: await runPlan(plan, this.deps.local, this.runOpts(opts)) };
+    }
+    return runWrite(this, ast, ctx, opts);
+  }
+
+  runOpts(opts: ExecOptions) {
+    return { signal: opts.signal, onProgress: opts.onProgress, infoRows: (t: string) => infoSchemaRows(this, t) };
+  }
+
+  get local(): LocalEngine {
+    return this.deps.local;
+  }
+
+  async plan(ast: any, ctx: QueryContext): Promise<Plan> {
+    const refs = bindTables(ast, ctx);
+    return planQuery(ast, refs, {
+      source: (n) => this.deps.sources.get(n),
+      columns: (s, schema, table) => this.columns(s, schema, table),
+    });
+  }
+
+  private async explain(stmt: Statement, ctx: QueryContext): Promise<MemTable> {
+    if (stmt.kind !== 'sql' || stmt.ast.type !== 'select') {
+      throw new SqlError(ErrorCode.NOT_SUPPORTED, 'EXPLAIN supports SELECT statements');
+    }
+    const plan = await this.plan(stmt.ast, ctx);
+    const rows: [number, string, string, string][] = [];
+    if (plan.kind === 'pushdown') rows.push([1, plan.source.name, 'pushdown', plan.sql]);
+    else {
+      let i = 1;
+      for (const f of plan.fragments)
+        rows.push([i++, f.source.name, `fragment -> ${f.temp} (${f.pushedFilters} filter(s) pushed)`, f.sql]);
+      for (const r of plan.info) rows.push([i++, 'information_schema', `catalog -> __info_${r.table.toLowerCase()}`, '']);
+      rows.push([i, 'local', 'duckdb', plan.localSql]);
+    }
+    return {
+      columns: [
+        { name: 'step', type: 'INT' },
+        { name: 'source', type: 'VARCHAR' },
+        { name: 'operation', type: 'VARCHAR' },
+        { name: 'query', type: 'TEXT' },
+      ],
+      rows,
+    };
+  }
+
+  /** Columns of a source table, cached briefly (planning asks for them on every cross-source query). */
+  async columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]> {
+    const key = `${source.name.toLowerCase()}\u0000${schema ?? ''}\u0000${table}`;
+    const hit = this.columnCache.get(key);
+    if (hit && Date.now() - hit.at < 5000) return hit.cols;
+    const cols = await source.listColumns(table, schema ?? undefined);
+    this.columnCache.set(key, { at: Date.now(), cols });
+    return cols;
+  }
+
+  forgetColumns(): void {
+    this.columnCache.clear();
+  }
+
+  async listDatabases(): Promise<string[]> {
+    return this.deps.sources.names();
+  }
+
+  async listTables(db: string): Promise<TableInfo[]> {
+    return (await this.deps.sources.get(db)).listTables();
+  }
+
+  async listColumns(db: string, table: string): Promise<ColumnInfo[]> {
+    const s = await this.deps.sources.get(db);
+    return s.listColumns(table);
+  }
+
+  async close(): Promise<void> {
+    await this.deps.sources.close();
+    this.deps.local.close();
+  }
+}
+
+function assertReadOnly(stmt: Statement): void {
+  if (READ_KINDS.has(stmt.kind)) return;
+  if (stmt.kind === 'sql' && stmt.ast.type === 'select') return;
+  throw new SqlError(ErrorCode.READ_ONLY, 'The server is in read-only mode: only SELECT, SHOW, DESCRIBE and EXPLAIN are allowed');
+}
+
+async function* once<T>(x: T): AsyncGenerator<T> {
+  yield x;
+}

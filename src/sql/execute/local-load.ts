@@ -1,0 +1,119 @@
+import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { FieldInfo, MysqlType, Row } from '../types.js';
+
+/** Quote an identifier for DuckDB. */
+export function dq(name: string): string {
+  return '"' + name.replace(/"/g, '""') + '"';
+}
+
+interface ColumnPlan {
+  staging: string;
+  /** Expression turning the staged column into the typed one (views are free; the cast runs vectorised). */
+  view: (col: string) => string;
+  append: (a: DuckDBAppender, v: any) => void;
+}
+
+const str = (a: DuckDBAppender, v: any) => a.appendVarchar(typeof v === 'string' ? v : String(v));
+
+function planColumn(type: MysqlType, scale: number): ColumnPlan {
+  switch (type) {
+    case 'BOOLEAN':
+      return { staging: 'BOOLEAN', view: (c) => c, append: (a, v) => a.appendBoolean(!!v) };
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'YEAR':
+    case 'BIGINT':
+      return {
+        staging: 'BIGINT',
+        view: (c) => c,
+        append: (a, v) => a.appendBigInt(typeof v === 'bigint' ? v : BigInt(v)),
+      };
+    case 'FLOAT':
+    case 'DOUBLE':
+      return { staging: 'DOUBLE', view: (c) => c, append: (a, v) => a.appendDouble(Number(v)) };
+    case 'DECIMAL':
+      return { staging: 'VARCHAR', view: (c) => `CAST(${c} AS DECIMAL(38,${scale}))`, append: str };
+    case 'DATE':
+      return { staging: 'VARCHAR', view: (c) => `TRY_CAST(${c} AS DATE)`, append: str };
+    case 'DATETIME':
+    case 'TIMESTAMP':
+      return { staging: 'VARCHAR', view: (c) => `TRY_CAST(${c} AS TIMESTAMP)`, append: str };
+    case 'TIME':
+      return { staging: 'VARCHAR', view: (c) => `TRY_CAST(${c} AS TIME)`, append: str };
+    case 'JSON':
+      return { staging: 'VARCHAR', view: (c) => `CAST(${c} AS JSON)`, append: str };
+    case 'BLOB':
+    case 'BINARY':
+      return {
+        staging: 'BLOB',
+        view: (c) => c,
+        append: (a, v) => a.appendBlob(v instanceof Uint8Array ? v : Buffer.from(String(v))),
+      };
+    default:
+      return { staging: 'VARCHAR', view: (c) => c, append: str };
+  }
+}
+
+function decimalScale(rows: Row[], col: number): number {
+  let s = 0;
+  for (const r of rows) {
+    const v = r[col];
+    if (typeof v === 'string') {
+      const dot = v.indexOf('.');
+      if (dot >= 0) s = Math.max(s, v.length - dot - 1);
+    }
+  }
+  return Math.min(Math.max(s, 2), 18);
+}
+
+/**
+ * Loads a stream of canonical row batches into DuckDB as `schema.name` (a raw staging
+ * table plus a typed view of that name). Returns rows loaded.
+ */
+export async function loadBatches(
+  conn: DuckDBConnection,
+  schema: string,
+  name: string,
+  fields: FieldInfo[],
+  batches: AsyncIterable<Row[]>,
+  onRows?: (n: number) => void,
+): Promise<number> {
+  const raw = `${name}__raw`;
+  const q = (t: string) => `${dq(schema)}.${dq(t)}`;
+  let plans: ColumnPlan[] | null = null;
+  let appender: DuckDBAppender | null = null;
+  let count = 0;
+  const width = fields.length;
+  const start = async (first: Row[]) => {
+    plans = fields.map((f, i) => planColumn(f.type, f.type === 'DECIMAL' ? decimalScale(first, i) : 0));
+    const cols = fields.map((f, i) => `${dq(f.name)} ${plans![i].staging}`).join(', ');
+    await conn.run(`CREATE TABLE ${q(raw)} (${cols || '"__row" INTEGER'})`);
+    const sel = fields.map((f, i) => `${plans![i].view(dq(f.name))} AS ${dq(f.name)}`).join(', ');
+    await conn.run(`CREATE VIEW ${q(name)} AS SELECT ${sel || '"__row"'} FROM ${q(raw)}`);
+    appender = await conn.createAppender(raw, schema);
+  };
+  try {
+    for await (const batch of batches) {
+      if (!appender) await start(batch);
+      const a = appender!;
+      const p = plans!;
+      for (const row of batch) {
+        if (width === 0) a.appendInteger(1);
+        for (let c = 0; c < width; c++) {
+          const v = row[c];
+          if (v === null || v === undefined) a.appendNull();
+          else p[c].append(a, v);
+        }
+        a.endRow();
+      }
+      count += batch.length;
+      onRows?.(count);
+      a.flushSync();
+    }
+    if (!appender) await start([]);
+  } finally {
+    if (appender) (appender as DuckDBAppender).closeSync();
+  }
+  return count;
+}

@@ -1,0 +1,89 @@
+import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { ErrorCode, SqlError } from '../errors.js';
+import type { QueryStream } from '../../sources/types.js';
+import { ChunkReader } from './local-values.js';
+
+/**
+ * The local DuckDB: runs what no single source can (cross-source joins, aggregates
+ * over fragments, information_schema). One in-memory instance per engine; one
+ * connection per query so temp tables are private to it and vanish with it.
+ */
+export class LocalEngine {
+  private constructor(private readonly instance: DuckDBInstance) {}
+
+  static async create(opts: { threads?: number; memoryLimit?: string; tempDir?: string } = {}): Promise<LocalEngine> {
+    const config: Record<string, string> = {};
+    if (opts.threads) config.threads = String(opts.threads);
+    if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
+    if (opts.tempDir) config.temp_directory = opts.tempDir;
+    // No extension downloads can happen here; keep DuckDB from trying.
+    config.autoinstall_known_extensions = 'false';
+    config.autoload_known_extensions = 'true';
+    return new LocalEngine(await DuckDBInstance.create(':memory:', config));
+  }
+
+  async connect(): Promise<DuckDBConnection> {
+    return this.instance.connect();
+  }
+
+  /** Run a row-returning statement on `conn` as a stream of canonical batches. Closes `conn` at the end if `own`. */
+  async query(conn: DuckDBConnection, sql: string, own: boolean, signal?: AbortSignal): Promise<QueryStream> {
+    let result: Awaited<ReturnType<DuckDBConnection['stream']>>;
+    const onAbort = () => conn.interrupt();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      result = await conn.stream(sql);
+    } catch (e) {
+      signal?.removeEventListener('abort', onAbort);
+      if (own) conn.closeSync();
+      throw localError(e, signal);
+    }
+    const reader = new ChunkReader(result.columnNames(), result.columnTypes());
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      signal?.removeEventListener('abort', onAbort);
+      if (own) conn.closeSync();
+    };
+    async function* batches() {
+      try {
+        for (;;) {
+          let chunk;
+          try {
+            chunk = await result.fetchChunk();
+          } catch (e) {
+            throw localError(e, signal);
+          }
+          if (!chunk || chunk.rowCount === 0) break;
+          yield reader.rows(chunk);
+        }
+      } finally {
+        finish();
+      }
+    }
+    return {
+      columns: reader.fields,
+      batches: batches(),
+      cancel: async () => {
+        if (!done) conn.interrupt();
+        finish();
+      },
+    };
+  }
+
+  close(): void {
+    this.instance.closeSync();
+  }
+}
+
+/** DuckDB's own errors become SqlErrors with its message kept (and the right code when one fits). */
+export function localError(e: unknown, signal?: AbortSignal): SqlError {
+  if (e instanceof SqlError) return e;
+  const msg = (e as Error)?.message ?? String(e);
+  if (signal?.aborted || /INTERRUPT/i.test(msg)) return new SqlError(ErrorCode.QUERY_INTERRUPTED, 'Query execution was interrupted');
+  if (/Parser Error/i.test(msg)) return new SqlError(ErrorCode.SYNTAX, `Local engine could not run the query: ${msg}`);
+  const col = /Referenced column "?([^"\s]+)"? not found/i.exec(msg) ?? /column "?([^"\s]+)"? (not found|does not exist)/i.exec(msg);
+  if (col) return new SqlError(ErrorCode.UNKNOWN_COLUMN, `Unknown column '${col[1]}' in the query (${msg.split('\n')[0]})`);
+  return new SqlError(ErrorCode.SOURCE_ERROR, `Local engine error: ${msg.split('\n')[0]}`);
+}

@@ -1,0 +1,105 @@
+import { describeEngines } from '../../sources/registry.js';
+import type { Source } from '../../sources/types.js';
+import type { QueryContext } from '../engine-types.js';
+import type { Engine, Outcome } from '../engine.js';
+import { ErrorCode, SqlError } from '../errors.js';
+import type { Statement, TableName } from '../parse/index.js';
+import { sourceTableText } from '../plan/target-names.js';
+import type { Row } from '../types.js';
+import { likePredicate, memTable } from './show.js';
+
+/** CREATE/DROP DATABASE, SHOW, DESCRIBE, USE, SET: statements answered by the engine itself. */
+export async function runService(engine: Engine, stmt: Statement, ctx: QueryContext): Promise<Outcome> {
+  const sources = engine.sources;
+  switch (stmt.kind) {
+    case 'noop':
+      return { kind: 'ok', affected: 0 };
+    case 'create_database':
+      await sources.create(stmt.name, stmt.engine, stmt.params, { ifNotExists: stmt.ifNotExists });
+      return { kind: 'ok', affected: 1 };
+    case 'drop_database':
+      await sources.drop(stmt.name, { ifExists: stmt.ifExists });
+      engine.forgetColumns();
+      if (ctx.db && ctx.db.toLowerCase() === stmt.name.toLowerCase()) ctx.db = undefined;
+      return { kind: 'ok', affected: 0 };
+    case 'use': {
+      const s = await sources.get(stmt.name);
+      ctx.db = s.name;
+      return { kind: 'ok', affected: 0 };
+    }
+    case 'show_databases': {
+      const like = likePredicate(stmt.like);
+      const names = ['information_schema', ...(await sources.names())].filter(like);
+      return { kind: 'table', table: memTable([['Database', 'VARCHAR']], names.map((n) => [n])) };
+    }
+    case 'show_engines': {
+      const rows: Row[] = describeEngines().map((e) => [e.engine, e.description, e.parameters]);
+      return {
+        kind: 'table',
+        table: memTable(
+          [
+            ['Engine', 'VARCHAR'],
+            ['Description', 'VARCHAR'],
+            ['Parameters', 'TEXT'],
+          ],
+          rows,
+        ),
+      };
+    }
+    case 'show_tables': {
+      const db = stmt.from ?? ctx.db;
+      if (!db) throw new SqlError(1046, 'No database selected: use SHOW TABLES FROM <source>, pass context.db, or USE <source>');
+      const s = await sources.get(db);
+      const like = likePredicate(stmt.like);
+      const tables = (await s.listTables()).filter((t) => like(t.name));
+      const cols: [string, 'VARCHAR'][] = [[`Tables_in_${s.name}`, 'VARCHAR']];
+      if (stmt.full) cols.push(['Table_type', 'VARCHAR']);
+      return {
+        kind: 'table',
+        table: memTable(cols, tables.map((t) => (stmt.full ? [t.name, t.type] : [t.name]))),
+      };
+    }
+    case 'show_columns':
+    case 'describe': {
+      const { source, table } = await resolveTable(engine, stmt.table, ctx);
+      const like = likePredicate(stmt.kind === 'show_columns' ? stmt.like : null);
+      const cols = (await source.listColumns(table.table, table.schema ?? undefined)).filter((c) => like(c.name));
+      const full = stmt.kind === 'show_columns' && stmt.full;
+      const head: [string, 'VARCHAR'][] = [
+        ['Field', 'VARCHAR'],
+        ['Type', 'VARCHAR'],
+        ...(full ? ([['Collation', 'VARCHAR']] as [string, 'VARCHAR'][]) : []),
+        ['Null', 'VARCHAR'],
+        ['Key', 'VARCHAR'],
+        ['Default', 'VARCHAR'],
+        ['Extra', 'VARCHAR'],
+      ];
+      const rows: Row[] = cols.map((c) => [
+        c.name,
+        c.nativeType || c.type,
+        ...(full ? [null] : []),
+        c.nullable ? 'YES' : 'NO',
+        c.key ?? '',
+        c.default ?? null,
+        '',
+      ]);
+      return { kind: 'table', table: memTable(head, rows) };
+    }
+    case 'drop_table': {
+      const { source, table } = await resolveTable(engine, stmt.table, ctx);
+      if (!source.dialect) throw new SqlError(ErrorCode.NOT_SUPPORTED, `Source '${source.name}' has no tables to drop`);
+      const sql = `DROP TABLE ${stmt.ifExists ? 'IF EXISTS ' : ''}${sourceTableText(source.dialect, table.schema, table.table)}`;
+      const r = await source.execute(sql);
+      engine.forgetColumns();
+      return { kind: 'ok', affected: r.affectedRows ?? 0 };
+    }
+    default:
+      throw new SqlError(ErrorCode.NOT_SUPPORTED, `Statement not supported: ${stmt.kind}`);
+  }
+}
+
+async function resolveTable(engine: Engine, t: TableName, ctx: QueryContext): Promise<{ source: Source; table: TableName }> {
+  const db = t.db ?? ctx.db;
+  if (!db) throw new SqlError(1046, `No database selected: write the table as source.${t.table}, or USE <source> first`);
+  return { source: await engine.sources.get(db), table: t };
+}

@@ -1,0 +1,45 @@
+import pkg from 'node-sql-parser/build/mysql.js';
+import { ErrorCode, SqlError } from '../errors.js';
+import { isKeyword, tokenize } from './lexer.js';
+import { normalizeAst } from './normalize.js';
+import { foldThreePartNames } from './prepass.js';
+import { parseServiceStatement } from './service.js';
+import type { Statement } from './statement.js';
+
+export type { Statement, TableName } from './statement.js';
+
+const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, o: object): any } };
+const parser = new Parser();
+const OPTS = { database: 'MySQL' };
+
+/** MySQL text → one Statement. `isSource` tells the pre-pass which names are data sources. */
+export function parseStatement(sql: string, isSource: (name: string) => boolean): Statement {
+  const service = parseServiceStatement(sql);
+  if (service) return service;
+  const tokens = tokenize(sql);
+  if (isKeyword(tokens[0], 'EXPLAIN', 'DESCRIBE', 'DESC')) {
+    const rest = sql.slice(tokens[1]?.start ?? sql.length);
+    return { kind: 'explain', inner: parseStatement(rest, isSource) };
+  }
+  const text = foldThreePartNames(sql, isSource);
+  let ast: any;
+  try {
+    ast = parser.astify(text, OPTS);
+  } catch (e) {
+    throw new SqlError(ErrorCode.SYNTAX, syntaxMessage(sql, e as Error));
+  }
+  if (Array.isArray(ast)) {
+    if (ast.length !== 1) throw new SqlError(ErrorCode.SYNTAX, 'Syntax error: send one statement at a time');
+    ast = ast[0];
+  }
+  return { kind: 'sql', ast: normalizeAst(ast), text: sql };
+}
+
+function syntaxMessage(sql: string, e: Error & { location?: { start?: { offset?: number } } }): string {
+  const off = e.location?.start?.offset;
+  if (typeof off === 'number') {
+    const near = sql.slice(off, off + 40);
+    return `You have an error in your SQL syntax near '${near}' at position ${off}`;
+  }
+  return 'You have an error in your SQL syntax';
+}

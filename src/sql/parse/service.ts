@@ -1,0 +1,211 @@
+import { ErrorCode, SqlError } from '../errors.js';
+import { isKeyword, isName, LexError, type Token, tokenize } from './lexer.js';
+import type { Statement, TableName } from './statement.js';
+
+/**
+ * Our own small grammar for the statements node-sql-parser does not know (SPEC §2):
+ * CREATE/DROP DATABASE, SHOW DATABASES|TABLES|COLUMNS|ENGINES, DESCRIBE, USE, SET.
+ * Returns null for anything else, which then goes to node-sql-parser.
+ */
+export function parseServiceStatement(sql: string): Statement | null {
+  let tokens: Token[];
+  try {
+    tokens = tokenize(sql, { json: true });
+  } catch (e) {
+    if (e instanceof LexError) throw new SqlError(ErrorCode.SYNTAX, `Syntax error: ${e.message}`);
+    throw e;
+  }
+  while (tokens.length && tokens[tokens.length - 1].kind === 'punct' && tokens[tokens.length - 1].value === ';')
+    tokens.pop();
+  if (tokens.length === 0) throw new SqlError(ErrorCode.SYNTAX, 'Syntax error: empty query');
+  const c = new Cursor(tokens, sql);
+  const first = tokens[0];
+  if (isKeyword(first, 'CREATE') && isKeyword(tokens[1], 'DATABASE', 'SCHEMA')) return c.createDatabase();
+  if (isKeyword(first, 'DROP') && isKeyword(tokens[1], 'DATABASE', 'SCHEMA')) return c.dropDatabase();
+  if (isKeyword(first, 'SHOW')) return c.show();
+  if (isKeyword(first, 'DESCRIBE', 'DESC') && tokens.length > 1) return c.describe();
+  if (isKeyword(first, 'USE')) return c.use();
+  if (isKeyword(first, 'SET')) return { kind: 'noop' };
+  if (isKeyword(first, 'DROP') && isKeyword(tokens[1], 'TABLE')) return c.dropTable();
+  return null;
+}
+
+class Cursor {
+  private i = 0;
+  constructor(
+    private readonly t: Token[],
+    private readonly sql: string,
+  ) {}
+
+  private peek(k = 0): Token | undefined {
+    return this.t[this.i + k];
+  }
+  private fail(what: string): never {
+    const tok = this.peek();
+    const near = tok ? `near '${this.sql.slice(tok.start, tok.start + 40)}'` : 'at end of statement';
+    throw new SqlError(ErrorCode.SYNTAX, `Syntax error: expected ${what} ${near}`);
+  }
+  private kw(...words: string[]): boolean {
+    if (isKeyword(this.peek(), ...words)) {
+      this.i++;
+      return true;
+    }
+    return false;
+  }
+  private expectKw(...words: string[]): void {
+    if (!this.kw(...words)) this.fail(words.join(' or '));
+  }
+  private punct(p: string): boolean {
+    const tok = this.peek();
+    if (tok && tok.kind === 'punct' && tok.value === p) {
+      this.i++;
+      return true;
+    }
+    return false;
+  }
+  private name(what: string): string {
+    const tok = this.peek();
+    if (!isName(tok)) this.fail(what);
+    this.i++;
+    return tok.value;
+  }
+  private str(what: string): string {
+    const tok = this.peek();
+    if (!tok || (tok.kind !== 'string' && tok.kind !== 'ident' && tok.kind !== 'quoted')) this.fail(what);
+    this.i++;
+    return tok.value;
+  }
+  private end(): void {
+    if (this.i < this.t.length) this.fail('end of statement');
+  }
+  private ifExists(): boolean {
+    if (this.kw('IF')) {
+      this.expectKw('EXISTS');
+      return true;
+    }
+    return false;
+  }
+  private ifNotExists(): boolean {
+    if (this.kw('IF')) {
+      this.expectKw('NOT');
+      this.expectKw('EXISTS');
+      return true;
+    }
+    return false;
+  }
+  private like(): string | null {
+    if (this.kw('LIKE')) {
+      const tok = this.peek();
+      if (!tok || tok.kind !== 'string') this.fail('a quoted pattern after LIKE');
+      this.i++;
+      return tok.value;
+    }
+    return null;
+  }
+  private tableName(): TableName {
+    const parts = [this.name('a table name')];
+    while (this.punct('.')) parts.push(this.name('a name after "."'));
+    if (parts.length > 3) this.fail('at most source.schema.table');
+    if (parts.length === 1) return { db: null, schema: null, table: parts[0] };
+    if (parts.length === 2) return { db: parts[0], schema: null, table: parts[1] };
+    return { db: parts[0], schema: parts[1], table: parts[2] };
+  }
+
+  createDatabase(): Statement {
+    this.i += 2;
+    const ifNotExists = this.ifNotExists();
+    const name = this.name('a database name');
+    this.kw('WITH');
+    let engine: string | null = null;
+    let params: Record<string, unknown> | null = null;
+    for (let n = 0; n < 2 && this.i < this.t.length; n++) {
+      if (this.kw('ENGINE')) {
+        this.punct('=');
+        engine = this.str('an engine name');
+      } else if (this.kw('PARAMETERS')) {
+        this.punct('=');
+        const tok = this.peek();
+        if (!tok || tok.kind !== 'json') this.fail('a JSON object after PARAMETERS');
+        this.i++;
+        try {
+          const v = JSON.parse(tok.value);
+          if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('not an object');
+          params = v;
+        } catch (e) {
+          throw new SqlError(
+            ErrorCode.SYNTAX,
+            `Syntax error: PARAMETERS of database '${name}' is not a valid JSON object: ${(e as Error).message}`,
+          );
+        }
+      } else this.fail('ENGINE or PARAMETERS');
+      this.punct(',');
+    }
+    this.end();
+    if (!engine) throw new SqlError(ErrorCode.SYNTAX, `Syntax error: CREATE DATABASE '${name}' needs ENGINE = '<engine>'`);
+    return { kind: 'create_database', name, engine, params: params ?? {}, ifNotExists };
+  }
+
+  dropDatabase(): Statement {
+    this.i += 2;
+    const ifExists = this.ifExists();
+    const name = this.name('a database name');
+    this.end();
+    return { kind: 'drop_database', name, ifExists };
+  }
+
+  dropTable(): Statement {
+    this.i += 2;
+    const ifExists = this.ifExists();
+    const table = this.tableName();
+    this.end();
+    return { kind: 'drop_table', table, ifExists };
+  }
+
+  show(): Statement {
+    this.i++;
+    if (this.kw('DATABASES', 'SCHEMAS')) {
+      const like = this.like();
+      this.end();
+      return { kind: 'show_databases', like };
+    }
+    if (this.kw('ENGINES')) {
+      this.end();
+      return { kind: 'show_engines' };
+    }
+    const full = this.kw('FULL');
+    if (this.kw('TABLES')) {
+      let from: string | null = null;
+      if (this.kw('FROM', 'IN')) from = this.name('a database name');
+      const like = this.like();
+      this.end();
+      return { kind: 'show_tables', from, full, like };
+    }
+    if (this.kw('COLUMNS', 'FIELDS')) {
+      this.expectKw('FROM', 'IN');
+      const table = this.tableName();
+      if (this.kw('FROM', 'IN')) {
+        const db = this.name('a database name');
+        if (table.db) table.schema = table.db;
+        table.db = db;
+      }
+      const like = this.like();
+      this.end();
+      return { kind: 'show_columns', table, full, like };
+    }
+    this.fail('DATABASES, TABLES, COLUMNS or ENGINES after SHOW');
+  }
+
+  describe(): Statement {
+    this.i++;
+    const table = this.tableName();
+    this.end();
+    return { kind: 'describe', table };
+  }
+
+  use(): Statement {
+    this.i++;
+    const name = this.name('a database name');
+    this.end();
+    return { kind: 'use', name };
+  }
+}

@@ -1,0 +1,26 @@
+/** What the parser hands the engine: one of our service statements, or a SQL statement AST. */
+export interface TableName {
+  db: string | null;
+  schema: string | null;
+  table: string;
+}
+
+export type Statement =
+  | {
+      kind: 'create_database';
+      name: string;
+      engine: string;
+      params: Record<string, unknown>;
+      ifNotExists: boolean;
+    }
+  | { kind: 'drop_database'; name: string; ifExists: boolean }
+  | { kind: 'show_databases'; like: string | null }
+  | { kind: 'show_tables'; from: string | null; full: boolean; like: string | null }
+  | { kind: 'show_columns'; table: TableName; full: boolean; like: string | null }
+  | { kind: 'describe'; table: TableName }
+  | { kind: 'use'; name: string }
+  | { kind: 'show_engines' }
+  | { kind: 'noop' }
+  | { kind: 'drop_table'; table: TableName; ifExists: boolean }
+  | { kind: 'explain'; inner: Statement }
+  | { kind: 'sql'; ast: any; text: string };

@@ -1,0 +1,195 @@
+import type { DialectName, Source } from '../../sources/types.js';
+import { canCompile, compile } from '../dialects/index.js';
+import { ErrorCode, SqlError } from '../errors.js';
+import type { ColumnInfo } from '../types.js';
+import { andAll, clone, columnRefs, conjuncts, hasAggregate, hasSubquery, nameOf, tableItems, visit } from './ast-walk.js';
+import type { BoundRef } from './bind.js';
+import { quoteFor, sourceTableText } from './target-names.js';
+
+export interface Fragment {
+  ref: BoundRef;
+  source: Source;
+  /** SQL in the source's dialect. */
+  sql: string;
+  /** Local temp table the fragment's rows land in. */
+  temp: string;
+  columns: string[];
+  pushedFilters: number;
+}
+
+export type Plan =
+  | { kind: 'pushdown'; source: Source; sql: string }
+  | { kind: 'local'; fragments: Fragment[]; info: BoundRef[]; localSql: string };
+
+export interface PlanLookup {
+  source(name: string): Promise<Source>;
+  columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]>;
+}
+
+/** Compile with table references replaced by the text each bound node carries in `__target`. */
+export function compileFor(ast: any, dialect: DialectName): string {
+  return compile(ast, dialect, {
+    tableName: (ref: any) =>
+      ref.__target ?? sourceTableText(dialect, nameOf(ref.schema) ?? null, String(ref.table)),
+  });
+}
+
+/**
+ * Decide what each source runs and what runs locally. One SQL source holding every
+ * table whose dialect can say the statement: push it all down. Otherwise each source
+ * table becomes a fragment (needed columns, its own WHERE conjuncts) loaded into the
+ * local DuckDB, where the rest of the statement runs. Filters pushed to fragments are
+ * re-checked locally (DataFusion's Inexact), so a fragment can never change the answer.
+ */
+export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup): Promise<Plan> {
+  const sourceRefs = refs.filter((r) => r.kind === 'source');
+  const info = refs.filter((r) => r.kind === 'information_schema');
+  const names = new Set(sourceRefs.map((r) => r.source!.toLowerCase()));
+  const sources = new Map<string, Source>();
+  for (const n of names) sources.set(n, await lookup.source(n));
+
+  if (names.size === 1 && info.length === 0) {
+    const source = sources.values().next().value!;
+    if (source.dialect === null) {
+      throw new SqlError(
+        ErrorCode.NOT_SUPPORTED,
+        `Source '${source.name}' is a ${source.engine} source: SQL is not supported; call POST /api/integrations/${source.name}/passthrough`,
+      );
+    }
+    if (source.capabilities.fullStatements && canCompile(ast, source.dialect).ok) {
+      const pushed = clone(ast);
+      for (const node of tableItems(pushed)) {
+        if (node.db || node.schema !== undefined) {
+          node.__target = sourceTableText(source.dialect, nameOf(node.schema) ?? null, node.table);
+          node.db = null;
+        }
+      }
+      return { kind: 'pushdown', source, sql: compileFor(pushed, source.dialect) };
+    }
+  }
+
+  for (const s of sources.values()) {
+    if (s.dialect === null)
+      throw new SqlError(
+        ErrorCode.NOT_SUPPORTED,
+        `Source '${s.name}' is a ${s.engine} source: SQL is not supported; call POST /api/integrations/${s.name}/passthrough`,
+      );
+  }
+
+  const colsByRef = new Map<number, ColumnInfo[]>();
+  for (const r of sourceRefs) {
+    colsByRef.set(r.index, await lookup.columns(sources.get(r.source!.toLowerCase())!, r.schema, r.table));
+  }
+  const refsUsed = columnRefs(ast);
+  const starAll = refsUsed.some((c) => nameOf(c.column) === '*' && !nameOf(c.table));
+  const naturalOrUsing = tableItems(ast).some((n) => /NATURAL/i.test(String(n.join ?? '')));
+  const using = new Set<string>();
+  visit(ast, (n) => {
+    if (Array.isArray(n.using)) for (const u of n.using) using.add(String(nameOf(u)).toLowerCase());
+  });
+
+  const fragments: Fragment[] = [];
+  const local = clone(ast);
+  const localItems = tableItems(local);
+  const topWhere = ast.type === 'select' ? conjuncts(ast.where) : [];
+  const topFrom: any[] = ast.type === 'select' && Array.isArray(ast.from) ? ast.from : [];
+  const hasRightOrFull = topFrom.some((n) => /RIGHT|FULL/i.test(String(n.join ?? '')));
+
+  for (const r of sourceRefs) {
+    const source = sources.get(r.source!.toLowerCase())!;
+    const dialect = source.dialect!;
+    const cols = colsByRef.get(r.index)!;
+    const q = r.qualifier.toLowerCase();
+    const needed = new Set<string>();
+    const byLower = new Map(cols.map((c) => [c.name.toLowerCase(), c.name]));
+    const all = starAll || naturalOrUsing;
+    for (const c of refsUsed) {
+      const t = nameOf(c.table)?.toLowerCase() ?? null;
+      const col = nameOf(c.column) ?? '';
+      if (t === q) {
+        if (col === '*') cols.forEach((x) => needed.add(x.name));
+        else if (byLower.has(col.toLowerCase())) needed.add(byLower.get(col.toLowerCase())!);
+        else if (ownsQualifier(refs, r, q))
+          throw new SqlError(
+            ErrorCode.UNKNOWN_COLUMN,
+            `Unknown column '${r.qualifier}.${col}': table ${r.source}.${r.table} has no such column`,
+          );
+      } else if (t === null && byLower.has(col.toLowerCase())) needed.add(byLower.get(col.toLowerCase())!);
+    }
+    for (const u of using) if (byLower.has(u)) needed.add(byLower.get(u)!);
+    if (all) cols.forEach((x) => needed.add(x.name));
+    const columns = cols.map((c) => c.name).filter((n) => needed.has(n));
+
+    // WHERE conjuncts that touch only this table, when it is not on an outer join's null side.
+    const nullSide = /LEFT|RIGHT|FULL/i.test(String(r.node.join ?? '')) || (hasRightOrFull && topFrom.indexOf(r.node) >= 0);
+    const inTop = topFrom.includes(r.node);
+    const pushed: any[] = [];
+    if (inTop && !nullSide) {
+      for (const cj of topWhere) {
+        if (hasSubquery(cj) || hasAggregate(cj)) continue;
+        const crs = columnRefs(cj);
+        if (crs.length === 0) continue;
+        const mine = crs.every((c) => {
+          const t = nameOf(c.table)?.toLowerCase() ?? null;
+          const col = (nameOf(c.column) ?? '').toLowerCase();
+          if (t !== null) return t === q && byLower.has(col);
+          return byLower.has(col) && !otherHas(sourceRefs, colsByRef, r, col);
+        });
+        if (!mine) continue;
+        const probe = fragmentAst(r, columns, [...pushed, clone(cj)], dialect);
+        if (canCompile(probe, dialect).ok) pushed.push(clone(cj));
+      }
+    }
+    const fast = fragmentAst(r, columns, pushed, dialect);
+    const temp = `__f${r.index}`;
+    fragments.push({ ref: r, source, sql: compileFor(fast, dialect), temp, columns, pushedFilters: pushed.length });
+    const ln = localItems[r.index];
+    ln.__target = quoteFor('duckdb', temp);
+    ln.db = null;
+    if (!ln.as) ln.as = r.qualifier;
+  }
+  for (const r of info) {
+    const ln = localItems[r.index];
+    ln.__target = quoteFor('duckdb', `__info_${r.table.toLowerCase()}`);
+    ln.db = null;
+    if (!ln.as) ln.as = r.qualifier;
+  }
+  const check = canCompile(local, 'duckdb');
+  if (!check.ok) throw new SqlError(ErrorCode.NOT_SUPPORTED, `Not supported across sources: ${check.reason}`);
+  return { kind: 'local', fragments, info, localSql: compileFor(local, 'duckdb') };
+}
+
+function ownsQualifier(refs: BoundRef[], r: BoundRef, q: string): boolean {
+  return refs.filter((x) => x.qualifier.toLowerCase() === q).length === 1 && r.qualifier.toLowerCase() === q;
+}
+
+function otherHas(refs: BoundRef[], cols: Map<number, ColumnInfo[]>, r: BoundRef, col: string): boolean {
+  return refs.some((x) => x !== r && (cols.get(x.index) ?? []).some((c) => c.name.toLowerCase() === col));
+}
+
+function fragmentAst(r: BoundRef, columns: string[], where: any[], dialect: DialectName): any {
+  const cols = columns.length
+    ? columns.map((c) => ({ expr: { type: 'column_ref', table: null, column: c }, as: null }))
+    : [{ expr: { type: 'number', value: 1 }, as: '__row' }];
+  return {
+    with: null,
+    type: 'select',
+    options: null,
+    distinct: null,
+    columns: cols,
+    from: [
+      {
+        db: null,
+        table: r.table,
+        as: r.qualifier,
+        __target: sourceTableText(dialect, r.schema, r.table),
+      },
+    ],
+    where: where.length ? andAll(where) : null,
+    groupby: null,
+    having: null,
+    orderby: null,
+    limit: null,
+    window: null,
+  };
+}
