@@ -1,0 +1,102 @@
+/** Shared benchmark helpers: a real server in a child process, timing, percentiles. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+export interface ChildServer {
+  url: string;
+  pid: number;
+  proc: ChildProcess;
+  storageDir: string;
+  stop(): Promise<void>;
+}
+
+/** Start `tributary` (from source, via tsx) as a child on a random loopback port. */
+export async function startChildServer(env: Record<string, string> = {}): Promise<ChildServer> {
+  const storageDir = mkdtempSync(join(tmpdir(), 'tributary-bench-'));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts'], {
+    env: {
+      ...process.env,
+      TRIBUTARY_STORAGE_DIR: storageDir,
+      TRIBUTARY_HTTP_HOST: '127.0.0.1',
+      TRIBUTARY_HTTP_PORT: String(port),
+      TRIBUTARY_LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30000;
+  for (;;) {
+    try {
+      const r = await fetch(`${url}/api/status`);
+      if (r.status < 500) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline || proc.exitCode !== null) throw new Error('bench server did not start');
+    await sleep(100);
+  }
+  return {
+    url,
+    pid: proc.pid!,
+    proc,
+    storageDir,
+    stop: async () => {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+      rmSync(storageDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+export async function sql(url: string, query: string): Promise<any> {
+  const r = await fetch(`${url}/api/sql/query`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
+  const body = await r.json();
+  if (body.type === 'error') throw new Error(`${query.slice(0, 60)}: ${body.error_message}`);
+  return body;
+}
+
+export async function time<T>(fn: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const t0 = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - t0, value };
+}
+
+/** Median of `runs` timed runs after `warmup` untimed ones. */
+export async function median(fn: () => Promise<unknown>, runs: number, warmup = 2): Promise<number> {
+  for (let i = 0; i < warmup; i++) await fn();
+  const xs: number[] = [];
+  for (let i = 0; i < runs; i++) xs.push((await time(fn)).ms);
+  return percentile(xs, 50);
+}
+
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (!s.length) return Number.NaN;
+  const i = Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1));
+  return s[i];
+}
+
+/** Peak resident set (VmHWM) of a process, in MB. */
+export function peakRssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /VmHWM:\s+(\d+) kB/.exec(status);
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+export function round(x: number, d = 2): number {
+  const f = 10 ** d;
+  return Math.round(x * f) / f;
+}

@@ -1,0 +1,27 @@
+/** `npm run bench`: every benchmark, side by side in one run; prints each result and its targets. */
+const suites: [string, string, string][] = [
+  ['engine', './engine.js', 'benchEngine'],
+  ['mcp', './mcp.js', 'benchMcp'],
+  ['passthrough', './passthrough.js', 'benchPassthrough'],
+  ['files', './files.js', 'benchFiles'],
+];
+
+const only = process.argv.slice(2);
+const results: Record<string, unknown> = {};
+for (const [name, mod, fn] of suites) {
+  if (only.length && !only.includes(name)) continue;
+  let m: any;
+  try {
+    m = await import(mod);
+  } catch {
+    continue; // suite not present in this checkout
+  }
+  process.stderr.write(`bench: ${name}...\n`);
+  try {
+    results[name] = await m[fn]();
+  } catch (e) {
+    results[name] = { error: (e as Error).message };
+  }
+  console.log(JSON.stringify({ [name]: results[name] }, null, 2));
+}
+process.exit(0);
