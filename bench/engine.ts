@@ -10,7 +10,14 @@
 import mysql from 'mysql2';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { createMariaDatabase, createPgDatabase, MARIADB, mariaExec, PG, pgExec } from '../test/helpers/services.js';
+import {
+  createMariaDatabase,
+  createPgDatabase,
+  MARIADB,
+  mariaExec,
+  PG,
+  pgExec,
+} from '../test/helpers/services.js';
 import { median, peakRssMb, round, sql, startChildServer, time } from './lib.js';
 
 const PG_ROWS = 1_000_000;
@@ -70,11 +77,18 @@ export async function benchEngine(): Promise<Record<string, unknown>> {
       `CREATE TABLE dim (k INT PRIMARY KEY, grp INT, name VARCHAR(40));
        INSERT INTO dim SELECT seq, seq % 100, CONCAT('dim-', seq) FROM seq_1_to_${MY_ROWS};`,
     );
-    await sql(server.url, `CREATE DATABASE pg WITH ENGINE = 'postgres', PARAMETERS = {"host":"127.0.0.1","user":"postgres","database":"${pgdb.database}"}`);
-    await sql(server.url, `CREATE DATABASE my WITH ENGINE = 'mariadb', PARAMETERS = {"host":"127.0.0.1","user":"root","database":"${mydb.database}"}`);
+    await sql(
+      server.url,
+      `CREATE DATABASE pg WITH ENGINE = 'postgres', PARAMETERS = {"host":"127.0.0.1","user":"postgres","database":"${pgdb.database}"}`,
+    );
+    await sql(
+      server.url,
+      `CREATE DATABASE my WITH ENGINE = 'mariadb', PARAMETERS = {"host":"127.0.0.1","user":"root","database":"${mydb.database}"}`,
+    );
 
     // 1. Cross-source join + aggregate vs. the streaming floor.
-    const join = 'SELECT d.grp, COUNT(*) AS n, SUM(f.v) AS total FROM pg.facts f JOIN my.dim d ON d.k = f.k GROUP BY d.grp ORDER BY d.grp';
+    const join =
+      'SELECT d.grp, COUNT(*) AS n, SUM(f.v) AS total FROM pg.facts f JOIN my.dim d ON d.k = f.k GROUP BY d.grp ORDER BY d.grp';
     await sql(server.url, join); // warm pools and caches
     const joinRuns: number[] = [];
     const floorRuns: { pg: number; my: number }[] = [];
@@ -98,7 +112,11 @@ export async function benchEngine(): Promise<Record<string, unknown>> {
     const driverOne = await median(() => direct.query({ text: one, rowMode: 'array' }), 300, 20);
     const apiOne = await median(() => sql(server.url, one.replace('FROM small', 'FROM pg.small')), 300, 20);
     const driverK = await median(() => direct.query({ text: thousand, rowMode: 'array' }), 200, 10);
-    const apiK = await median(() => sql(server.url, thousand.replace('FROM small', 'FROM pg.small')), 200, 10);
+    const apiK = await median(
+      () => sql(server.url, thousand.replace('FROM small', 'FROM pg.small')),
+      200,
+      10,
+    );
     await direct.end();
 
     // 3. Peak RSS while streaming 1,000,000 rows out of /api/sql/query.
@@ -119,8 +137,16 @@ export async function benchEngine(): Promise<Record<string, unknown>> {
       ratio_vs_sequential_floor: round(joinMs / floorSeq),
       ratio_vs_parallel_floor: round(joinMs / floorPar),
       target_ratio: 1.5,
-      one_row: { driver_p50_ms: round(driverOne, 3), api_p50_ms: round(apiOne, 3), added_ms: round(apiOne - driverOne, 3) },
-      thousand_rows: { driver_p50_ms: round(driverK, 3), api_p50_ms: round(apiK, 3), added_ms: round(apiK - driverK, 3) },
+      one_row: {
+        driver_p50_ms: round(driverOne, 3),
+        api_p50_ms: round(apiOne, 3),
+        added_ms: round(apiOne - driverOne, 3),
+      },
+      thousand_rows: {
+        driver_p50_ms: round(driverK, 3),
+        api_p50_ms: round(apiK, 3),
+        added_ms: round(apiK - driverK, 3),
+      },
       target_added_ms: 1,
       million_rows_response_mb: round(bytes / 1e6, 1),
       server_peak_rss_mb: round(peak, 1),

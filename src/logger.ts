@@ -5,7 +5,8 @@ import pino, { type Logger } from 'pino';
  * Redaction is a second line of defence: code must not log secrets in the first place.
  */
 export function createLogger(level = 'info', destination: pino.DestinationStream | number = 2): Logger {
-  const dest = typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination;
+  const dest =
+    typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination;
   return pino(
     {
       level,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ErrorCode, SqlError } from '../sql/errors.js';
-import type { Source } from '../sources/types.js';
 import type { SourceContext } from '../sources/engine-spec.js';
-import { getEngine } from '../sources/registry.js';
 import { parseEngineParams } from '../sources/params.js';
+import { getEngine } from '../sources/registry.js';
+import type { Source } from '../sources/types.js';
+import { ErrorCode, SqlError } from '../sql/errors.js';
 import type { SourceManager } from './source-manager-types.js';
 import { CatalogConflictError, type CatalogStore, type SourceRecord } from './types.js';
 
@@ -152,7 +152,10 @@ export class CatalogSourceManager implements SourceManager {
     this.live.delete(key);
     if (l) await l.source.close().catch(() => {});
     if (!existed && !opts.ifExists) {
-      throw new SqlError(ErrorCode.DATABASE_NOT_EXISTS, `Can't drop database '${name}'; database doesn't exist`);
+      throw new SqlError(
+        ErrorCode.DATABASE_NOT_EXISTS,
+        `Can't drop database '${name}'; database doesn't exist`,
+      );
     }
     if (existed) this.logger.info({ source: name }, 'data source dropped');
   }

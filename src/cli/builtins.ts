@@ -31,7 +31,9 @@ async function ensureDemoDatabase(storageDir: string): Promise<string> {
   const conn = await db.connect();
   for (const t of DEMO_TABLES) {
     const file = join(DEMO_DIR, `${t}.csv`).replace(/'/g, "''");
-    await conn.run(`CREATE TABLE ${t} AS SELECT * FROM read_csv('${file}', header = true, auto_detect = true)`);
+    await conn.run(
+      `CREATE TABLE ${t} AS SELECT * FROM read_csv('${file}', header = true, auto_detect = true)`,
+    );
   }
   conn.closeSync();
   db.closeSync();

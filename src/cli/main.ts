@@ -55,13 +55,18 @@ async function main(): Promise<void> {
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
     throw new ConfigError(`Invalid --port '${values.port}': expected an integer from 0 to 65535`);
   }
-  const config = await loadConfig({ argv: { config: values.config, host: values.host, port, demo: values.demo } });
+  const config = await loadConfig({
+    argv: { config: values.config, host: values.host, port, demo: values.demo },
+  });
   const command = positionals[0];
 
   if (command === 'query') {
     const sql = positionals.slice(1).join(' ');
     if (!sql) throw new ConfigError('Usage: tributary query "<SQL>" [--db source]');
-    const deps = await createDeps(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel));
+    const deps = await createDeps(
+      config,
+      createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
+    );
     try {
       process.exitCode = await runQueryCommand(deps, sql, { db: values.db, json: !!values.json });
     } finally {
@@ -91,7 +96,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((e) => {
-  const msg = e instanceof ConfigError ? e.message : `tributary failed to start: ${(e as Error)?.message ?? e}`;
+  const msg =
+    e instanceof ConfigError ? e.message : `tributary failed to start: ${(e as Error)?.message ?? e}`;
   process.stderr.write(`${msg}\n`);
   process.exit(1);
 });

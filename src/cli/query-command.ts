@@ -2,7 +2,11 @@ import Table from 'cli-table3';
 import type { AppDeps } from '../http/deps.js';
 
 /** `tributary query "<SQL>"`: one statement, a readable table on stdout; exit code 1 on error. */
-export async function runQueryCommand(deps: AppDeps, sql: string, opts: { db?: string; json?: boolean }): Promise<number> {
+export async function runQueryCommand(
+  deps: AppDeps,
+  sql: string,
+  opts: { db?: string; json?: boolean },
+): Promise<number> {
   const result = await deps.engine.execute(sql, { db: opts.db });
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(result)}\n`);
@@ -13,11 +17,14 @@ export async function runQueryCommand(deps: AppDeps, sql: string, opts: { db?: s
     return 1;
   }
   if (result.type === 'ok') {
-    process.stdout.write(`OK${result.affected_rows === null ? '' : `, ${result.affected_rows} row(s) affected`}\n`);
+    process.stdout.write(
+      `OK${result.affected_rows === null ? '' : `, ${result.affected_rows} row(s) affected`}\n`,
+    );
     return 0;
   }
   const table = new Table({ head: result.column_names, style: { head: [], border: [] } });
-  for (const row of result.data) table.push(row.map((v) => (v === null ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v))));
+  for (const row of result.data)
+    table.push(row.map((v) => (v === null ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v))));
   process.stdout.write(`${table.toString()}\n${result.data.length} row(s)\n`);
   return 0;
 }

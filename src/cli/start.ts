@@ -12,8 +12,8 @@ import type { Source } from '../sources/types.js';
 import { Engine } from '../sql/engine.js';
 import { LocalEngine } from '../sql/execute/local.js';
 import { builtinSources } from './builtins.js';
-import { httpHooks, httpRoutes } from './wiring.js';
 import { VERSION } from './version.js';
+import { httpHooks, httpRoutes } from './wiring.js';
 
 export interface Running {
   url: string;

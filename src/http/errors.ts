@@ -1,7 +1,12 @@
 import type { FastifyReply } from 'fastify';
 
 /** The one HTTP error shape outside SQL (SPEC §5). */
-export function sendError(reply: FastifyReply, status: number, errorCode: string, message: string): FastifyReply {
+export function sendError(
+  reply: FastifyReply,
+  status: number,
+  errorCode: string,
+  message: string,
+): FastifyReply {
   return reply.code(status).type('application/json').send({ error_code: errorCode, message });
 }
 

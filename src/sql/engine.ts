@@ -3,19 +3,28 @@ import type { SourceManager } from '../catalog/source-manager-types.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
 import { ErrorCode, SqlError } from './errors.js';
-import { type LocalEngine } from './execute/local.js';
-import { runPlan } from './execute/run-plan.js';
 import { infoSchemaRows } from './execute/info-schema.js';
+import type { LocalEngine } from './execute/local.js';
+import { runPlan } from './execute/run-plan.js';
 import { runService } from './execute/service.js';
-import { runWrite } from './execute/writes.js';
 import type { MemTable } from './execute/show.js';
+import { runWrite } from './execute/writes.js';
 import { parseStatement, type Statement } from './parse/index.js';
 import { bindTables } from './plan/bind.js';
-import { planQuery, type Plan } from './plan/planner.js';
+import { type Plan, planQuery } from './plan/planner.js';
 import { encodeRows, errorResult, type Result } from './result.js';
 import type { ColumnInfo } from './types.js';
 
-const READ_KINDS = new Set(['show_databases', 'show_tables', 'show_columns', 'describe', 'use', 'show_engines', 'noop', 'explain']);
+const READ_KINDS = new Set([
+  'show_databases',
+  'show_tables',
+  'show_columns',
+  'describe',
+  'use',
+  'show_engines',
+  'noop',
+  'explain',
+]);
 
 export interface EngineDeps {
   sources: SourceManager;
@@ -48,7 +57,12 @@ export class Engine implements SqlEngine {
       if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
       if (out.kind === 'table') {
         const t = out.table;
-        return { type: 'rows', columns: t.columns, batches: once(encodeRows(t.columns, t.rows)), cancel: async () => {} };
+        return {
+          type: 'rows',
+          columns: t.columns,
+          batches: once(encodeRows(t.columns, t.rows)),
+          cancel: async () => {},
+        };
       }
       const s = out.stream;
       const fields = s.columns;
@@ -95,7 +109,13 @@ export class Engine implements SqlEngine {
 
   private fail(e: unknown, sql: string): Result {
     if (!(e instanceof SqlError)) {
-      this.deps.logger.error({ err: { message: (e as Error)?.message, stack: (e as Error)?.stack }, kind: sql.trim().split(/\s+/)[0] }, 'internal error in SQL engine');
+      this.deps.logger.error(
+        {
+          err: { message: (e as Error)?.message, stack: (e as Error)?.stack },
+          kind: sql.trim().split(/\s+/)[0],
+        },
+        'internal error in SQL engine',
+      );
     }
     return errorResult(e);
   }
@@ -120,7 +140,11 @@ export class Engine implements SqlEngine {
   }
 
   runOpts(opts: ExecOptions) {
-    return { signal: opts.signal, onProgress: opts.onProgress, infoRows: (t: string) => infoSchemaRows(this, t) };
+    return {
+      signal: opts.signal,
+      onProgress: opts.onProgress,
+      infoRows: (t: string) => infoSchemaRows(this, t),
+    };
   }
 
   get local(): LocalEngine {
@@ -146,7 +170,8 @@ export class Engine implements SqlEngine {
       let i = 1;
       for (const f of plan.fragments)
         rows.push([i++, f.source.name, `fragment -> ${f.temp} (${f.pushedFilters} filter(s) pushed)`, f.sql]);
-      for (const r of plan.info) rows.push([i++, 'information_schema', `catalog -> __info_${r.table.toLowerCase()}`, '']);
+      for (const r of plan.info)
+        rows.push([i++, 'information_schema', `catalog -> __info_${r.table.toLowerCase()}`, '']);
       rows.push([i, 'local', 'duckdb', plan.localSql]);
     }
     return {
@@ -196,7 +221,10 @@ export class Engine implements SqlEngine {
 function assertReadOnly(stmt: Statement): void {
   if (READ_KINDS.has(stmt.kind)) return;
   if (stmt.kind === 'sql' && stmt.ast.type === 'select') return;
-  throw new SqlError(ErrorCode.READ_ONLY, 'The server is in read-only mode: only SELECT, SHOW, DESCRIBE and EXPLAIN are allowed');
+  throw new SqlError(
+    ErrorCode.READ_ONLY,
+    'The server is in read-only mode: only SELECT, SHOW, DESCRIBE and EXPLAIN are allowed',
+  );
 }
 
 async function* once<T>(x: T): AsyncGenerator<T> {

@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Running, startServer } from '../../src/cli/start.js';
 import { loadConfig } from '../../src/config/load.js';
-import { startServer, type Running } from '../../src/cli/start.js';
 import { createLogger } from '../../src/logger.js';
 import type { Result } from '../../src/sql/result.js';
 
@@ -13,11 +13,19 @@ export interface TestServer extends Running {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}, opts: { storageDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  opts: { storageDir?: string } = {},
+): Promise<TestServer> {
   const storageDir = opts.storageDir ?? mkdtempSync(join(tmpdir(), 'tributary-test-'));
   const config = await loadConfig({
     argv: {},
-    env: { TRIBUTARY_STORAGE_DIR: storageDir, TRIBUTARY_HTTP_HOST: '127.0.0.1', TRIBUTARY_HTTP_PORT: '0', ...env },
+    env: {
+      TRIBUTARY_STORAGE_DIR: storageDir,
+      TRIBUTARY_HTTP_HOST: '127.0.0.1',
+      TRIBUTARY_HTTP_PORT: '0',
+      ...env,
+    },
   });
   const running = await startServer(config, { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
   const sql = async (query: string, context?: { db?: string }): Promise<Result> => {

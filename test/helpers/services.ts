@@ -6,8 +6,8 @@
 import { execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import pg from 'pg';
 import mysql from 'mysql2/promise';
+import pg from 'pg';
 
 export const PG = { host: '127.0.0.1', port: 5432, user: 'postgres', database: 'test' };
 export const MARIADB = { host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'test' };
@@ -55,7 +55,9 @@ export function uniqueName(prefix = 't'): string {
 }
 
 /** A fresh PostgreSQL database; returns its name and a dropper. */
-export async function createPgDatabase(prefix = 'trib'): Promise<{ database: string; drop: () => Promise<void> }> {
+export async function createPgDatabase(
+  prefix = 'trib',
+): Promise<{ database: string; drop: () => Promise<void> }> {
   await ensureService('postgres');
   const database = uniqueName(prefix);
   const c = new pg.Client(PG);
@@ -74,7 +76,9 @@ export async function createPgDatabase(prefix = 'trib'): Promise<{ database: str
 }
 
 /** A fresh MariaDB database; returns its name and a dropper. */
-export async function createMariaDatabase(prefix = 'trib'): Promise<{ database: string; drop: () => Promise<void> }> {
+export async function createMariaDatabase(
+  prefix = 'trib',
+): Promise<{ database: string; drop: () => Promise<void> }> {
   await ensureService('mariadb');
   const database = uniqueName(prefix);
   const c = await mysql.createConnection({ ...MARIADB, database: undefined });

@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { AppDeps } from '../deps.js';
 import type { RowStream } from '../../sql/engine-types.js';
+import type { AppDeps } from '../deps.js';
 import { sendError } from '../errors.js';
 
 const QueryBody = z.object({
@@ -40,7 +40,12 @@ export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue?.path.length ? issue.path.join('.') : 'body';
-      return sendError(reply, 400, 'invalid_request', `Invalid request: ${where}: ${issue?.message ?? 'malformed'}`);
+      return sendError(
+        reply,
+        400,
+        'invalid_request',
+        `Invalid request: ${where}: ${issue?.message ?? 'malformed'}`,
+      );
     }
     const ctx = { db: parsed.data.context?.db };
     const abort = new AbortController();

@@ -9,11 +9,20 @@ const f = (name: string, type: MysqlType = 'VARCHAR'): FieldInfo => ({ name, typ
  * TABLE_SCHEMA is the data source's name (what MySQL clients qualify tables with).
  * A source that cannot be reached is skipped rather than failing the whole listing.
  */
-export async function infoSchemaRows(engine: Engine, table: string): Promise<{ columns: FieldInfo[]; rows: Row[] }> {
+export async function infoSchemaRows(
+  engine: Engine,
+  table: string,
+): Promise<{ columns: FieldInfo[]; rows: Row[] }> {
   const names = await engine.listDatabases();
   if (table === 'schemata') {
     return {
-      columns: [f('CATALOG_NAME'), f('SCHEMA_NAME'), f('DEFAULT_CHARACTER_SET_NAME'), f('DEFAULT_COLLATION_NAME'), f('SQL_PATH')],
+      columns: [
+        f('CATALOG_NAME'),
+        f('SCHEMA_NAME'),
+        f('DEFAULT_CHARACTER_SET_NAME'),
+        f('DEFAULT_COLLATION_NAME'),
+        f('SQL_PATH'),
+      ],
       rows: names.map((n) => ['def', n, 'utf8mb4', 'utf8mb4_general_ci', null]),
     };
   }
@@ -24,7 +33,14 @@ export async function infoSchemaRows(engine: Engine, table: string): Promise<{ c
       for (const t of tables) rows.push(['def', n, t.name, t.type, engineOf(t.type), t.schema]);
     }
     return {
-      columns: [f('TABLE_CATALOG'), f('TABLE_SCHEMA'), f('TABLE_NAME'), f('TABLE_TYPE'), f('ENGINE'), f('SOURCE_SCHEMA')],
+      columns: [
+        f('TABLE_CATALOG'),
+        f('TABLE_SCHEMA'),
+        f('TABLE_NAME'),
+        f('TABLE_TYPE'),
+        f('ENGINE'),
+        f('SOURCE_SCHEMA'),
+      ],
       rows,
     };
   }
@@ -37,7 +53,18 @@ export async function infoSchemaRows(engine: Engine, table: string): Promise<{ c
       for (const t of tables) {
         const cols = await source.listColumns(t.name, t.schema).catch(() => []);
         cols.forEach((c, i) =>
-          rows.push(['def', n, t.name, c.name, i + 1, c.default ?? null, c.nullable ? 'YES' : 'NO', c.type.toLowerCase(), c.nativeType, c.key ?? '']),
+          rows.push([
+            'def',
+            n,
+            t.name,
+            c.name,
+            i + 1,
+            c.default ?? null,
+            c.nullable ? 'YES' : 'NO',
+            c.type.toLowerCase(),
+            c.nativeType,
+            c.key ?? '',
+          ]),
         );
       }
     }
@@ -57,7 +84,10 @@ export async function infoSchemaRows(engine: Engine, table: string): Promise<{ c
       rows,
     };
   }
-  throw new SqlError(ErrorCode.UNKNOWN_TABLE, `Table 'information_schema.${table}' doesn't exist (supported: schemata, tables, columns)`);
+  throw new SqlError(
+    ErrorCode.UNKNOWN_TABLE,
+    `Table 'information_schema.${table}' doesn't exist (supported: schemata, tables, columns)`,
+  );
 }
 
 function engineOf(type: string): string | null {

@@ -1,4 +1,4 @@
-import { DuckDBTypeId, type DuckDBDataChunk, type DuckDBType } from '@duckdb/node-api';
+import { type DuckDBDataChunk, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
 import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../types.js';
 
 /** DuckDB result type → the MySQL type name results report. */

@@ -1,6 +1,6 @@
-import { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { ErrorCode, SqlError } from '../errors.js';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { QueryStream } from '../../sources/types.js';
+import { ErrorCode, SqlError } from '../errors.js';
 import { ChunkReader } from './local-values.js';
 
 /**
@@ -11,7 +11,9 @@ import { ChunkReader } from './local-values.js';
 export class LocalEngine {
   private constructor(private readonly instance: DuckDBInstance) {}
 
-  static async create(opts: { threads?: number; memoryLimit?: string; tempDir?: string } = {}): Promise<LocalEngine> {
+  static async create(
+    opts: { threads?: number; memoryLimit?: string; tempDir?: string } = {},
+  ): Promise<LocalEngine> {
     const config: Record<string, string> = {};
     if (opts.threads) config.threads = String(opts.threads);
     if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
@@ -81,9 +83,17 @@ export class LocalEngine {
 export function localError(e: unknown, signal?: AbortSignal): SqlError {
   if (e instanceof SqlError) return e;
   const msg = (e as Error)?.message ?? String(e);
-  if (signal?.aborted || /INTERRUPT/i.test(msg)) return new SqlError(ErrorCode.QUERY_INTERRUPTED, 'Query execution was interrupted');
-  if (/Parser Error/i.test(msg)) return new SqlError(ErrorCode.SYNTAX, `Local engine could not run the query: ${msg}`);
-  const col = /Referenced column "?([^"\s]+)"? not found/i.exec(msg) ?? /column "?([^"\s]+)"? (not found|does not exist)/i.exec(msg);
-  if (col) return new SqlError(ErrorCode.UNKNOWN_COLUMN, `Unknown column '${col[1]}' in the query (${msg.split('\n')[0]})`);
+  if (signal?.aborted || /INTERRUPT/i.test(msg))
+    return new SqlError(ErrorCode.QUERY_INTERRUPTED, 'Query execution was interrupted');
+  if (/Parser Error/i.test(msg))
+    return new SqlError(ErrorCode.SYNTAX, `Local engine could not run the query: ${msg}`);
+  const col =
+    /Referenced column "?([^"\s]+)"? not found/i.exec(msg) ??
+    /column "?([^"\s]+)"? (not found|does not exist)/i.exec(msg);
+  if (col)
+    return new SqlError(
+      ErrorCode.UNKNOWN_COLUMN,
+      `Unknown column '${col[1]}' in the query (${msg.split('\n')[0]})`,
+    );
   return new SqlError(ErrorCode.SOURCE_ERROR, `Local engine error: ${msg.split('\n')[0]}`);
 }

@@ -1,9 +1,9 @@
 import type { QueryStream } from '../../sources/types.js';
-import type { Row } from '../types.js';
 import type { Plan } from '../plan/planner.js';
-import { dq, loadBatches } from './local-load.js';
+import type { Row } from '../types.js';
 import type { LocalEngine } from './local.js';
 import { localError } from './local.js';
+import { dq, loadBatches } from './local-load.js';
 
 let querySeq = 0;
 

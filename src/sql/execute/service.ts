@@ -1,7 +1,7 @@
 import { describeEngines } from '../../sources/registry.js';
 import type { Source } from '../../sources/types.js';
-import type { QueryContext } from '../engine-types.js';
 import type { Engine, Outcome } from '../engine.js';
+import type { QueryContext } from '../engine-types.js';
 import { ErrorCode, SqlError } from '../errors.js';
 import type { Statement, TableName } from '../parse/index.js';
 import { sourceTableText } from '../plan/target-names.js';
@@ -30,7 +30,13 @@ export async function runService(engine: Engine, stmt: Statement, ctx: QueryCont
     case 'show_databases': {
       const like = likePredicate(stmt.like);
       const names = ['information_schema', ...(await sources.names())].filter(like);
-      return { kind: 'table', table: memTable([['Database', 'VARCHAR']], names.map((n) => [n])) };
+      return {
+        kind: 'table',
+        table: memTable(
+          [['Database', 'VARCHAR']],
+          names.map((n) => [n]),
+        ),
+      };
     }
     case 'show_engines': {
       const rows: Row[] = describeEngines().map((e) => [e.engine, e.description, e.parameters]);
@@ -48,7 +54,11 @@ export async function runService(engine: Engine, stmt: Statement, ctx: QueryCont
     }
     case 'show_tables': {
       const db = stmt.from ?? ctx.db;
-      if (!db) throw new SqlError(1046, 'No database selected: use SHOW TABLES FROM <source>, pass context.db, or USE <source>');
+      if (!db)
+        throw new SqlError(
+          1046,
+          'No database selected: use SHOW TABLES FROM <source>, pass context.db, or USE <source>',
+        );
       const s = await sources.get(db);
       const like = likePredicate(stmt.like);
       const tables = (await s.listTables()).filter((t) => like(t.name));
@@ -56,14 +66,19 @@ export async function runService(engine: Engine, stmt: Statement, ctx: QueryCont
       if (stmt.full) cols.push(['Table_type', 'VARCHAR']);
       return {
         kind: 'table',
-        table: memTable(cols, tables.map((t) => (stmt.full ? [t.name, t.type] : [t.name]))),
+        table: memTable(
+          cols,
+          tables.map((t) => (stmt.full ? [t.name, t.type] : [t.name])),
+        ),
       };
     }
     case 'show_columns':
     case 'describe': {
       const { source, table } = await resolveTable(engine, stmt.table, ctx);
       const like = likePredicate(stmt.kind === 'show_columns' ? stmt.like : null);
-      const cols = (await source.listColumns(table.table, table.schema ?? undefined)).filter((c) => like(c.name));
+      const cols = (await source.listColumns(table.table, table.schema ?? undefined)).filter((c) =>
+        like(c.name),
+      );
       const full = stmt.kind === 'show_columns' && stmt.full;
       const head: [string, 'VARCHAR'][] = [
         ['Field', 'VARCHAR'],
@@ -87,7 +102,8 @@ export async function runService(engine: Engine, stmt: Statement, ctx: QueryCont
     }
     case 'drop_table': {
       const { source, table } = await resolveTable(engine, stmt.table, ctx);
-      if (!source.dialect) throw new SqlError(ErrorCode.NOT_SUPPORTED, `Source '${source.name}' has no tables to drop`);
+      if (!source.dialect)
+        throw new SqlError(ErrorCode.NOT_SUPPORTED, `Source '${source.name}' has no tables to drop`);
       const sql = `DROP TABLE ${stmt.ifExists ? 'IF EXISTS ' : ''}${sourceTableText(source.dialect, table.schema, table.table)}`;
       const r = await source.execute(sql);
       engine.forgetColumns();
@@ -98,8 +114,16 @@ export async function runService(engine: Engine, stmt: Statement, ctx: QueryCont
   }
 }
 
-async function resolveTable(engine: Engine, t: TableName, ctx: QueryContext): Promise<{ source: Source; table: TableName }> {
+async function resolveTable(
+  engine: Engine,
+  t: TableName,
+  ctx: QueryContext,
+): Promise<{ source: Source; table: TableName }> {
   const db = t.db ?? ctx.db;
-  if (!db) throw new SqlError(1046, `No database selected: write the table as source.${t.table}, or USE <source> first`);
+  if (!db)
+    throw new SqlError(
+      1046,
+      `No database selected: write the table as source.${t.table}, or USE <source> first`,
+    );
   return { source: await engine.sources.get(db), table: t };
 }

@@ -1,7 +1,7 @@
 import type { Source } from '../../sources/types.js';
 import { canCompile } from '../dialects/index.js';
-import type { ExecOptions, QueryContext } from '../engine-types.js';
 import type { Engine, Outcome } from '../engine.js';
+import type { ExecOptions, QueryContext } from '../engine-types.js';
 import { ErrorCode, SqlError } from '../errors.js';
 import { nameOf } from '../plan/ast-walk.js';
 import { bindTables } from '../plan/bind.js';
@@ -17,22 +17,34 @@ const BATCH = 500;
  * s.t AS SELECT` may read other sources: the SELECT runs federated and its rows are
  * written in batches.
  */
-export async function runWrite(engine: Engine, ast: any, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
+export async function runWrite(
+  engine: Engine,
+  ast: any,
+  ctx: QueryContext,
+  opts: ExecOptions,
+): Promise<Outcome> {
   const kind = String(ast.type);
-  if (!['insert', 'replace', 'update', 'delete', 'create'].includes(kind) || (kind === 'create' && ast.keyword !== 'table')) {
+  if (
+    !['insert', 'replace', 'update', 'delete', 'create'].includes(kind) ||
+    (kind === 'create' && ast.keyword !== 'table')
+  ) {
     throw new SqlError(ErrorCode.NOT_SUPPORTED, `Statement '${kind.toUpperCase()}' is not supported`);
   }
   const refs = bindTables(ast, ctx);
   const targetNode = kind === 'delete' ? (ast.from?.[0] ?? ast.table?.[0]) : ast.table?.[0];
   const target = refs.find((r) => r.node === targetNode) ?? refs.find((r) => r.kind === 'source');
-  if (!target || target.kind !== 'source') throw new SqlError(ErrorCode.NOT_SUPPORTED, 'Writes need a table in a data source (source.table)');
+  if (!target || target.kind !== 'source')
+    throw new SqlError(ErrorCode.NOT_SUPPORTED, 'Writes need a table in a data source (source.table)');
   const source = await engine.sources.get(target.source!);
   if (!source.dialect)
     throw new SqlError(
       ErrorCode.NOT_SUPPORTED,
       `Source '${source.name}' is a ${source.engine} source: SQL is not supported; call POST /api/integrations/${source.name}/passthrough`,
     );
-  const others = refs.filter((r) => r.kind !== 'cte' && (r.kind !== 'source' || r.source!.toLowerCase() !== target.source!.toLowerCase()));
+  const others = refs.filter(
+    (r) =>
+      r.kind !== 'cte' && (r.kind !== 'source' || r.source!.toLowerCase() !== target.source!.toLowerCase()),
+  );
   engine.forgetColumns();
 
   if (others.length === 0 && canCompile(ast, source.dialect).ok) {
@@ -46,10 +58,14 @@ export async function runWrite(engine: Engine, ast: any, ctx: QueryContext, opts
     return { kind: 'ok', affected: res.affectedRows };
   }
 
-  const select = kind === 'create' ? ast.query_expr : kind === 'insert' || kind === 'replace' ? ast.values : null;
+  const select =
+    kind === 'create' ? ast.query_expr : kind === 'insert' || kind === 'replace' ? ast.values : null;
   if (!select || select.type !== 'select') {
     const why = others.length ? 'it reads another source' : `the ${source.engine} dialect cannot express it`;
-    throw new SqlError(ErrorCode.NOT_SUPPORTED, `${kind.toUpperCase()} on '${source.name}.${target.table}' is not supported: ${why}`);
+    throw new SqlError(
+      ErrorCode.NOT_SUPPORTED,
+      `${kind.toUpperCase()} on '${source.name}.${target.table}' is not supported: ${why}`,
+    );
   }
   const plan = await engine.plan(select, ctx);
   const stream = await runPlan(plan, engine.local, engine.runOpts(opts));
@@ -57,12 +73,21 @@ export async function runWrite(engine: Engine, ast: any, ctx: QueryContext, opts
   const table = sourceTableText(dialect, target.schema, target.table);
   try {
     if (kind === 'create') {
-      const cols = stream.columns.map((c) => `${quoteFor(dialect, c.name)} ${columnTypeFor(dialect, c.type)}`).join(', ');
+      const cols = stream.columns
+        .map((c) => `${quoteFor(dialect, c.name)} ${columnTypeFor(dialect, c.type)}`)
+        .join(', ');
       const ine = ast.if_not_exists ? 'IF NOT EXISTS ' : '';
       await source.execute(`CREATE TABLE ${ine}${table} (${cols})`);
     }
-    const names: string[] | null = Array.isArray(ast.columns) && ast.columns.length ? ast.columns.map((c: any) => nameOf(c) ?? String(c)) : null;
-    const colList = names ? ` (${names.map((n) => quoteFor(dialect, n)).join(', ')})` : kind === 'create' ? ` (${stream.columns.map((c) => quoteFor(dialect, c.name)).join(', ')})` : '';
+    const names: string[] | null =
+      Array.isArray(ast.columns) && ast.columns.length
+        ? ast.columns.map((c: any) => nameOf(c) ?? String(c))
+        : null;
+    const colList = names
+      ? ` (${names.map((n) => quoteFor(dialect, n)).join(', ')})`
+      : kind === 'create'
+        ? ` (${stream.columns.map((c) => quoteFor(dialect, c.name)).join(', ')})`
+        : '';
     let total = 0;
     let pending: unknown[][] = [];
     const flush = async () => {

@@ -15,7 +15,11 @@ export function parseServiceStatement(sql: string): Statement | null {
     if (e instanceof LexError) throw new SqlError(ErrorCode.SYNTAX, `Syntax error: ${e.message}`);
     throw e;
   }
-  while (tokens.length && tokens[tokens.length - 1].kind === 'punct' && tokens[tokens.length - 1].value === ';')
+  while (
+    tokens.length &&
+    tokens[tokens.length - 1].kind === 'punct' &&
+    tokens[tokens.length - 1].value === ';'
+  )
     tokens.pop();
   if (tokens.length === 0) throw new SqlError(ErrorCode.SYNTAX, 'Syntax error: empty query');
   const c = new Cursor(tokens, sql);
@@ -141,7 +145,11 @@ class Cursor {
       this.punct(',');
     }
     this.end();
-    if (!engine) throw new SqlError(ErrorCode.SYNTAX, `Syntax error: CREATE DATABASE '${name}' needs ENGINE = '<engine>'`);
+    if (!engine)
+      throw new SqlError(
+        ErrorCode.SYNTAX,
+        `Syntax error: CREATE DATABASE '${name}' needs ENGINE = '<engine>'`,
+      );
     return { kind: 'create_database', name, engine, params: params ?? {}, ifNotExists };
   }
 

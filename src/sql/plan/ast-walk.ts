@@ -1,7 +1,12 @@
 /** Generic walks over node-sql-parser ASTs (normalized). */
 
 /** Visit every object node (depth-first); return false from `fn` to skip a node's children. */
-export function visit(node: unknown, fn: (n: any, key: string | null, parent: any) => boolean | void, key: string | null = null, parent: any = null): void {
+export function visit(
+  node: unknown,
+  fn: (n: any, key: string | null, parent: any) => boolean | void,
+  key: string | null = null,
+  parent: any = null,
+): void {
   if (!node || typeof node !== 'object') return;
   if (Array.isArray(node)) {
     for (const x of node) visit(x, fn, key, parent);
@@ -82,7 +87,10 @@ export function conjuncts(expr: any): any[] {
 }
 
 export function andAll(exprs: any[]): any {
-  return exprs.reduce((acc, e) => (acc ? { type: 'binary_expr', operator: 'AND', left: acc, right: e } : e), null);
+  return exprs.reduce(
+    (acc, e) => (acc ? { type: 'binary_expr', operator: 'AND', left: acc, right: e } : e),
+    null,
+  );
 }
 
 export function clone<T>(x: T): T {

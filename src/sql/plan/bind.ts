@@ -1,6 +1,6 @@
+import type { QueryContext } from '../engine-types.js';
 import { ErrorCode, SqlError } from '../errors.js';
 import { SCHEMA_SEP } from '../parse/prepass.js';
-import type { QueryContext } from '../engine-types.js';
 import { columnRefs, cteNames, nameOf, tableItems } from './ast-walk.js';
 
 export type RefKind = 'source' | 'information_schema' | 'cte' | 'dual';
@@ -46,7 +46,15 @@ export function bindTables(ast: any, ctx: QueryContext): BoundRef[] {
       continue;
     }
     if (db && db.toLowerCase() === 'information_schema') {
-      refs.push({ node, index, kind: 'information_schema', source: 'information_schema', schema: null, table, qualifier });
+      refs.push({
+        node,
+        index,
+        kind: 'information_schema',
+        source: 'information_schema',
+        schema: null,
+        table,
+        qualifier,
+      });
       continue;
     }
     const source = db ?? ctx.db ?? null;
@@ -69,7 +77,10 @@ export function bindTables(ast: any, ctx: QueryContext): BoundRef[] {
       (r) => r.source?.toLowerCase() === db.toLowerCase() && r.table.toLowerCase() === t.toLowerCase(),
     );
     if (!match) {
-      throw new SqlError(ErrorCode.UNKNOWN_COLUMN, `Unknown column '${db}.${t}.${nameOf(col.column)}': table ${db}.${t} is not in the FROM clause`);
+      throw new SqlError(
+        ErrorCode.UNKNOWN_COLUMN,
+        `Unknown column '${db}.${t}.${nameOf(col.column)}': table ${db}.${t} is not in the FROM clause`,
+      );
     }
     col.db = null;
     col.table = match.qualifier;

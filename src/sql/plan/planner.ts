@@ -2,7 +2,17 @@ import type { DialectName, Source } from '../../sources/types.js';
 import { canCompile, compile } from '../dialects/index.js';
 import { ErrorCode, SqlError } from '../errors.js';
 import type { ColumnInfo } from '../types.js';
-import { andAll, clone, columnRefs, conjuncts, hasAggregate, hasSubquery, nameOf, tableItems, visit } from './ast-walk.js';
+import {
+  andAll,
+  clone,
+  columnRefs,
+  conjuncts,
+  hasAggregate,
+  hasSubquery,
+  nameOf,
+  tableItems,
+  visit,
+} from './ast-walk.js';
 import type { BoundRef } from './bind.js';
 import { quoteFor, sourceTableText } from './target-names.js';
 
@@ -121,7 +131,8 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
     const columns = cols.map((c) => c.name).filter((n) => needed.has(n));
 
     // WHERE conjuncts that touch only this table, when it is not on an outer join's null side.
-    const nullSide = /LEFT|RIGHT|FULL/i.test(String(r.node.join ?? '')) || (hasRightOrFull && topFrom.indexOf(r.node) >= 0);
+    const nullSide =
+      /LEFT|RIGHT|FULL/i.test(String(r.node.join ?? '')) || (hasRightOrFull && topFrom.indexOf(r.node) >= 0);
     const inTop = topFrom.includes(r.node);
     const pushed: any[] = [];
     if (inTop && !nullSide) {
@@ -142,7 +153,14 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
     }
     const fast = fragmentAst(r, columns, pushed, dialect);
     const temp = `__f${r.index}`;
-    fragments.push({ ref: r, source, sql: compileFor(fast, dialect), temp, columns, pushedFilters: pushed.length });
+    fragments.push({
+      ref: r,
+      source,
+      sql: compileFor(fast, dialect),
+      temp,
+      columns,
+      pushedFilters: pushed.length,
+    });
     const ln = localItems[r.index];
     ln.__target = quoteFor('duckdb', temp);
     ln.db = null;

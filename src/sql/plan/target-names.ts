@@ -15,7 +15,8 @@ export function literalFor(dialect: DialectName, v: unknown): string {
   if (v === null || v === undefined) return 'NULL';
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : 'NULL';
   if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'boolean') return dialect === 'mysql' || dialect === 'sqlite' ? (v ? '1' : '0') : v ? 'TRUE' : 'FALSE';
+  if (typeof v === 'boolean')
+    return dialect === 'mysql' || dialect === 'sqlite' ? (v ? '1' : '0') : v ? 'TRUE' : 'FALSE';
   if (v instanceof Uint8Array) {
     const hex = Buffer.from(v).toString('hex');
     if (dialect === 'postgres') return `'\\x${hex}'::bytea`;
@@ -23,33 +24,76 @@ export function literalFor(dialect: DialectName, v: unknown): string {
     return `X'${hex}'`;
   }
   const s = String(v);
-  if (dialect === 'mysql') return "'" + s.replace(/\\/g, '\\\\').replace(/'/g, "''").replace(/\0/g, '\\0') + "'";
+  if (dialect === 'mysql')
+    return "'" + s.replace(/\\/g, '\\\\').replace(/'/g, "''").replace(/\0/g, '\\0') + "'";
   return "'" + s.replace(/'/g, "''") + "'";
 }
 
 /** A column type for CREATE TABLE ... AS SELECT into another source. */
 export function columnTypeFor(dialect: DialectName, type: string): string {
   const pg: Record<string, string> = {
-    TINYINT: 'smallint', SMALLINT: 'smallint', INT: 'integer', BIGINT: 'bigint', YEAR: 'integer',
-    DECIMAL: 'numeric', FLOAT: 'real', DOUBLE: 'double precision', BOOLEAN: 'boolean',
-    DATE: 'date', TIME: 'time', DATETIME: 'timestamp', TIMESTAMP: 'timestamp',
-    JSON: 'jsonb', BLOB: 'bytea', BINARY: 'bytea',
+    TINYINT: 'smallint',
+    SMALLINT: 'smallint',
+    INT: 'integer',
+    BIGINT: 'bigint',
+    YEAR: 'integer',
+    DECIMAL: 'numeric',
+    FLOAT: 'real',
+    DOUBLE: 'double precision',
+    BOOLEAN: 'boolean',
+    DATE: 'date',
+    TIME: 'time',
+    DATETIME: 'timestamp',
+    TIMESTAMP: 'timestamp',
+    JSON: 'jsonb',
+    BLOB: 'bytea',
+    BINARY: 'bytea',
   };
   const my: Record<string, string> = {
-    TINYINT: 'TINYINT', SMALLINT: 'SMALLINT', INT: 'INT', BIGINT: 'BIGINT', YEAR: 'INT',
-    DECIMAL: 'DECIMAL(38,10)', FLOAT: 'FLOAT', DOUBLE: 'DOUBLE', BOOLEAN: 'BOOLEAN',
-    DATE: 'DATE', TIME: 'TIME(6)', DATETIME: 'DATETIME(6)', TIMESTAMP: 'DATETIME(6)',
-    JSON: 'JSON', BLOB: 'LONGBLOB', BINARY: 'LONGBLOB',
+    TINYINT: 'TINYINT',
+    SMALLINT: 'SMALLINT',
+    INT: 'INT',
+    BIGINT: 'BIGINT',
+    YEAR: 'INT',
+    DECIMAL: 'DECIMAL(38,10)',
+    FLOAT: 'FLOAT',
+    DOUBLE: 'DOUBLE',
+    BOOLEAN: 'BOOLEAN',
+    DATE: 'DATE',
+    TIME: 'TIME(6)',
+    DATETIME: 'DATETIME(6)',
+    TIMESTAMP: 'DATETIME(6)',
+    JSON: 'JSON',
+    BLOB: 'LONGBLOB',
+    BINARY: 'LONGBLOB',
   };
   const duck: Record<string, string> = {
-    TINYINT: 'SMALLINT', SMALLINT: 'SMALLINT', INT: 'INTEGER', BIGINT: 'BIGINT', YEAR: 'INTEGER',
-    DECIMAL: 'DECIMAL(38,10)', FLOAT: 'FLOAT', DOUBLE: 'DOUBLE', BOOLEAN: 'BOOLEAN',
-    DATE: 'DATE', TIME: 'TIME', DATETIME: 'TIMESTAMP', TIMESTAMP: 'TIMESTAMP',
-    JSON: 'JSON', BLOB: 'BLOB', BINARY: 'BLOB',
+    TINYINT: 'SMALLINT',
+    SMALLINT: 'SMALLINT',
+    INT: 'INTEGER',
+    BIGINT: 'BIGINT',
+    YEAR: 'INTEGER',
+    DECIMAL: 'DECIMAL(38,10)',
+    FLOAT: 'FLOAT',
+    DOUBLE: 'DOUBLE',
+    BOOLEAN: 'BOOLEAN',
+    DATE: 'DATE',
+    TIME: 'TIME',
+    DATETIME: 'TIMESTAMP',
+    TIMESTAMP: 'TIMESTAMP',
+    JSON: 'JSON',
+    BLOB: 'BLOB',
+    BINARY: 'BLOB',
   };
   if (dialect === 'postgres') return pg[type] ?? 'text';
   if (dialect === 'mysql') return my[type] ?? 'LONGTEXT';
   if (dialect === 'duckdb') return duck[type] ?? 'VARCHAR';
-  const affinity: Record<string, string> = { DECIMAL: 'NUMERIC', FLOAT: 'REAL', DOUBLE: 'REAL', BLOB: 'BLOB', BINARY: 'BLOB' };
+  const affinity: Record<string, string> = {
+    DECIMAL: 'NUMERIC',
+    FLOAT: 'REAL',
+    DOUBLE: 'REAL',
+    BLOB: 'BLOB',
+    BINARY: 'BLOB',
+  };
   return affinity[type] ?? (/INT|YEAR|BOOLEAN/.test(type) ? 'INTEGER' : 'TEXT');
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createMariaDatabase, createPgDatabase, mariaExec, pgExec } from '../../helpers/services.js';
 import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
+import { createMariaDatabase, createPgDatabase, mariaExec, pgExec } from '../../helpers/services.js';
 
 const PG_FIXTURE = `
 CREATE TABLE customers (id integer PRIMARY KEY, name varchar(50) NOT NULL, city text, created date);
@@ -36,11 +36,16 @@ describe('SQL statements end to end over HTTP', () => {
   });
 
   test('CREATE DATABASE connects postgres and mariadb sources', async () => {
-    assert.deepEqual(await s.sql(`CREATE DATABASE pg WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(pg.database)}`), {
-      type: 'ok',
-      affected_rows: 1,
-    });
-    const r = await s.sql(`CREATE DATABASE my WITH PARAMETERS = ${mariaParams(my.database)}, ENGINE = "mariadb"`);
+    assert.deepEqual(
+      await s.sql(`CREATE DATABASE pg WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(pg.database)}`),
+      {
+        type: 'ok',
+        affected_rows: 1,
+      },
+    );
+    const r = await s.sql(
+      `CREATE DATABASE my WITH PARAMETERS = ${mariaParams(my.database)}, ENGINE = "mariadb"`,
+    );
     assert.equal(r.type, 'ok');
     const dbs = await s.sql('SHOW DATABASES');
     assert.equal(dbs.type, 'table');
@@ -49,19 +54,27 @@ describe('SQL statements end to end over HTTP', () => {
   });
 
   test('CREATE DATABASE refuses duplicates, unknown engines and bad parameters, storing nothing', async () => {
-    const dup = await s.sql(`CREATE DATABASE PG WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(pg.database)}`);
+    const dup = await s.sql(
+      `CREATE DATABASE PG WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(pg.database)}`,
+    );
     assert.equal(dup.type, 'error');
     assert.equal((dup as any).error_code, 1007);
-    const ine = await s.sql(`CREATE DATABASE IF NOT EXISTS pg WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(pg.database)}`);
+    const ine = await s.sql(
+      `CREATE DATABASE IF NOT EXISTS pg WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(pg.database)}`,
+    );
     assert.equal(ine.type, 'ok');
     const unknown = await s.sql(`CREATE DATABASE x WITH ENGINE = 'oracle', PARAMETERS = {}`);
     assert.equal(unknown.type, 'error');
     assert.match((unknown as any).error_message, /oracle/);
     assert.match((unknown as any).error_message, /postgres/);
-    const badPort = await s.sql(`CREATE DATABASE x WITH ENGINE = 'postgres', PARAMETERS = {"host":"127.0.0.1","port":"abc","user":"postgres","database":"test"}`);
+    const badPort = await s.sql(
+      `CREATE DATABASE x WITH ENGINE = 'postgres', PARAMETERS = {"host":"127.0.0.1","port":"abc","user":"postgres","database":"test"}`,
+    );
     assert.equal(badPort.type, 'error');
     assert.match((badPort as any).error_message, /port/);
-    const down = await s.sql(`CREATE DATABASE x WITH ENGINE = 'postgres', PARAMETERS = {"host":"127.0.0.1","port":1,"user":"postgres","database":"test"}`);
+    const down = await s.sql(
+      `CREATE DATABASE x WITH ENGINE = 'postgres', PARAMETERS = {"host":"127.0.0.1","port":1,"user":"postgres","database":"test"}`,
+    );
     assert.equal(down.type, 'error');
     assert.equal((down as any).error_code, 2003);
     const dbs = (await s.sql('SHOW DATABASES')) as any;
@@ -78,14 +91,24 @@ describe('SQL statements end to end over HTTP', () => {
     assert.deepEqual(cols.column_names, ['Field', 'Type', 'Null', 'Key', 'Default', 'Extra']);
     assert.deepEqual(cols.data[0].slice(0, 4), ['id', 'integer', 'NO', 'PRI']);
     const d = (await s.sql('DESCRIBE my.products')) as any;
-    assert.deepEqual(d.data.map((r: any[]) => r[0]), ['id', 'title', 'price', 'tags']);
+    assert.deepEqual(
+      d.data.map((r: any[]) => r[0]),
+      ['id', 'title', 'price', 'tags'],
+    );
   });
 
   test('SELECT on one source is pushed down and keeps MySQL semantics', async () => {
     const r = (await s.sql(
       "SELECT name, IFNULL(city, 'n/a') AS city FROM pg.customers WHERE city = 'LISBON' ORDER BY name",
     )) as any;
-    assert.deepEqual(r, { type: 'table', column_names: ['name', 'city'], data: [['Ana', 'Lisbon'], ['chloe', 'lisbon']] });
+    assert.deepEqual(r, {
+      type: 'table',
+      column_names: ['name', 'city'],
+      data: [
+        ['Ana', 'Lisbon'],
+        ['chloe', 'lisbon'],
+      ],
+    });
     const lim = (await s.sql('SELECT id FROM pg.orders ORDER BY id LIMIT 1, 2')) as any;
     assert.deepEqual(lim.data, [[11], [12]]);
     const ex = (await s.sql('EXPLAIN SELECT id FROM pg.orders')) as any;
@@ -105,7 +128,10 @@ describe('SQL statements end to end over HTTP', () => {
     ]);
     const ex = (await s.sql(`EXPLAIN ${q}`)) as any;
     assert.equal(ex.data.at(-1)[1], 'local');
-    assert.ok(ex.data.some((row: any[]) => row[1] === 'my' && /price/.test(row[3])), 'price filter pushed to mariadb');
+    assert.ok(
+      ex.data.some((row: any[]) => row[1] === 'my' && /price/.test(row[3])),
+      'price filter pushed to mariadb',
+    );
     const agg = (await s.sql(
       'SELECT p.title, COUNT(*) AS n, SUM(o.amount) AS total FROM pg.orders o JOIN my.products p ON p.id = o.product_id GROUP BY p.title ORDER BY p.title',
     )) as any;
@@ -120,7 +146,9 @@ describe('SQL statements end to end over HTTP', () => {
   });
 
   test('values are encoded per the contract', async () => {
-    const r = (await s.sql('SELECT created, placed, amount FROM pg.customers c JOIN pg.orders o ON o.customer_id = c.id WHERE o.id = 10')) as any;
+    const r = (await s.sql(
+      'SELECT created, placed, amount FROM pg.customers c JOIN pg.orders o ON o.customer_id = c.id WHERE o.id = 10',
+    )) as any;
     assert.deepEqual(r.data, [['2024-01-05', '2024-04-01 10:00:00', '12.50']]);
     const j = (await s.sql('SELECT tags FROM my.products WHERE id = 102')) as any;
     assert.deepEqual(j.data, [[['kitchen', 'coffee']]]);
@@ -158,18 +186,32 @@ describe('SQL statements end to end over HTTP', () => {
     const c = (await s.sql(
       "SELECT COLUMN_NAME FROM information_schema.columns WHERE TABLE_SCHEMA = 'pg' AND TABLE_NAME = 'customers' ORDER BY ORDINAL_POSITION",
     )) as any;
-    assert.deepEqual(c.data.map((x: any[]) => x[0]), ['id', 'name', 'city', 'created']);
+    assert.deepEqual(
+      c.data.map((x: any[]) => x[0]),
+      ['id', 'name', 'city', 'created'],
+    );
     const sc = (await s.sql('SELECT SCHEMA_NAME FROM information_schema.schemata')) as any;
     assert.ok(sc.data.some((x: any[]) => x[0] === 'pg'));
   });
 
   test('INSERT, UPDATE and DELETE report affected rows', async () => {
-    assert.deepEqual(await s.sql("INSERT INTO pg.customers (id, name, city) VALUES (5, 'Emma', 'Porto'), (6, 'Farid', 'Porto')"), {
+    assert.deepEqual(
+      await s.sql(
+        "INSERT INTO pg.customers (id, name, city) VALUES (5, 'Emma', 'Porto'), (6, 'Farid', 'Porto')",
+      ),
+      {
+        type: 'ok',
+        affected_rows: 2,
+      },
+    );
+    assert.deepEqual(await s.sql("UPDATE pg.customers SET city = 'Braga' WHERE id = 6"), {
+      type: 'ok',
+      affected_rows: 1,
+    });
+    assert.deepEqual(await s.sql('DELETE FROM pg.customers WHERE id IN (5, 6)'), {
       type: 'ok',
       affected_rows: 2,
     });
-    assert.deepEqual(await s.sql("UPDATE pg.customers SET city = 'Braga' WHERE id = 6"), { type: 'ok', affected_rows: 1 });
-    assert.deepEqual(await s.sql('DELETE FROM pg.customers WHERE id IN (5, 6)'), { type: 'ok', affected_rows: 2 });
     assert.deepEqual(await s.sql("INSERT INTO my.products (id, title, price) VALUES (103, 'Mug', 9.00)"), {
       type: 'ok',
       affected_rows: 1,
@@ -188,7 +230,9 @@ describe('SQL statements end to end over HTTP', () => {
       [12, 'Kettle'],
       [13, 'Grinder'],
     ]);
-    const ins = await s.sql("INSERT INTO my.products (id, title, price) SELECT id + 1000, name, 1.5 FROM pg.customers WHERE city = 'Berlin'");
+    const ins = await s.sql(
+      "INSERT INTO my.products (id, title, price) SELECT id + 1000, name, 1.5 FROM pg.customers WHERE city = 'Berlin'",
+    );
     assert.deepEqual(ins, { type: 'ok', affected_rows: 1 });
     const chk = (await s.sql('SELECT title FROM my.products WHERE id = 1002')) as any;
     assert.deepEqual(chk.data, [['Ben']]);
@@ -206,9 +250,12 @@ describe('SQL statements end to end over HTTP', () => {
   test('the catalog survives a restart and secrets stay encrypted', async () => {
     const storageDir = s.storageDir;
     const { readdirSync, readFileSync } = await import('node:fs');
-    await s.sql(`CREATE DATABASE secretive WITH ENGINE = 'postgres', PARAMETERS = {"host":"127.0.0.1","user":"postgres","password":"hunter2-very-secret","database":"${pg.database}"}`);
+    await s.sql(
+      `CREATE DATABASE secretive WITH ENGINE = 'postgres', PARAMETERS = {"host":"127.0.0.1","user":"postgres","password":"hunter2-very-secret","database":"${pg.database}"}`,
+    );
     for (const f of readdirSync(storageDir)) {
-      if (f.endsWith('.json')) assert.ok(!readFileSync(`${storageDir}/${f}`, 'utf8').includes('hunter2-very-secret'));
+      if (f.endsWith('.json'))
+        assert.ok(!readFileSync(`${storageDir}/${f}`, 'utf8').includes('hunter2-very-secret'));
     }
     await s.close();
     s = await startTestServer({}, { storageDir });
@@ -218,4 +265,3 @@ describe('SQL statements end to end over HTTP', () => {
     assert.equal((await s.sql('DROP DATABASE IF EXISTS secretive')).type, 'ok');
   });
 });
-
