@@ -1,0 +1,348 @@
+import { randomBytes } from 'node:crypto';
+import type { BigIntStats } from 'node:fs';
+import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { withFileLock } from './file-lock.js';
+import { openParams, sealParams } from './sealed-params.js';
+import {
+  CatalogConflictError,
+  type CatalogStore,
+  type FileRecord,
+  type SourceRecord,
+  type TokenRecord,
+} from './types.js';
+
+export const CATALOG_FILE = 'catalog.json';
+
+/** A source as written to disk: secret params sealed, and which ones they are. */
+interface StoredSource {
+  id: string;
+  name: string;
+  engine: string;
+  params: Record<string, unknown>;
+  secrets: string[];
+  createdAt: string;
+}
+
+interface CatalogFile {
+  version: 1;
+  sources: StoredSource[];
+  tokens: TokenRecord[];
+  files: FileRecord[];
+}
+
+export interface EmbeddedStoreOptions {
+  storageDir: string;
+  secretKey: Buffer;
+  logger?: Logger;
+  /** How often to look for changes made by other processes; 0 turns polling off. */
+  pollMs?: number;
+}
+
+/** A file's identity: atomic renames give a new inode, and the times catch inode reuse. */
+const signatureOf = (st: BigIntStats) => `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+const empty = (): CatalogFile => ({ version: 1, sources: [], tokens: [], files: [] });
+const lower = (s: string) => s.toLowerCase();
+const byName = <T extends { name: string }>(a: T, b: T) => lower(a.name).localeCompare(lower(b.name));
+
+/**
+ * The default catalog: one JSON file in the storage dir (no native module to compile).
+ * Every write is read-modify-write under a cross-process lock file, written to a temp file,
+ * fsynced and renamed into place, so a crash leaves the old or the new catalog, never half
+ * of one, and two processes on one dir never lose each other's writes. Reads re-read the
+ * file when its identity (inode, size, times) changed; a poll does the same so
+ * onSourcesChanged fires for changes made by another process.
+ */
+export class EmbeddedCatalogStore implements CatalogStore {
+  readonly path: string;
+  private readonly lockPath: string;
+  private data: CatalogFile = empty();
+  /** Identity of the file `data` came from; null before the first read. */
+  private signature: string | null = null;
+  /** Sources as last seen, to tell whether a re-read changed them. */
+  private sourcesText = '[]';
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly listeners = new Set<() => void>();
+  private timer: NodeJS.Timeout | null = null;
+  private lastPollError: string | null = null;
+  private closed = false;
+
+  constructor(private readonly opts: EmbeddedStoreOptions) {
+    this.path = join(opts.storageDir, CATALOG_FILE);
+    this.lockPath = `${this.path}.lock`;
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.opts.storageDir, { recursive: true, mode: 0o700 });
+    await this.enqueue(() => this.refresh(false));
+    const pollMs = this.opts.pollMs ?? 1000;
+    if (pollMs > 0) {
+      this.timer = setInterval(() => void this.poll(), pollMs);
+      this.timer.unref();
+    }
+  }
+
+  /** One queue for reads and writes in this process: a re-read never races a write. */
+  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  private async poll(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.enqueue(() => this.refresh(true));
+      this.lastPollError = null;
+    } catch (e) {
+      const msg = (e as Error).message;
+      if (msg !== this.lastPollError) this.opts.logger?.warn({ err: msg }, 'cannot re-read the catalog file');
+      this.lastPollError = msg;
+    }
+  }
+
+  /** Read the file from disk; `known` skips the read when its identity equals it. */
+  private async readFile(known: string | null): Promise<{ data: CatalogFile; signature: string } | null> {
+    let fh: Awaited<ReturnType<typeof open>>;
+    try {
+      fh = await open(this.path, 'r');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { data: empty(), signature: 'absent' };
+      throw e;
+    }
+    try {
+      // Identity and contents come from one open file, so they always belong together.
+      const st = await fh.stat({ bigint: true });
+      const signature = signatureOf(st);
+      if (signature === known) return null;
+      const text = await fh.readFile('utf8');
+      return { data: this.parse(text), signature };
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private async diskSignature(): Promise<string> {
+    const st = await stat(this.path, { bigint: true });
+    return signatureOf(st);
+  }
+
+  private parse(text: string): CatalogFile {
+    let json: any;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      throw new Error(
+        `Catalog file ${this.path} is not valid JSON (${(e as Error).message}); restore or remove it`,
+      );
+    }
+    if (
+      !json ||
+      json.version !== 1 ||
+      !Array.isArray(json.sources) ||
+      !Array.isArray(json.tokens) ||
+      !Array.isArray(json.files)
+    ) {
+      throw new Error(
+        `Catalog file ${this.path} is not a Tributary catalog (version 1); restore or remove it`,
+      );
+    }
+    return json as CatalogFile;
+  }
+
+  private adopt(data: CatalogFile, signature: string, notify: boolean): void {
+    const text = JSON.stringify(data.sources);
+    const changed = text !== this.sourcesText;
+    this.data = data;
+    this.signature = signature;
+    this.sourcesText = text;
+    if (changed && notify) this.emit();
+  }
+
+  private async refresh(notify = true): Promise<void> {
+    const r = await this.readFile(this.signature);
+    if (r) this.adopt(r.data, r.signature, notify);
+  }
+
+  private emit(): void {
+    for (const l of this.listeners) {
+      try {
+        l();
+      } catch (e) {
+        this.opts.logger?.error({ err: (e as Error).message }, 'catalog change listener failed');
+      }
+    }
+  }
+
+  /** Read-modify-write under the lock. `fn` returns whether it changed anything, and a result. */
+  private mutate<T>(fn: (d: CatalogFile) => { changed: boolean; result: T }): Promise<T> {
+    return this.enqueue(() =>
+      withFileLock(
+        this.lockPath,
+        async () => {
+          const fresh = await this.readFile(null);
+          // Another process's changes seen here must still reach the listeners.
+          this.adopt(fresh!.data, fresh!.signature, true);
+          // Work on a copy: if the write fails, memory must still match the file.
+          const work = structuredClone(this.data);
+          const { changed, result } = fn(work);
+          if (changed) {
+            await this.write(work);
+            this.adopt(work, await this.diskSignature(), false);
+          }
+          return result;
+        },
+        { logger: this.opts.logger },
+      ),
+    );
+  }
+
+  private async write(data: CatalogFile): Promise<void> {
+    const tmp = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    const fh = await open(tmp, 'wx', 0o600);
+    try {
+      await fh.writeFile(`${JSON.stringify(data, null, 2)}\n`);
+      await fh.sync();
+    } catch (e) {
+      await fh.close();
+      await unlink(tmp).catch(() => {});
+      throw e;
+    }
+    await fh.close();
+    try {
+      await rename(tmp, this.path);
+    } catch (e) {
+      await unlink(tmp).catch(() => {});
+      throw e;
+    }
+    // The rename itself is durable only once the directory is synced.
+    const dir = await open(this.opts.storageDir, 'r');
+    await dir.sync().catch(() => {});
+    await dir.close();
+  }
+
+  private read<T>(fn: (d: CatalogFile) => T): Promise<T> {
+    return this.enqueue(async () => {
+      await this.refresh();
+      return fn(this.data);
+    });
+  }
+
+  private toRecord(s: StoredSource): SourceRecord {
+    return {
+      id: s.id,
+      name: s.name,
+      engine: s.engine,
+      params: openParams(this.opts.secretKey, s, structuredClone(s.params), s.secrets),
+      createdAt: s.createdAt,
+    };
+  }
+
+  listSources(): Promise<SourceRecord[]> {
+    return this.read((d) => [...d.sources].sort(byName).map((s) => this.toRecord(s)));
+  }
+
+  getSource(name: string): Promise<SourceRecord | null> {
+    return this.read((d) => {
+      const s = d.sources.find((x) => lower(x.name) === lower(name));
+      return s ? this.toRecord(s) : null;
+    });
+  }
+
+  createSource(rec: SourceRecord, secrets: readonly string[]): Promise<void> {
+    // Seal outside the lock: it is pure CPU and needs nothing from the file.
+    const sealed = sealParams(this.opts.secretKey, rec.id, structuredClone(rec.params), secrets);
+    return this.mutate((d) => {
+      if (d.sources.some((x) => lower(x.name) === lower(rec.name))) {
+        throw new CatalogConflictError(`A source named '${rec.name}' already exists`);
+      }
+      d.sources.push({
+        id: rec.id,
+        name: rec.name,
+        engine: rec.engine,
+        params: sealed.params,
+        secrets: sealed.secrets,
+        createdAt: rec.createdAt,
+      });
+      return { changed: true, result: undefined };
+    });
+  }
+
+  deleteSource(name: string): Promise<boolean> {
+    return this.mutate((d) => {
+      const before = d.sources.length;
+      d.sources = d.sources.filter((x) => lower(x.name) !== lower(name));
+      const changed = d.sources.length !== before;
+      return { changed, result: changed };
+    });
+  }
+
+  putToken(rec: TokenRecord): Promise<void> {
+    return this.mutate((d) => {
+      const now = Date.now();
+      // Expired tokens are useless; dropping them here keeps the file from growing forever.
+      d.tokens = d.tokens.filter((t) => t.hash !== rec.hash && Date.parse(t.expiresAt) > now);
+      d.tokens.push({ ...rec });
+      return { changed: true, result: undefined };
+    });
+  }
+
+  /** Null when unknown or expired. */
+  getToken(hash: string): Promise<TokenRecord | null> {
+    return this.read((d) => {
+      const t = d.tokens.find((x) => x.hash === hash);
+      return t && Date.parse(t.expiresAt) > Date.now() ? { ...t } : null;
+    });
+  }
+
+  deleteToken(hash: string): Promise<void> {
+    return this.mutate((d) => {
+      const before = d.tokens.length;
+      d.tokens = d.tokens.filter((t) => t.hash !== hash);
+      return { changed: d.tokens.length !== before, result: undefined };
+    });
+  }
+
+  listFiles(): Promise<FileRecord[]> {
+    return this.read((d) => [...d.files].sort(byName).map((f) => ({ ...f })));
+  }
+
+  /** Case-insensitive, like source names. */
+  getFile(name: string): Promise<FileRecord | null> {
+    return this.read((d) => {
+      const f = d.files.find((x) => lower(x.name) === lower(name));
+      return f ? { ...f } : null;
+    });
+  }
+
+  /** Inserts, or replaces the file of the same name (case-insensitive). */
+  putFile(rec: FileRecord): Promise<void> {
+    return this.mutate((d) => {
+      d.files = d.files.filter((x) => lower(x.name) !== lower(rec.name));
+      d.files.push({ ...rec });
+      return { changed: true, result: undefined };
+    });
+  }
+
+  deleteFile(name: string): Promise<boolean> {
+    return this.mutate((d) => {
+      const before = d.files.length;
+      d.files = d.files.filter((x) => lower(x.name) !== lower(name));
+      const changed = d.files.length !== before;
+      return { changed, result: changed };
+    });
+  }
+
+  onSourcesChanged(listener: () => void): void {
+    this.listeners.add(listener);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.listeners.clear();
+    await this.queue;
+  }
+}

@@ -1,0 +1,60 @@
+import { openJson, SecretBoxError, sealJson, secretAad } from './secret-box.js';
+
+/** How a secret parameter is stored: `{ "$secret": "v1:..." }` in place of its value. */
+export interface SealedValue {
+  $secret: string;
+}
+
+/** A stored secret cannot be decrypted (key changed or catalog altered). Names the source and parameter, never the value. */
+export class CatalogSecretError extends Error {
+  override name = 'CatalogSecretError';
+}
+
+function isSealed(v: unknown): v is SealedValue {
+  return typeof v === 'object' && v !== null && typeof (v as SealedValue).$secret === 'string';
+}
+
+/**
+ * Replace the named secret parameters by their sealed form. Returns the stored params
+ * and the names actually sealed (absent or null secrets have nothing to hide), which are
+ * stored with the record so reads know what to open.
+ */
+export function sealParams(
+  key: Buffer,
+  sourceId: string,
+  params: Record<string, unknown>,
+  secretNames: readonly string[],
+): { params: Record<string, unknown>; secrets: string[] } {
+  const out: Record<string, unknown> = { ...params };
+  const sealed: string[] = [];
+  for (const name of new Set(secretNames)) {
+    const v = out[name];
+    if (v === undefined || v === null) continue;
+    out[name] = { $secret: sealJson(key, secretAad(sourceId, name), v) } satisfies SealedValue;
+    sealed.push(name);
+  }
+  return { params: out, secrets: sealed };
+}
+
+export function openParams(
+  key: Buffer,
+  source: { id: string; name: string },
+  stored: Record<string, unknown>,
+  secretNames: readonly string[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...stored };
+  for (const name of secretNames) {
+    const v = out[name];
+    if (!isSealed(v)) continue;
+    try {
+      out[name] = openJson(key, secretAad(source.id, name), v.$secret);
+    } catch (e) {
+      if (!(e instanceof SecretBoxError) && !(e instanceof SyntaxError)) throw e;
+      throw new CatalogSecretError(
+        `Cannot decrypt secret parameter '${name}' of source '${source.name}': the secret key ` +
+          '(TRIBUTARY_SECRET_KEY, TRIBUTARY_SECRET_KEY_FILE or secret.key in the storage dir) differs from the one it was stored with, or the catalog was altered',
+      );
+    }
+  }
+  return out;
+}
