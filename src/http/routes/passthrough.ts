@@ -1,0 +1,164 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Resolver } from '../../egress/agent.js';
+import { EgressAbortedError } from '../../egress/client.js';
+import { EgressError, isEgressError } from '../../egress/errors.js';
+import { REST_API_ENGINE, restApiEngine } from '../../sources/rest-api/index.js';
+import {
+  callPassthrough,
+  type PassthroughSettings,
+  type PassthroughSource,
+  testPassthrough,
+} from '../../sources/rest-api/passthrough.js';
+import type { AppDeps } from '../deps.js';
+import { sendError } from '../errors.js';
+
+/**
+ * SPEC §7: POST /api/integrations/{name}/passthrough and .../passthrough/test.
+ * Authentication is app-wide (a hook), not here. Logs carry method, source, path, status,
+ * bytes and duration, never headers, bodies or the token.
+ */
+
+export interface PassthroughRouteOptions {
+  /** Tests only: answers DNS instead of the system resolver. */
+  resolver?: Resolver;
+}
+
+/** The whole envelope may exceed the body limit by at most this much (SPEC §7). */
+const ENVELOPE_SLACK = 64 * 1024;
+
+type NameParams = { Params: { name: string } };
+
+function settingsOf(deps: AppDeps, opts: PassthroughRouteOptions): PassthroughSettings {
+  const p = deps.config.passthrough;
+  return {
+    allowPrivate: p.allow_private_networks,
+    timeoutMs: p.timeout_ms,
+    maxRequestBytes: p.max_request_bytes,
+    maxResponseBytes: p.max_response_bytes,
+    resolver: opts.resolver,
+  };
+}
+
+/** Finds the source and checks it is a rest_api one; throws EgressError otherwise. */
+async function findSource(deps: AppDeps, name: string): Promise<PassthroughSource> {
+  const record = await deps.sources.getRecord(name);
+  if (!record) throw new EgressError('datasource_not_found', `Data source '${name}' does not exist`);
+  if (record.engine !== REST_API_ENGINE) {
+    throw new EgressError(
+      'not_passthrough',
+      `Data source '${record.name}' is a ${record.engine} source; passthrough needs a ${REST_API_ENGINE} source`,
+    );
+  }
+  const parsed = restApiEngine.params.safeParse(record.params);
+  if (!parsed.success) {
+    // Stored parameters were valid when created; name the parameter, never its value.
+    const where = parsed.error.issues[0]?.path.join('.') || 'parameters';
+    throw new EgressError('invalid_request', `Data source '${record.name}' has an invalid stored ${where}`);
+  }
+  return { name: record.name, id: record.id, params: parsed.data };
+}
+
+/** Aborts when the client goes away before the answer is written. */
+function clientSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+  const ac = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ac.abort();
+  });
+  request.raw.once('aborted', () => ac.abort());
+  return ac.signal;
+}
+
+function pathForLog(body: unknown): string | undefined {
+  const p = (body as { path?: unknown } | null)?.path;
+  return typeof p === 'string' ? p.slice(0, 512) : undefined;
+}
+
+function methodForLog(body: unknown): string | undefined {
+  const m = (body as { method?: unknown } | null)?.method;
+  return typeof m === 'string' ? m.slice(0, 16).toUpperCase() : undefined;
+}
+
+export function registerPassthroughRoutes(
+  app: FastifyInstance,
+  deps: AppDeps,
+  opts: PassthroughRouteOptions = {},
+): void {
+  const bodyLimit = deps.config.passthrough.max_request_bytes + ENVELOPE_SLACK;
+  const log = deps.logger.child({ component: 'passthrough' });
+
+  app.post<NameParams>('/api/integrations/:name/passthrough', { bodyLimit }, async (request, reply) => {
+    const started = performance.now();
+    const name = request.params.name;
+    const entry = { source: name, method: methodForLog(request.body), path: pathForLog(request.body) };
+    try {
+      const source = await findSource(deps, name);
+      const out = await callPassthrough(
+        source,
+        request.body,
+        settingsOf(deps, opts),
+        clientSignal(request, reply),
+      );
+      log.info(
+        {
+          ...entry,
+          source: source.name,
+          status: out.result.status_code,
+          bytes: out.bytes,
+          redirects: out.redirects,
+          duration_ms: Math.round(performance.now() - started),
+        },
+        'passthrough call',
+      );
+      return reply.code(200).type('application/json').send(out.result);
+    } catch (e) {
+      const duration_ms = Math.round(performance.now() - started);
+      if (e instanceof EgressAbortedError) {
+        log.info({ ...entry, duration_ms }, 'passthrough call cancelled by the client');
+        return reply.code(499).send();
+      }
+      if (isEgressError(e)) {
+        log.warn(
+          { ...entry, error_code: e.errorCode, message: e.message, duration_ms },
+          'passthrough call refused',
+        );
+        return sendError(reply, e.status, e.errorCode, e.message);
+      }
+      log.error({ ...entry, duration_ms, err: { name: (e as Error)?.name } }, 'passthrough call failed');
+      return sendError(reply, 500, 'internal_error', 'Internal server error');
+    }
+  });
+
+  app.post<NameParams>('/api/integrations/:name/passthrough/test', { bodyLimit }, async (request, reply) => {
+    const started = performance.now();
+    const name = request.params.name;
+    try {
+      const source = await findSource(deps, name);
+      const result = await testPassthrough(source, settingsOf(deps, opts), clientSignal(request, reply));
+      log.info(
+        {
+          source: source.name,
+          method: 'GET',
+          path: source.params.test_path,
+          ok: result.ok,
+          ...(result.ok ? { status: result.status_code } : { error_code: result.error_code }),
+          duration_ms: Math.round(performance.now() - started),
+        },
+        'passthrough test',
+      );
+      return reply.code(200).type('application/json').send(result);
+    } catch (e) {
+      if (e instanceof EgressAbortedError) return reply.code(499).send();
+      if (isEgressError(e)) {
+        return reply
+          .code(200)
+          .type('application/json')
+          .send({ ok: false, error_code: e.errorCode, message: e.message });
+      }
+      log.error({ source: name, err: { name: (e as Error)?.name } }, 'passthrough test failed');
+      return reply
+        .code(200)
+        .type('application/json')
+        .send({ ok: false, error_code: 'internal_error', message: 'Internal server error' });
+    }
+  });
+}
