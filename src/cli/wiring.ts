@@ -1,8 +1,10 @@
+import { registerSecurityHooks } from '../http/hooks/index.js';
+import { registerAuthRoutes } from '../http/routes/auth.js';
 import type { RouteRegistrar } from '../http/server.js';
 
 /**
  * Which hooks and routes the HTTP server carries, in order. Hooks run before every
  * route: Host/Origin checks, CORS, authentication, rate limit (DESIGN.md "HTTP and MCP").
  */
-export const httpHooks: RouteRegistrar[] = [];
-export const httpRoutes: RouteRegistrar[] = [];
+export const httpHooks: RouteRegistrar[] = [registerSecurityHooks];
+export const httpRoutes: RouteRegistrar[] = [registerAuthRoutes];

@@ -1,0 +1,68 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config/types.js';
+import { sendError } from '../errors.js';
+import { isApiOrMcp, policyPath } from './paths.js';
+
+export const DEFAULT_ALLOW_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Accept',
+  'Mcp-Session-Id',
+  'Mcp-Protocol-Version',
+  'Last-Event-ID',
+];
+/** Browsers may read these from responses: MCP sessions, auth challenges, rate limits. */
+export const EXPOSE_HEADERS = ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'WWW-Authenticate', 'Retry-After'];
+const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE, OPTIONS';
+
+export function originMatcher(config: Config): (origin: string) => boolean {
+  const cors = config.api.mcp.cors;
+  const exact = new Set(cors.allow_origins.map((o) => o.trim().toLowerCase().replace(/\/+$/, '')));
+  const anyOrigin = exact.has('*');
+  const regex = cors.allow_origin_regex ? new RegExp(cors.allow_origin_regex) : null;
+  return (origin) => anyOrigin || exact.has(origin.toLowerCase()) || (regex?.test(origin) ?? false);
+}
+
+/**
+ * Origin check and CORS (api.mcp.cors.*). A browser request from an origin that is not
+ * allowed is refused on the API and MCP surface (SPEC §6) before authentication, so a
+ * hostile page cannot drive the server with credentials it got hold of. Allowed origins get
+ * CORS headers on every answer, 401/403/429 included. The headers are set on the raw
+ * response so they survive routes that take over the socket (SSE, MCP transports).
+ */
+export function registerCors(app: FastifyInstance, config: Config): void {
+  const allowed = originMatcher(config);
+  const cors = config.api.mcp.cors;
+  const allowHeaders = (cors.allow_headers.length ? cors.allow_headers : DEFAULT_ALLOW_HEADERS).join(', ');
+  const exposeHeaders = EXPOSE_HEADERS.join(', ');
+
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    if (origin === undefined) return;
+    const raw = reply.raw;
+    if (cors.enabled) raw.setHeader('Vary', 'Origin');
+    const isPreflight =
+      request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
+    const ok = typeof origin === 'string' && allowed(origin);
+    if (!ok) {
+      if (isPreflight || isApiOrMcp(policyPath(request))) {
+        return sendError(
+          reply,
+          403,
+          'origin_not_allowed',
+          `Origin '${String(origin).slice(0, 200)}' is not allowed`,
+        );
+      }
+      return;
+    }
+    if (!cors.enabled) return;
+    raw.setHeader('Access-Control-Allow-Origin', origin);
+    raw.setHeader('Access-Control-Expose-Headers', exposeHeaders);
+    if (isPreflight) {
+      raw.setHeader('Access-Control-Allow-Methods', ALLOW_METHODS);
+      raw.setHeader('Access-Control-Allow-Headers', allowHeaders);
+      raw.setHeader('Access-Control-Max-Age', '600');
+      return reply.code(204).send();
+    }
+  });
+}

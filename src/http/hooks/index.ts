@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import { warnIfExposed } from '../../auth/index.js';
+import type { AppDeps } from '../deps.js';
+import { registerAuthentication } from './authenticate.js';
+import { registerCors } from './cors.js';
+import { registerHostCheck } from './host-check.js';
+import { registerRateLimit } from './rate-limit.js';
+import { securityRuntime } from './runtime.js';
+
+/**
+ * The app-wide security hooks, in the order DESIGN.md sets: Host check, Origin/CORS,
+ * authentication, rate limit. Registered before any route so every route is covered.
+ * Throws a ConfigError naming the variable when the auth configuration cannot work.
+ */
+export function registerSecurityHooks(app: FastifyInstance, deps: AppDeps): void {
+  const rt = securityRuntime(app, deps);
+  deps.logger.info(
+    { auth_mode: rt.auth.mode, rate_limit: rt.requestLimiter !== null, shared_limits: rt.limiters.shared },
+    'security hooks ready',
+  );
+  warnIfExposed(deps.config, deps.logger);
+  registerHostCheck(app, deps.config);
+  registerCors(app, deps.config);
+  registerAuthentication(app, rt, deps.config, deps.logger);
+  registerRateLimit(app, rt.requestLimiter);
+}
