@@ -138,8 +138,7 @@ export class EmbeddedCatalogStore implements CatalogStore {
       );
     }
     if (
-      !json ||
-      json.version !== 1 ||
+      json?.version !== 1 ||
       !Array.isArray(json.sources) ||
       !Array.isArray(json.tokens) ||
       !Array.isArray(json.files)

@@ -123,7 +123,10 @@ export function fileSchema(): z.ZodType {
   for (const f of FIELDS) {
     const parts = f.path.split('.');
     let node = tree;
-    for (const p of parts.slice(0, -1)) node = (node[p] ??= {}) as Node;
+    for (const p of parts.slice(0, -1)) {
+      node[p] ??= {};
+      node = node[p] as Node;
+    }
     node[parts.at(-1)!] = KIND_SCHEMA[f.kind].optional();
   }
   const build = (n: Node): z.ZodType =>

@@ -87,7 +87,10 @@ function getPath(obj: unknown, path: string): unknown {
 function setPath(obj: Record<string, any>, path: string, value: unknown): void {
   const parts = path.split('.');
   let cur = obj;
-  for (const p of parts.slice(0, -1)) cur = cur[p] ??= {};
+  for (const p of parts.slice(0, -1)) {
+    cur[p] ??= {};
+    cur = cur[p];
+  }
   cur[parts.at(-1)!] = value;
 }
 

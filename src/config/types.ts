@@ -9,7 +9,12 @@ export interface Config {
   api: {
     http: { host: string; port: number };
     mcp: {
-      cors: { enabled: boolean; allow_origins: string[]; allow_origin_regex: string; allow_headers: string[] };
+      cors: {
+        enabled: boolean;
+        allow_origins: string[];
+        allow_origin_regex: string;
+        allow_headers: string[];
+      };
       rate_limit: { enabled: boolean; requests_per_minute: number };
       dns_rebinding_protection: boolean;
       allowed_hosts: string[];
