@@ -104,15 +104,25 @@ function embeddedV4(addr: ipaddr.IPv6, offsetBytes: number): ipaddr.IPv4 {
   return new ipaddr.IPv4(b.slice(offsetBytes, offsetBytes + 4));
 }
 
-function stripDecorations(input: string): string {
+/**
+ * IPv6 text is canonicalised by the WHATWG parser first: ipaddr.js reads `::127.0.0.1` as
+ * IPv4-mapped, while sockets (and URLs) read it as the IPv4-compatible `::7f00:1`.
+ */
+function canonicalText(input: string): string {
   let s = input.trim();
   if (s.startsWith('[') && s.endsWith(']')) s = s.slice(1, -1);
-  return s;
+  if (!s.includes(':')) return s;
+  const noZone = s.split('%', 1)[0]!;
+  try {
+    return new URL(`http://[${noZone}]/`).hostname.slice(1, -1);
+  } catch {
+    return s;
+  }
 }
 
 /** Classify one address given as text (IPv4 in any inet_aton form, IPv6 with or without brackets/zone). */
 export function classifyAddress(input: string): AddressClass {
-  const text = stripDecorations(input);
+  const text = canonicalText(input);
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     parsed = ipaddr.parse(text);

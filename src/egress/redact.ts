@@ -11,19 +11,18 @@ const MIN_DERIVED = 4;
 
 function jsonForms(s: string): string[] {
   const plain = JSON.stringify(s).slice(1, -1);
-  const asciiOnly = (hexCase: 'lower' | 'upper') =>
+  const unicodeEscaped = (hexCase: 'lower' | 'upper') =>
     plain.replace(/[\u007f-\uffff]/g, (c) => {
       const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
       return `\\u${hexCase === 'upper' ? hex.toUpperCase() : hex}`;
     });
-  const forms = [plain, asciiOnly('lower'), asciiOnly('upper')];
-  // Some encoders (PHP, Go's HTML-safe mode) escape '/', '<', '>' and '&' too.
-  forms.push(plain.replace(/\//g, '\\/'));
-  forms.push(
-    plain
-      .replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
-      .replace(/\//g, '\\/'),
-  );
+  const forms: string[] = [];
+  for (const v of [plain, unicodeEscaped('lower'), unicodeEscaped('upper')]) {
+    // Some encoders (PHP, Go's HTML-safe mode) also escape '/', '<', '>' and '&'.
+    const slash = v.replace(/\//g, '\\/');
+    const html = slash.replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+    forms.push(v, slash, html);
+  }
   return forms;
 }
 
@@ -48,7 +47,9 @@ function urlForms(s: string): string[] {
  */
 function base64Forms(s: string): string[] {
   const secret = Buffer.from(s, 'utf8');
-  const out: string[] = [];
+  // The secret encoded on its own, padding included, goes whole.
+  const whole = secret.toString('base64');
+  const out: string[] = [whole, whole.replace(/=+$/, ''), secret.toString('base64url')];
   for (let shift = 0; shift < 3; shift++) {
     const padded = Buffer.concat([Buffer.alloc(shift), secret]);
     const b64 = padded.toString('base64');
