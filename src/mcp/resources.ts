@@ -1,0 +1,181 @@
+import {
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  type Variables,
+} from '@modelcontextprotocol/server';
+import type { AppDeps } from '../http/deps.js';
+import type { SqlEngine } from '../sql/engine-types.js';
+import { ErrorCode, SqlError } from '../sql/errors.js';
+
+const JSON_MIME = 'application/json';
+
+export const DATABASES_URI = 'schema://databases';
+export const TABLES_TEMPLATE = 'schema://databases/{database_name}/tables';
+export const COLUMNS_TEMPLATE = 'schema://databases/{database_name}/tables/{table_name}/columns';
+export const KNOWLEDGE_BASES_URI = 'schema://knowledge_bases';
+
+/** The four schema resources (SPEC §4) and the completions of their template variables. */
+export function registerSchemaResources(server: McpServer, deps: AppDeps): void {
+  const engine = deps.engine;
+
+  server.registerResource(
+    'databases',
+    DATABASES_URI,
+    {
+      title: 'Data sources',
+      description:
+        'Names of the connected data sources (databases), as a JSON array of strings. Start here, then read schema://databases/{database_name}/tables.',
+      mimeType: JSON_MIME,
+    },
+    async (uri) => json(uri, await engine.listDatabases()),
+  );
+
+  server.registerResource(
+    'tables',
+    new ResourceTemplate(TABLES_TEMPLATE, {
+      list: async () => ({
+        resources: (await engine.listDatabases()).map((db) => ({
+          uri: `schema://databases/${encodeURIComponent(db)}/tables`,
+          name: `${db} tables`,
+          description: `Tables and views of the data source '${db}'.`,
+          mimeType: JSON_MIME,
+        })),
+      }),
+      complete: { database_name: (value) => completeDatabases(engine, value) },
+    }),
+    {
+      title: 'Tables of a data source',
+      description:
+        'Tables and views of one data source: JSON array of {"TABLE_NAME","TABLE_TYPE" ("BASE TABLE" or "VIEW"),"TABLE_SCHEMA" (the source\'s own schema)}.',
+      mimeType: JSON_MIME,
+    },
+    async (uri, vars) => {
+      const db = variable(vars, 'database_name');
+      const tables = await describeFailure(uri, () => engine.listTables(db));
+      return json(
+        uri,
+        tables.map((t) => ({ TABLE_NAME: t.name, TABLE_TYPE: t.type, TABLE_SCHEMA: t.schema })),
+      );
+    },
+  );
+
+  server.registerResource(
+    'columns',
+    new ResourceTemplate(COLUMNS_TEMPLATE, {
+      list: undefined,
+      complete: {
+        database_name: (value) => completeDatabases(engine, value),
+        table_name: (value, context) => completeTables(engine, context?.arguments?.database_name, value),
+      },
+    }),
+    {
+      title: 'Columns of a table',
+      description:
+        'Columns of one table: JSON array of {"COLUMN_NAME","MYSQL_DATA_TYPE"} where MYSQL_DATA_TYPE is the upper-case MySQL type name without length (INT, BIGINT, DECIMAL, DOUBLE, VARCHAR, TEXT, DATE, DATETIME, BOOLEAN, JSON, BLOB, ...).',
+      mimeType: JSON_MIME,
+    },
+    async (uri, vars) => {
+      const db = variable(vars, 'database_name');
+      const table = variable(vars, 'table_name');
+      const cols = await describeFailure(uri, () => engine.listColumns(db, table));
+      return json(
+        uri,
+        cols.map((c) => ({ COLUMN_NAME: c.name, MYSQL_DATA_TYPE: c.type })),
+      );
+    },
+  );
+
+  server.registerResource(
+    'knowledge_bases',
+    KNOWLEDGE_BASES_URI,
+    {
+      title: 'Knowledge bases',
+      description:
+        'Knowledge bases: JSON array of {"name","metadata_columns","content_columns","id_column"}; empty when there are none.',
+      mimeType: JSON_MIME,
+    },
+    async (uri) => json(uri, await listKnowledgeBases(engine)),
+  );
+}
+
+export async function completeDatabases(engine: SqlEngine, prefix: string): Promise<string[]> {
+  const p = prefix.toLowerCase();
+  return (await engine.listDatabases()).filter((d) => d.toLowerCase().startsWith(p));
+}
+
+/** Table names of `db` starting with `prefix`; nothing when the source is not named or unknown. */
+export async function completeTables(
+  engine: SqlEngine,
+  db: string | undefined,
+  prefix: string,
+): Promise<string[]> {
+  if (!db) return [];
+  try {
+    const p = prefix.toLowerCase();
+    return (await engine.listTables(db)).map((t) => t.name).filter((n) => n.toLowerCase().startsWith(p));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Knowledge bases as SHOW KNOWLEDGE_BASES reports them. Until the engine knows the
+ * statement (or when it fails) there are none: the resource must still answer `[]`.
+ */
+async function listKnowledgeBases(engine: SqlEngine): Promise<Record<string, unknown>[]> {
+  const r = await engine.execute('SHOW KNOWLEDGE_BASES', {}, { readOnly: true });
+  if (r.type !== 'table') return [];
+  const col = (name: string) => r.column_names.findIndex((c) => c.toLowerCase() === name);
+  const [name, meta, content, id] = ['name', 'metadata_columns', 'content_columns', 'id_column'].map(col);
+  if (name < 0) return [];
+  return r.data.map((row) => ({
+    name: row[name],
+    metadata_columns: listValue(meta < 0 ? null : row[meta]),
+    content_columns: listValue(content < 0 ? null : row[content]),
+    id_column: id < 0 ? null : (row[id] ?? null),
+  }));
+}
+
+function listValue(v: unknown): unknown {
+  if (typeof v !== 'string') return v ?? [];
+  try {
+    const parsed = JSON.parse(v);
+    if (Array.isArray(parsed)) return parsed;
+  } catch {
+    // a plain comma-separated list
+  }
+  return v === '' ? [] : v.split(',').map((s) => s.trim());
+}
+
+function json(uri: URL, value: unknown): ReadResourceResult {
+  return { contents: [{ uri: uri.href, mimeType: JSON_MIME, text: JSON.stringify(value) }] };
+}
+
+function variable(vars: Variables, name: string): string {
+  const v = vars[name];
+  const raw = Array.isArray(v) ? v.join(',') : (v ?? '');
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** Unknown source/table → resource-not-found naming it; other engine errors keep their message. */
+async function describeFailure<T>(uri: URL, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof SqlError) {
+      if (e.code === ErrorCode.UNKNOWN_DATABASE || e.code === ErrorCode.UNKNOWN_TABLE) {
+        throw new ResourceNotFoundError(uri.href, e.message);
+      }
+      throw new ProtocolError(ProtocolErrorCode.InternalError, e.message, { error_code: e.code });
+    }
+    throw new ProtocolError(ProtocolErrorCode.InternalError, `Could not read ${uri.href}`);
+  }
+}

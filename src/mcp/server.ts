@@ -1,0 +1,51 @@
+import { McpServer } from '@modelcontextprotocol/server';
+import type { AppDeps } from '../http/deps.js';
+import { registerSampleTablePrompt } from './prompt.js';
+import { type QueryToolOptions, registerQueryTool, type SessionState } from './query-tool.js';
+import { registerSchemaResources } from './resources.js';
+
+export const MCP_SERVER_NAME = 'tributary';
+
+const INSTRUCTIONS = `Tributary answers SQL (MySQL syntax) over many data sources (databases, files, APIs) as if they were one MySQL server.
+
+Workflow:
+1. Read the resource schema://databases to list the data sources.
+2. Read schema://databases/{database_name}/tables for the tables of a source.
+3. Read schema://databases/{database_name}/tables/{table_name}/columns for the columns and their MySQL types.
+4. Call the \`query\` tool with one SQL statement. Qualify tables as source.table (source.schema.table where the source has schemas), or pass context.db. One query may join tables from different sources.
+
+Results come back as {"type":"table","column_names":[...],"data":[[...]]}, {"type":"ok","affected_rows":N} or {"type":"error","error_code":N,"error_message":"..."}. Use LIMIT or aggregates for large tables: long results are truncated ("truncated": true). The prompt sample_table shows a table's first rows.`;
+
+const READ_ONLY_INSTRUCTIONS =
+  '\n\nThis server is read-only: only SELECT, SHOW, DESCRIBE and EXPLAIN are allowed.';
+
+export type McpServerFactoryOptions = QueryToolOptions;
+
+/**
+ * The capabilities, defined once: every transport (stdio, SSE, Streamable HTTP in both
+ * protocol eras) gets its servers from this factory. A server connects to one transport
+ * only, so the factory runs per session (2025 era, SSE, stdio) or per request (2026
+ * era): it holds no pools or caches, only registrations over the shared `deps.engine`.
+ */
+export function createMcpServerFactory(deps: AppDeps, opts: McpServerFactoryOptions = {}): () => McpServer {
+  const instructions = deps.config.api.mcp.read_only ? INSTRUCTIONS + READ_ONLY_INSTRUCTIONS : INSTRUCTIONS;
+  return () => {
+    const server = new McpServer(
+      { name: MCP_SERVER_NAME, title: 'Tributary', version: deps.version },
+      {
+        instructions,
+        capabilities: {
+          tools: { listChanged: false },
+          resources: { listChanged: false },
+          prompts: { listChanged: false },
+          completions: {},
+        },
+      },
+    );
+    const session: SessionState = {};
+    registerQueryTool(server, deps, session, opts);
+    registerSchemaResources(server, deps);
+    registerSampleTablePrompt(server, deps);
+    return server;
+  };
+}

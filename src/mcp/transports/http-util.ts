@@ -1,0 +1,61 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+
+/**
+ * Largest MCP message body accepted over HTTP. Set here on purpose (not inherited from
+ * the API's limit): a `query` call may carry a long INSERT, so this matches the SDK's
+ * own 4 MiB default, which the SDK pieces are given too.
+ */
+export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
+
+/** What the body parser leaves for a POST whose body is not JSON, so the route can answer -32700. */
+export const UNPARSABLE = Symbol('unparsable JSON body');
+
+/**
+ * MCP routes read JSON themselves: a malformed body must get a JSON-RPC parse error,
+ * not the API's error shape. Registered inside the MCP plugin scope only.
+ */
+export function useJsonRpcBodyParser(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT },
+    (_req, body, done) => {
+      try {
+        done(null, JSON.parse(body.toString()));
+      } catch {
+        done(null, UNPARSABLE);
+      }
+    },
+  );
+}
+
+export function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/**
+ * Take the raw response away from Fastify for an SDK transport. Headers that hooks set
+ * on the reply (CORS, rate-limit counters) live only in Fastify until it sends, so they
+ * are copied onto the raw response first; the SDK's writeHead merges with them.
+ */
+export function hijack(reply: FastifyReply): ServerResponse {
+  const raw = reply.raw;
+  for (const [name, value] of Object.entries(reply.getHeaders())) {
+    if (value !== undefined && !raw.hasHeader(name)) raw.setHeader(name, value as string | string[] | number);
+  }
+  reply.hijack();
+  return raw;
+}
+
+export function isJsonContentType(header: string | undefined): boolean {
+  if (!header) return false;
+  const type = header.split(';')[0].trim().toLowerCase();
+  return type === 'application/json';
+}

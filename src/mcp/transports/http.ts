@@ -1,0 +1,124 @@
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../http/deps.js';
+import {
+  hijack,
+  isJsonContentType,
+  jsonRpcError,
+  MCP_BODY_LIMIT,
+  UNPARSABLE,
+  useJsonRpcBodyParser,
+} from './http-util.js';
+import { SseEndpoint } from './sse.js';
+import { StreamableEndpoint, type StreamableOptions } from './streamable.js';
+
+export interface McpHttpOptions extends Partial<StreamableOptions> {}
+
+export interface McpHttpHandle {
+  /** Live sessions per transport (for tests and status). */
+  sessions(): { streamable: number; sse: number };
+  /** Close idle Streamable HTTP sessions now instead of at the next sweep. */
+  sweep(): void;
+}
+
+const DEFAULTS: StreamableOptions = {
+  sessionIdleMs: 10 * 60_000,
+  sweepIntervalMs: 30_000,
+  maxSessions: 10_000,
+  keepAliveMs: 20_000,
+};
+
+/**
+ * The MCP HTTP face on the main Fastify app: `/mcp/status`, Streamable HTTP at
+ * `/mcp/streamable` (2025 sessions and 2026 stateless), legacy SSE at `/mcp/sse` +
+ * `/mcp/messages`. App-wide hooks (Host/Origin, CORS, auth, rate limits) run before
+ * these handlers; the handlers then give the raw request and response to the SDK.
+ */
+export function registerMcpRoutes(
+  app: FastifyInstance,
+  deps: AppDeps,
+  factory: () => McpServer,
+  options: McpHttpOptions = {},
+): McpHttpHandle {
+  const opts: StreamableOptions = { ...DEFAULTS, ...options };
+  if (options.sessionIdleMs !== undefined && options.sweepIntervalMs === undefined) {
+    opts.sweepIntervalMs = Math.max(
+      10,
+      Math.min(DEFAULTS.sweepIntervalMs, Math.floor(options.sessionIdleMs / 2)),
+    );
+  }
+  const log = deps.logger.child({ component: 'mcp' });
+  const streamable = new StreamableEndpoint(factory, log, opts);
+  const sse = new SseEndpoint(factory, log, opts.keepAliveMs);
+
+  app.get('/mcp/status', async (_request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return { status: 'ok', service: 'tributary-mcp', version: deps.version };
+  });
+
+  // An encapsulated scope so the JSON-RPC body parser applies to MCP routes only.
+  app.register(async (scope) => {
+    useJsonRpcBodyParser(scope);
+
+    scope.route({
+      method: ['GET', 'POST', 'DELETE'],
+      url: '/mcp/streamable',
+      bodyLimit: MCP_BODY_LIMIT,
+      handler: async (request, reply) => {
+        const body = request.body;
+        const res = hijack(reply);
+        if (request.method === 'POST' && !checkPostBody(request, res)) return;
+        try {
+          await streamable.handle(request.raw, res, body);
+        } catch (e) {
+          log.error({ err: (e as Error).message }, 'mcp streamable request failed');
+          jsonRpcError(res, 500, -32603, 'Internal server error');
+        }
+      },
+    });
+
+    scope.get('/mcp/sse', async (_request, reply) => {
+      await sse.open(hijack(reply));
+    });
+
+    scope.post('/mcp/messages', { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
+      const q = request.query as Record<string, string | string[] | undefined>;
+      const id = first(q.session_id) ?? first(q.sessionId);
+      const body = request.body;
+      const res = hijack(reply);
+      if (!checkPostBody(request, res)) return;
+      try {
+        await sse.message(request.raw, res, id, body);
+      } catch (e) {
+        log.error({ err: (e as Error).message }, 'mcp sse message failed');
+        jsonRpcError(res, 500, -32603, 'Internal server error');
+      }
+    });
+  });
+
+  app.addHook('onClose', async () => {
+    await Promise.allSettled([streamable.close(), sse.close()]);
+  });
+
+  return {
+    sessions: () => ({ streamable: streamable.sessionCount, sse: sse.sessionCount }),
+    sweep: () => streamable.sweep(),
+  };
+}
+
+/** A POST must carry JSON that parses; answered here in JSON-RPC terms when it does not. */
+function checkPostBody(request: FastifyRequest, res: import('node:http').ServerResponse): boolean {
+  if (!isJsonContentType(request.headers['content-type'])) {
+    jsonRpcError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    return false;
+  }
+  if (request.body === UNPARSABLE || request.body === undefined) {
+    jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
+    return false;
+  }
+  return true;
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v || undefined;
+}

@@ -1,0 +1,192 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type McpHttpHandler,
+  type McpServer,
+} from '@modelcontextprotocol/server';
+import type { Logger } from 'pino';
+import { jsonRpcError, MCP_BODY_LIMIT } from './http-util.js';
+
+export interface StreamableOptions {
+  /** A 2025-era session with no request for this long is closed (clients often leave without DELETE). */
+  sessionIdleMs: number;
+  /** How often idle sessions are looked for. */
+  sweepIntervalMs: number;
+  /** New sessions beyond this many are refused with 503 until others end. */
+  maxSessions: number;
+  /** SSE keep-alive comment interval on the streams this endpoint serves. */
+  keepAliveMs: number;
+}
+
+interface Session {
+  server: McpServer;
+  transport: NodeStreamableHTTPServerTransport;
+  /** Requests (including an open GET stream) not yet finished: a session with one is never idle. */
+  inFlight: number;
+  lastSeen: number;
+}
+
+/**
+ * `/mcp/streamable`: one URL, two protocol eras.
+ * - 2026-07-28 (per-request `_meta` envelope): stateless, served by the SDK's
+ *   `createMcpHandler` with a fresh server per request, POST only.
+ * - 2025-11-25 and earlier: stateful sessions (`Mcp-Session-Id`, GET stream, DELETE),
+ *   one server + `NodeStreamableHTTPServerTransport` per session.
+ * The SDK's own classifier (`isLegacyRequest`) decides, so the routing can never
+ * disagree with what the modern handler would accept.
+ */
+export class StreamableEndpoint {
+  private readonly sessions = new Map<string, Session>();
+  private readonly modern: McpHttpHandler;
+  private readonly modernNode: ReturnType<typeof toNodeHandler>;
+  private readonly sweeper: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(
+    private readonly factory: () => McpServer,
+    private readonly logger: Logger,
+    private readonly opts: StreamableOptions,
+  ) {
+    this.modern = createMcpHandler(factory, {
+      legacy: 'reject',
+      keepAliveMs: opts.keepAliveMs,
+      maxRequestBodySize: MCP_BODY_LIMIT,
+      onerror: (e) => this.logger.debug({ err: e.message }, 'mcp streamable (2026) request error'),
+    });
+    this.modernNode = toNodeHandler(this.modern, {
+      maxRequestBodySize: MCP_BODY_LIMIT,
+      onerror: (e) => this.logger.warn({ err: e.message }, 'mcp streamable (2026) handler failed'),
+    });
+    this.sweeper = setInterval(() => this.sweep(), opts.sweepIntervalMs);
+    this.sweeper.unref();
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (this.closed) return jsonRpcError(res, 503, -32000, 'Server is shutting down');
+    if (!(await this.isLegacy(req, body))) {
+      await this.modernNode(req, res, body);
+      return;
+    }
+    const sessionId = header(req, 'mcp-session-id');
+    if (sessionId !== undefined) {
+      const session = this.sessions.get(sessionId);
+      if (!session) return jsonRpcError(res, 404, -32001, 'Session not found');
+      return this.serve(session, req, res, body);
+    }
+    if (req.method === 'POST' && isInitializeRequest(body)) return this.open(req, res, body);
+    if (req.method === 'POST') {
+      return jsonRpcError(
+        res,
+        400,
+        -32000,
+        'Bad Request: no valid Mcp-Session-Id header; start with initialize',
+      );
+    }
+    return jsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+  }
+
+  private async isLegacy(req: IncomingMessage, body: unknown): Promise<boolean> {
+    if (req.method !== 'POST') return true;
+    // Classification reads only the method, headers and the parsed body: no need to copy the body.
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined || name.startsWith(':')) continue;
+      if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+      else headers.set(name, value);
+    }
+    return isLegacyRequest(
+      new Request('http://localhost/mcp/streamable', { method: 'POST', headers }),
+      body,
+      {
+        maxRequestBodySize: MCP_BODY_LIMIT,
+      },
+    );
+  }
+
+  private async open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (this.sessions.size >= this.opts.maxSessions) {
+      this.sweep();
+      if (this.sessions.size >= this.opts.maxSessions) {
+        return jsonRpcError(res, 503, -32000, 'Too many MCP sessions; try again later');
+      }
+    }
+    const server = this.factory();
+    let session: Session | undefined;
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      keepAliveMs: this.opts.keepAliveMs,
+      maxRequestBodySize: MCP_BODY_LIMIT,
+      onsessioninitialized: (id) => {
+        session = { server, transport, inFlight: 0, lastSeen: Date.now() };
+        this.sessions.set(id, session);
+        this.logger.debug({ session: id }, 'mcp session opened');
+      },
+    });
+    // connect() takes over the transport's callbacks; the Protocol's onclose is ours to use.
+    await server.connect(transport);
+    server.server.onclose = () => {
+      const id = transport.sessionId;
+      if (id && this.sessions.get(id)?.transport === transport) {
+        this.sessions.delete(id);
+        this.logger.debug({ session: id }, 'mcp session closed');
+      }
+    };
+    try {
+      await this.track(session, res, () => transport.handleRequest(req, res, body));
+    } finally {
+      // initialize refused (bad version, malformed): no session was made, nothing may linger.
+      if (!transport.sessionId || !this.sessions.has(transport.sessionId))
+        await server.close().catch(() => {});
+    }
+    if (session && !session.inFlight) session.lastSeen = Date.now();
+  }
+
+  private serve(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    return this.track(session, res, () => session.transport.handleRequest(req, res, body));
+  }
+
+  /** Counts the request as in flight until its response is over (a GET stream can last hours). */
+  private async track(session: Session | undefined, res: ServerResponse, fn: () => Promise<void>) {
+    if (session) {
+      session.inFlight++;
+      session.lastSeen = Date.now();
+      res.once('close', () => {
+        session.inFlight--;
+        session.lastSeen = Date.now();
+      });
+    }
+    await fn();
+  }
+
+  /** Close sessions with nothing in flight and no request for `sessionIdleMs`. */
+  sweep(): void {
+    const cutoff = Date.now() - this.opts.sessionIdleMs;
+    for (const [id, s] of this.sessions) {
+      if (s.inFlight > 0 || s.lastSeen > cutoff) continue;
+      this.sessions.delete(id);
+      this.logger.debug({ session: id }, 'mcp session closed after idle timeout');
+      void s.server.close().catch(() => {});
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    const all = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled([...all.map((s) => s.server.close()), this.modern.close()]);
+  }
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

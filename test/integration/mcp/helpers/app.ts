@@ -1,0 +1,114 @@
+/**
+ * An MCP test server: a Fastify app carrying only the MCP routes, over a real MariaDB
+ * through MariaEngine, on a free loopback port. Used until (and beside) the full server.
+ */
+import { Writable } from 'node:stream';
+import Fastify, { type FastifyInstance } from 'fastify';
+import pino from 'pino';
+import type { Config } from '../../../../src/config/types.js';
+import type { AppDeps } from '../../../../src/http/deps.js';
+import { createMcpServerFactory, type McpServerFactoryOptions } from '../../../../src/mcp/server.js';
+import {
+  type McpHttpHandle,
+  type McpHttpOptions,
+  registerMcpRoutes,
+} from '../../../../src/mcp/transports/http.js';
+import type { SqlEngine } from '../../../../src/sql/engine-types.js';
+
+export function testConfig(mcp: Partial<Config['api']['mcp']> = {}): Config {
+  return {
+    storageDir: '/nonexistent',
+    catalogUrl: null,
+    secretKey: Buffer.alloc(32),
+    redisUrl: null,
+    demo: false,
+    logLevel: 'info',
+    api: {
+      http: { host: '127.0.0.1', port: 0 },
+      mcp: {
+        cors: { enabled: true, allow_origins: [], allow_origin_regex: '', allow_headers: [] },
+        rate_limit: { enabled: false, requests_per_minute: 60 },
+        dns_rebinding_protection: false,
+        allowed_hosts: [],
+        oauth: {
+          enabled: false,
+          issuer_url: null,
+          client_id: null,
+          client_secret: null,
+          scope: 'mcp:tools',
+          public_url: null,
+        },
+        max_rows: 10000,
+        read_only: false,
+        ...mcp,
+      },
+    },
+    auth: { username: null, password: null, token_ttl_hours: 720 },
+    passthrough: {
+      allow_private_networks: false,
+      timeout_ms: 30000,
+      max_request_bytes: 1048576,
+      max_response_bytes: 10485760,
+    },
+    files: { max_upload_bytes: 104857600 },
+  };
+}
+
+/** Log lines captured in memory (JSON objects) so tests can check what is logged. */
+export function memoryLogger(): { logger: pino.Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n')) if (l.trim()) lines.push(JSON.parse(l));
+      cb();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, sink), lines };
+}
+
+export function testDeps(engine: SqlEngine, config: Config, logger: pino.Logger): AppDeps {
+  return {
+    config,
+    logger,
+    catalog: {} as AppDeps['catalog'],
+    sources: {} as AppDeps['sources'],
+    engine,
+    version: '0.0.0-test',
+    startedAt: Date.now(),
+  };
+}
+
+export interface McpTestApp {
+  url: string;
+  app: FastifyInstance;
+  mcp: McpHttpHandle;
+  deps: AppDeps;
+  lines: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export async function startMcpApp(
+  engine: SqlEngine,
+  o: {
+    mcp?: Partial<Config['api']['mcp']>;
+    http?: McpHttpOptions;
+    factory?: McpServerFactoryOptions;
+    /** App-wide hooks added before the MCP routes, as the real server's middleware is. */
+    hooks?: (app: FastifyInstance) => void;
+  } = {},
+): Promise<McpTestApp> {
+  const { logger, lines } = memoryLogger();
+  const deps = testDeps(engine, testConfig(o.mcp), logger);
+  const app = Fastify({ logger: false, forceCloseConnections: true });
+  o.hooks?.(app);
+  const mcp = registerMcpRoutes(
+    app,
+    deps,
+    createMcpServerFactory(deps, o.factory ?? { progressIntervalMs: 0 }),
+    o.http,
+  );
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return { url: `http://127.0.0.1:${port}`, app, mcp, deps, lines, close: () => app.close() };
+}
