@@ -1,0 +1,18 @@
+/**
+ * Errors of the files source outside SQL: each carries the HTTP status and the
+ * snake_case code the HTTP route answers with (SPEC §5), so the route maps them 1:1
+ * and the CLI can print the message alone.
+ */
+export class FileError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FileError';
+  }
+}
+
+export const invalidRequest = (msg: string) => new FileError(400, 'invalid_request', msg);
+export const invalidFile = (msg: string) => new FileError(400, 'invalid_file', msg);

@@ -1,0 +1,10 @@
+export { FileError } from './errors.js';
+export { type FileFormat, FORMATS } from './formats.js';
+export { checkTableName, tableNameFromFile } from './names.js';
+export {
+  type FileRecordStore,
+  FilesSource,
+  type FilesSourceOptions,
+  type StoredFile,
+  type UploadOptions,
+} from './source.js';

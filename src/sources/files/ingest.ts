@@ -1,0 +1,161 @@
+import { open, rm, stat } from 'node:fs/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { findRaggedRow } from './csv-check.js';
+import { FileError, invalidFile } from './errors.js';
+import type { FileFormat } from './formats.js';
+import { ident, lit } from './sql-text.js';
+import { xlsxToNdjson } from './xlsx.js';
+
+export interface IngestInput {
+  /** The received file. */
+  path: string;
+  format: FileFormat;
+  /** XLSX: sheet name or 1-based number; null for the first sheet. */
+  sheet?: string | null;
+  /** Name shown in messages instead of the temp path (the table name). */
+  label: string;
+  /** Scratch path for intermediate files (XLSX → NDJSON); removed afterwards. */
+  scratch: string;
+}
+
+export interface IngestResult {
+  rows: number;
+  columns: number;
+  sizeBytes: number;
+}
+
+/** Rows per Parquet row group: big enough for fast scans, small enough to bound the writer's memory. */
+const ROW_GROUP = 122_880;
+
+/**
+ * Read an uploaded file once with DuckDB (its type inference: integers, decimals as
+ * DOUBLE, dates, timestamps, booleans, text) and write it as Parquet at `dest`, which
+ * later queries scan far faster than re-parsing CSV or JSON. On failure `dest` is
+ * removed and a FileError says what is wrong with the file.
+ */
+export async function ingestToParquet(
+  conn: DuckDBConnection,
+  input: IngestInput,
+  dest: string,
+): Promise<IngestResult> {
+  const display = (msg: string) => cleanMessage(msg, [input.path, input.scratch, dest], input.label);
+  try {
+    const size = (await stat(input.path)).size;
+    if (size === 0) throw invalidFile(`The file for '${input.label}' is empty`);
+    if (input.format === 'json' && !(await endsWith(input.path, 0x5d))) {
+      // DuckDB reads a truncated array up to the cut; a JSON array must close.
+      throw invalidFile(
+        `Could not read '${input.label}' as a JSON array of objects: the array is not closed (truncated file?)`,
+      );
+    }
+    let source = input.path;
+    let format = input.format;
+    let replace = '';
+    if (format === 'xlsx') {
+      const conv = await xlsxToNdjson(input.path, input.scratch, input.sheet ?? null);
+      if (conv.rows === 0) throw invalidFile(`Sheet '${conv.sheet}' of '${input.label}' has no data rows`);
+      source = input.scratch;
+      format = 'ndjson';
+      if (conv.dateOnly.length)
+        replace = ` REPLACE (${conv.dateOnly.map((c) => `CAST(${ident(c)} AS DATE) AS ${ident(c)}`).join(', ')})`;
+    }
+    let rows: number;
+    try {
+      rows = await copy(conn, `SELECT *${replace} FROM ${reader(format, source, false)}`, dest);
+    } catch (e) {
+      // DuckDB infers types from a sample of rows; a later row that does not fit makes
+      // the whole read fail. Infer again from every row (slower, only when needed).
+      if (!isCastError(e)) throw e;
+      rows = await copy(conn, `SELECT *${replace} FROM ${reader(format, source, true)}`, dest);
+    }
+    if (rows === 0) throw invalidFile(`'${input.label}' has no data rows`);
+    const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${lit(dest)})`);
+    return { rows, columns: desc.currentRowCount, sizeBytes: (await stat(dest)).size };
+  } catch (e) {
+    await rm(dest, { force: true });
+    if (e instanceof FileError) throw e;
+    const msg = (e as Error)?.message ?? String(e);
+    if (
+      (input.format === 'csv' || input.format === 'tsv') &&
+      /sniff|Expected Number of Columns|too many columns/i.test(msg)
+    ) {
+      const ragged = await findRaggedRow(input.path, input.format === 'tsv' ? 0x09 : 0x2c).catch(() => null);
+      if (ragged) {
+        throw invalidFile(
+          `Could not read '${input.label}' as ${input.format.toUpperCase()}: line ${ragged.line} has ${ragged.fields} field(s) but the header has ${ragged.expected}`,
+        );
+      }
+    }
+    throw invalidFile(`Could not read '${input.label}' as ${formatName(input.format)}: ${display(msg)}`);
+  } finally {
+    if (input.format === 'xlsx') await rm(input.scratch, { force: true });
+  }
+}
+
+/** `SELECT ...` → Parquet at `dest`; returns the row count. */
+export async function copy(conn: DuckDBConnection, select: string, dest: string): Promise<number> {
+  const r = await conn.runAndReadAll(
+    `COPY (${select}) TO ${lit(dest)} (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE ${ROW_GROUP})`,
+  );
+  return Number(r.getRows()[0]?.[0] ?? 0);
+}
+
+function reader(format: FileFormat, path: string, fullScan: boolean): string {
+  const sample = fullScan ? ', sample_size = -1' : '';
+  switch (format) {
+    case 'csv':
+    case 'tsv':
+      // The layout is known from the format; only types are left to the sniffer, so a
+      // ragged file fails instead of being read as one wide text column or from a later
+      // "header" line (the sniffer otherwise may skip rows to find a consistent block).
+      return `read_csv(${lit(path)}, delim = ${format === 'tsv' ? "'\\t'" : "','"}, quote = '"', escape = '"', header = true, skip = 0, strict_mode = true, encoding = 'utf-8'${sample})`;
+    case 'json':
+      return `read_json(${lit(path)}, format = 'array', records = true${sample})`;
+    case 'ndjson':
+      return `read_json(${lit(path)}, format = 'newline_delimited', records = true${sample})`;
+    case 'parquet':
+      return `read_parquet(${lit(path)})`;
+    default:
+      throw new Error(`no reader for ${format}`);
+  }
+}
+
+/** Whether the last non-whitespace byte of the file is `byte`. */
+async function endsWith(path: string, byte: number): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    const { size } = await fh.stat();
+    const n = Math.min(size, 4096);
+    const buf = Buffer.alloc(n);
+    await fh.read(buf, 0, n, size - n);
+    for (let i = n - 1; i >= 0; i--) {
+      const b = buf[i];
+      if (b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09) continue;
+      return b === byte;
+    }
+    return false;
+  } finally {
+    await fh.close();
+  }
+}
+
+function isCastError(e: unknown): boolean {
+  return /Could not convert|Conversion Error|could not be cast|Could not parse/i.test(
+    (e as Error)?.message ?? '',
+  );
+}
+
+function formatName(f: FileFormat): string {
+  return f === 'json' ? 'a JSON array of objects' : f === 'ndjson' ? 'NDJSON' : f.toUpperCase();
+}
+
+/**
+ * DuckDB's message without the SQL echo and with our storage paths replaced by the
+ * table name: the client learns what is wrong with the file, not where we keep it.
+ */
+function cleanMessage(msg: string, paths: string[], label: string): string {
+  let m = msg.split(/\n\s*\n|\nLINE \d+:|\nThe search space|\nPossible fixes/)[0].trim();
+  for (const p of paths) m = m.split(p).join(label);
+  m = m.replace(/^(Invalid Input Error|Conversion Error|Binder Error|IO Error|Parser Error): /, '');
+  return m.length > 600 ? `${m.slice(0, 600)}…` : m;
+}
