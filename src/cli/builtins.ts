@@ -4,15 +4,24 @@ import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Config } from '../config/types.js';
 import type { SourceContext } from '../sources/engine-spec.js';
+import { type FileRecordStore, FilesSource } from '../sources/files/index.js';
 import { getEngine } from '../sources/registry.js';
 import type { Source } from '../sources/types.js';
 
 const DEMO_DIR = fileURLToPath(new URL('../../data/demo/', import.meta.url));
 const DEMO_TABLES = ['customers', 'products', 'orders'];
 
-/** Sources that exist without CREATE DATABASE: `demo` with --demo. */
-export async function builtinSources(config: Config, ctx: SourceContext): Promise<Map<string, Source>> {
+/** Sources that exist without CREATE DATABASE: `files` (first: names() lists it first), and `demo` with --demo. */
+export async function builtinSources(
+  config: Config,
+  ctx: SourceContext,
+  catalog: FileRecordStore,
+): Promise<Map<string, Source>> {
   const out = new Map<string, Source>();
+  out.set(
+    'files',
+    await FilesSource.open({ storageDir: config.storageDir, store: catalog, logger: ctx.logger }),
+  );
   if (config.demo) {
     const path = await ensureDemoDatabase(config.storageDir);
     const spec = getEngine('duckdb');

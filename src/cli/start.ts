@@ -28,7 +28,7 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
   mkdirSync(config.storageDir, { recursive: true, mode: 0o700 });
   const catalog = await openCatalog(config, log);
   const ctx = { storageDir: config.storageDir, logger: log };
-  const builtins: Map<string, Source> = await builtinSources(config, ctx);
+  const builtins: Map<string, Source> = await builtinSources(config, ctx, catalog);
   const sources = new CatalogSourceManager(catalog, ctx, log, builtins);
   const local = await LocalEngine.create({ tempDir: join(config.storageDir, 'tmp') });
   const engine = new Engine({ sources, local, logger: log });

@@ -1,5 +1,6 @@
 import { registerSecurityHooks } from '../http/hooks/index.js';
 import { registerAuthRoutes } from '../http/routes/auth.js';
+import { registerFileRoutes } from '../http/routes/files.js';
 import type { RouteRegistrar } from '../http/server.js';
 
 /**
@@ -7,4 +8,4 @@ import type { RouteRegistrar } from '../http/server.js';
  * route: Host/Origin checks, CORS, authentication, rate limit (DESIGN.md "HTTP and MCP").
  */
 export const httpHooks: RouteRegistrar[] = [registerSecurityHooks];
-export const httpRoutes: RouteRegistrar[] = [registerAuthRoutes];
+export const httpRoutes: RouteRegistrar[] = [registerAuthRoutes, registerFileRoutes];

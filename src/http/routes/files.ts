@@ -1,0 +1,171 @@
+import busboy from 'busboy';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FileRecord } from '../../catalog/types.js';
+import { FileError, FilesSource } from '../../sources/files/index.js';
+import { tooLarge } from '../../sources/files/receive.js';
+import type { AppDeps } from '../deps.js';
+import { sendError } from '../errors.js';
+
+interface Params {
+  name: string;
+}
+interface Query {
+  format?: string;
+  sheet?: string;
+  replace?: string;
+}
+
+/** The JSON shape of a file table in responses (GET /api/files items, PUT answers). */
+export function fileJson(r: FileRecord) {
+  return {
+    name: r.name,
+    format: r.format,
+    rows: r.rows,
+    columns: r.columns,
+    size_bytes: r.sizeBytes,
+    created_at: r.createdAt,
+  };
+}
+
+const TRUE = new Set(['1', 'true', 'on', 'yes', 'y']);
+const FALSE = new Set(['', '0', 'false', 'off', 'no', 'n']);
+
+/**
+ * Files API (SPEC §5): PUT /api/files/{name} (multipart `file` field or the raw body),
+ * GET /api/files, DELETE /api/files/{name}. The upload body is never parsed by Fastify:
+ * it streams to a temp file under the size limit (files.max_upload_bytes).
+ */
+export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const files = async (): Promise<FilesSource> => {
+    const s = await deps.sources.get('files');
+    if (!(s instanceof FilesSource))
+      throw new FileError(500, 'internal_error', 'The files source is not available');
+    return s;
+  };
+  const fail = (reply: FastifyReply, e: unknown) => {
+    if (e instanceof FileError) return sendError(reply, e.status, e.errorCode, e.message);
+    deps.logger.error({ err: { message: (e as Error)?.message } }, 'files: request failed');
+    return sendError(reply, 500, 'internal_error', 'Internal server error');
+  };
+
+  app.get('/api/files', async (_request, reply) => {
+    try {
+      return (await (await files()).list()).map(fileJson);
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+
+  app.delete<{ Params: Params }>('/api/files/:name', async (request, reply) => {
+    try {
+      const name = request.params.name;
+      if (!(await (await files()).remove(name))) {
+        return sendError(reply, 404, 'file_not_found', `No file table named '${name.slice(0, 80)}'`);
+      }
+      return reply.code(204).send();
+    } catch (e) {
+      return fail(reply, e);
+    }
+  });
+
+  // Its own scope so the pass-through body parser applies to this route only.
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
+    scope.put<{ Params: Params; Querystring: Query }>('/api/files/:name', async (request, reply) => {
+      try {
+        return await upload(request, reply, await files(), deps.config.files.max_upload_bytes);
+      } catch (e) {
+        // A refused upload may still be arriving: close the connection instead of reading it all.
+        if (!request.raw.readableEnded) reply.header('connection', 'close');
+        return fail(reply, e);
+      }
+    });
+  });
+}
+
+async function upload(
+  request: FastifyRequest<{ Params: Params; Querystring: Query }>,
+  reply: FastifyReply,
+  files: FilesSource,
+  maxBytes: number,
+) {
+  const { name } = request.params;
+  const q = request.query ?? {};
+  const replaceText = String(q.replace ?? '').toLowerCase();
+  if (!TRUE.has(replaceText) && !FALSE.has(replaceText)) {
+    throw new FileError(
+      400,
+      'invalid_request',
+      `Invalid replace '${replaceText.slice(0, 20)}': use true or false`,
+    );
+  }
+  const replace = TRUE.has(replaceText);
+  files.precheck(name, replace);
+  const length = Number(request.headers['content-length'] ?? Number.NaN);
+  const contentType = request.headers['content-type'] ?? null;
+  const isMultipart = /^multipart\/form-data/i.test(contentType ?? '');
+  // The multipart envelope adds a little; the file inside is held to the limit itself.
+  if (Number.isFinite(length) && length > maxBytes + (isMultipart ? 64 * 1024 : 0)) throw tooLarge(maxBytes);
+  const opts = { format: q.format ?? null, sheet: q.sheet ?? null, replace, maxBytes };
+  const stored = isMultipart
+    ? await fromMultipart(request, files, name, opts)
+    : await files.upload(name, request.raw, { ...opts, contentType });
+  return reply.code(stored.created ? 201 : 200).send(fileJson(stored.record));
+}
+
+/** The `file` part of a multipart body, streamed to the files source as it arrives. */
+function fromMultipart(
+  request: FastifyRequest,
+  files: FilesSource,
+  name: string,
+  opts: { format: string | null; sheet: string | null; replace: boolean; maxBytes: number },
+): ReturnType<FilesSource['upload']> {
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({
+        headers: request.headers as any,
+        limits: { files: 1, fields: 20, fieldSize: 64 * 1024 },
+      });
+    } catch (e) {
+      reject(new FileError(400, 'invalid_request', `Malformed multipart body: ${(e as Error).message}`));
+      return;
+    }
+    let started = false;
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      request.raw.unpipe(bb);
+      fn();
+    };
+    bb.on('file', (field, stream, info) => {
+      if (field !== 'file' || started) {
+        stream.resume();
+        return;
+      }
+      started = true;
+      const fileName = info.filename ?? null;
+      const partType = info.mimeType && info.mimeType !== 'application/octet-stream' ? info.mimeType : null;
+      files.upload(name, stream, { ...opts, fileName, contentType: partType }).then(
+        (r) => settle(() => resolve(r)),
+        (e) => {
+          stream.resume();
+          settle(() => reject(e));
+        },
+      );
+    });
+    bb.on('error', (e: unknown) =>
+      settle(() =>
+        reject(new FileError(400, 'invalid_request', `Malformed multipart body: ${(e as Error).message}`)),
+      ),
+    );
+    bb.on('close', () => {
+      if (!started)
+        settle(() => reject(new FileError(400, 'invalid_request', "The multipart body has no 'file' field")));
+    });
+    request.raw.on('error', (e) => settle(() => reject(e)));
+    request.raw.pipe(bb);
+  });
+}

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import pino from 'pino';
+import { FilesSource } from '../../../src/sources/files/index.js';
+import { parseFilesStatement } from '../../../src/sources/files/statements.js';
+import { SqlError } from '../../../src/sql/errors.js';
+import { type Fixture, fixture } from './helpers.js';
+
+let fx: Fixture;
+before(async () => {
+  fx = await fixture();
+  await fx.put('items', 'id,name,price\n1,apple,1.5\n2,pear,2.25\n3,fig,4\n', { format: 'csv' });
+});
+after(async () => {
+  await fx.close();
+});
+
+async function sqlError(p: Promise<unknown>, code: number, pattern: RegExp): Promise<void> {
+  await assert.rejects(p, (e: unknown) => {
+    assert.ok(e instanceof SqlError, `expected SqlError, got ${e}`);
+    assert.equal(e.code, code);
+    assert.match(e.message, pattern);
+    return true;
+  });
+}
+
+test('the engine statements are recognised from their DuckDB text', () => {
+  assert.deepEqual(parseFilesStatement('CREATE TABLE "t" AS SELECT 1'), {
+    kind: 'ctas',
+    table: 't',
+    select: 'SELECT 1',
+    ifNotExists: false,
+  });
+  assert.deepEqual(parseFilesStatement('create table if not exists main."a""b" as (select 1) '), {
+    kind: 'ctas',
+    table: 'a"b',
+    select: 'select 1',
+    ifNotExists: true,
+  });
+  assert.equal((parseFilesStatement('CREATE TABLE t AS (SELECT 1) UNION (SELECT 2)') as any).select, '(SELECT 1) UNION (SELECT 2)');
+  assert.deepEqual(parseFilesStatement('CREATE TABLE "t" ("a" BIGINT, "b" VARCHAR)'), {
+    kind: 'create',
+    table: 't',
+    columnsSql: '("a" BIGINT, "b" VARCHAR)',
+    ifNotExists: false,
+  });
+  assert.deepEqual(parseFilesStatement('DROP TABLE IF EXISTS "t"'), { kind: 'drop', table: 't', ifExists: true });
+  assert.deepEqual(parseFilesStatement('UPDATE "t" SET a = 1'), { kind: 'dml', table: 't' });
+  assert.deepEqual(parseFilesStatement('ALTER TABLE t ADD x INT'), { kind: 'other' });
+});
+
+test('tables are listed with their schema and columns', async () => {
+  const tables = await fx.files.listTables();
+  assert.deepEqual(tables, [{ name: 'items', schema: 'main', type: 'BASE TABLE' }]);
+  await sqlError(fx.files.listColumns('nope'), 1146, /files\.nope/);
+  await sqlError(fx.files.query('SELECT * FROM "nope"'), 1146, /Table 'files\.nope' doesn't exist/);
+  await sqlError(fx.files.query('SELECT nocol FROM "items"'), 1054, /nocol/);
+});
+
+test('CREATE TABLE AS SELECT stores a new file table; DROP TABLE removes it and its file', async () => {
+  const r = await fx.files.execute('CREATE TABLE "cheap" AS SELECT id, name FROM "items" WHERE price < 3');
+  assert.deepEqual(r, { affectedRows: 2 });
+  const rec = fx.files.get('cheap')!;
+  assert.equal(rec.format, 'sql');
+  assert.equal(rec.rows, 2);
+  assert.ok(existsSync(join(fx.dir, rec.storagePath)));
+  assert.ok(fx.store.records.has('cheap'));
+  assert.deepEqual(await fx.rows('SELECT name FROM cheap ORDER BY id'), [['apple'], ['pear']]);
+  await sqlError(fx.files.execute('CREATE TABLE "cheap" AS SELECT 1'), 1050, /already exists/);
+  assert.deepEqual(await fx.files.execute('CREATE TABLE IF NOT EXISTS "cheap" AS SELECT 1'), { affectedRows: 0 });
+
+  await fx.files.execute('DROP TABLE "cheap"');
+  assert.equal(fx.files.get('cheap'), null);
+  assert.ok(!fx.store.records.has('cheap'));
+  assert.ok(!existsSync(join(fx.dir, rec.storagePath)));
+  await sqlError(fx.files.execute('DROP TABLE "cheap"'), 1051, /Unknown table 'files\.cheap'/);
+  await fx.files.execute('DROP TABLE IF EXISTS "cheap"');
+  await sqlError(fx.files.execute('CREATE TABLE "bad-name" AS SELECT 1'), 1103, /Invalid file table name/);
+});
+
+test('rows streamed from another source become a file table in one pass', async () => {
+  async function* batches() {
+    yield [
+      [1, 'a', '2024-01-02', '10.50'],
+      [2, null, null, null],
+    ];
+    yield [[3, "it's", '2024-03-04', '-1.25']];
+  }
+  const n = await fx.files.createTableFromStream(
+    'streamed',
+    [
+      { name: 'id', type: 'BIGINT' },
+      { name: 'label', type: 'VARCHAR' },
+      { name: 'day', type: 'DATE' },
+      { name: 'amount', type: 'DECIMAL' },
+    ],
+    batches(),
+  );
+  assert.equal(n, 3);
+  assert.deepEqual(await fx.rows('SELECT * FROM streamed ORDER BY id'), [
+    [1, 'a', '2024-01-02', '10.5000000000'],
+    [2, null, null, null],
+    [3, "it's", '2024-03-04', '-1.2500000000'],
+  ]);
+  const cols = await fx.files.listColumns('streamed');
+  assert.deepEqual(
+    cols.map((c) => c.type),
+    ['BIGINT', 'VARCHAR', 'DATE', 'DECIMAL'],
+  );
+});
+
+test('CREATE TABLE with columns then INSERT, UPDATE and DELETE rewrite the stored file', async () => {
+  await fx.files.execute('CREATE TABLE "log" ("id" BIGINT, "msg" VARCHAR)');
+  assert.equal(fx.files.get('log')?.rows, 0);
+  assert.deepEqual(await fx.files.execute(`INSERT INTO "log" ("id", "msg") VALUES (1, 'a'), (2, 'b')`), {
+    affectedRows: 2,
+  });
+  assert.deepEqual(await fx.files.execute(`INSERT INTO "log" SELECT id + 10, name FROM "items"`), { affectedRows: 3 });
+  assert.deepEqual(await fx.files.execute(`UPDATE "log" SET msg = upper(msg) WHERE id < 10`), { affectedRows: 2 });
+  assert.deepEqual(await fx.files.execute(`DELETE FROM "log" WHERE id = 12`), { affectedRows: 1 });
+  assert.equal(fx.files.get('log')?.rows, 4);
+  assert.deepEqual(await fx.rows('SELECT * FROM log ORDER BY id'), [
+    [1, 'A'],
+    [2, 'B'],
+    [11, 'apple'],
+    [13, 'fig'],
+  ]);
+  await sqlError(fx.files.execute('ALTER TABLE "log" ADD COLUMN x INT'), 1235, /files source supports/);
+});
+
+test('a restart rebuilds the tables from the catalog records', async () => {
+  const again = await FilesSource.open({ storageDir: fx.dir, store: fx.store, logger: pino({ level: 'silent' }) });
+  try {
+    assert.ok((await again.listTables()).some((t) => t.name === 'items'));
+    const { collect } = await import('../../../src/sources/types.js');
+    const { rows } = await collect(await again.query('SELECT count(*) FROM items'));
+    assert.deepEqual(rows, [[3]]);
+  } finally {
+    await again.close();
+  }
+});
+
+test('a table added to the catalog by another process is found on first use', async () => {
+  const other = await FilesSource.open({ storageDir: fx.dir, store: fx.store, logger: pino({ level: 'silent' }) });
+  try {
+    const { Readable } = await import('node:stream');
+    await other.upload('from_cli', Readable.from([Buffer.from('x\n42\n')]), { format: 'csv', maxBytes: 1000 });
+  } finally {
+    await other.close();
+  }
+  assert.deepEqual(await fx.rows('SELECT x FROM from_cli'), [[42]]);
+});
