@@ -56,6 +56,17 @@ export interface Source {
   query(sql: string, opts?: QueryOptions): Promise<QueryStream>;
   /** Run a statement that returns no rows; affected rows or null when the source does not say. */
   execute(sql: string, opts?: QueryOptions): Promise<{ affectedRows: number | null }>;
+  /**
+   * Optional: create `table` from rows in one pass, for CREATE TABLE s.t AS SELECT that
+   * reads other sources. Sources that store whole tables (files: one Parquet file per
+   * table) implement it; the others get CREATE TABLE plus INSERT batches. Returns rows written.
+   */
+  createTableFromStream?(
+    table: string,
+    columns: FieldInfo[],
+    batches: AsyncIterable<Row[]>,
+    opts?: { ifNotExists?: boolean },
+  ): Promise<number>;
   /** Try the connection (used by CREATE DATABASE before anything is stored). Throws SqlError 2003/1045/1049. */
   test(): Promise<void>;
   /** Close pools; the source is unusable afterwards. */

@@ -72,6 +72,15 @@ export async function runWrite(
   const dialect = source.dialect;
   const table = sourceTableText(dialect, target.schema, target.table);
   try {
+    // Sources that store whole tables (files: Parquet) take the rows as one stream;
+    // INSERT batches would rewrite the stored file once per batch.
+    if (kind === 'create' && source.createTableFromStream && !ast.columns?.length) {
+      const n = await source.createTableFromStream(target.table, stream.columns, stream.batches, {
+        ifNotExists: !!ast.if_not_exists,
+      });
+      await stream.cancel().catch(() => {}); // IF NOT EXISTS on an existing table reads nothing
+      return { kind: 'ok', affected: n };
+    }
     if (kind === 'create') {
       const cols = stream.columns
         .map((c) => `${quoteFor(dialect, c.name)} ${columnTypeFor(dialect, c.type)}`)
