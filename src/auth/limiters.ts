@@ -38,6 +38,23 @@ export class LimiterStore {
     return this.redis !== null;
   }
 
+  /** Resolves true once Redis answers (false after `timeoutMs`, or without Redis). */
+  async ready(timeoutMs = 5_000): Promise<boolean> {
+    const r = this.redis;
+    if (!r) return false;
+    if (r.status === 'ready') return true;
+    return new Promise((resolve) => {
+      const done = (ok: boolean) => {
+        clearTimeout(timer);
+        r.off('ready', onReady);
+        resolve(ok);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      r.once('ready', onReady);
+    });
+  }
+
   private connect(url: string): Redis {
     const client = new Redis(url, {
       // Commands fail at once while disconnected, so the insurance limiter answers without delay.
