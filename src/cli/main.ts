@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from '../config/load.js';
 import { createLogger } from '../logger.js';
 import { runQueryCommand } from './query-command.js';
 import { closeDeps, createDeps, startServer } from './start.js';
+import { runUploadCommand, UPLOAD_HELP } from './upload-command.js';
 import { VERSION } from './version.js';
 
 const HELP = `tributary ${VERSION}: federated SQL (MySQL syntax) over databases, APIs and files, for AI agents
@@ -12,6 +13,7 @@ Usage:
   tributary [options]                 start the HTTP server (API + MCP) on 127.0.0.1:47334
   tributary --mcp-stdio [options]     serve MCP on stdin/stdout only (for MCP clients that spawn servers)
   tributary query "<SQL>" [--db src]  run one statement and print the result as a table (--json for JSON)
+${UPLOAD_HELP}
 
 Options:
   --host HOST        listen address (TRIBUTARY_HTTP_HOST, api.http.host)
@@ -39,6 +41,11 @@ async function main(): Promise<void> {
       'mcp-stdio': { type: 'boolean' },
       db: { type: 'string' },
       json: { type: 'boolean' },
+      url: { type: 'string' },
+      token: { type: 'string' },
+      format: { type: 'string' },
+      sheet: { type: 'string' },
+      replace: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -72,6 +79,10 @@ async function main(): Promise<void> {
     } finally {
       await closeDeps(deps);
     }
+    return;
+  }
+  if (command === 'upload') {
+    process.exitCode = await runUploadCommand(config, positionals.slice(1), values);
     return;
   }
   if (command !== undefined) throw new ConfigError(`Unknown command '${command}'. Run tributary --help`);
