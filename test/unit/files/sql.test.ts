@@ -39,14 +39,21 @@ test('the engine statements are recognised from their DuckDB text', () => {
     select: 'select 1',
     ifNotExists: true,
   });
-  assert.equal((parseFilesStatement('CREATE TABLE t AS (SELECT 1) UNION (SELECT 2)') as any).select, '(SELECT 1) UNION (SELECT 2)');
+  assert.equal(
+    (parseFilesStatement('CREATE TABLE t AS (SELECT 1) UNION (SELECT 2)') as any).select,
+    '(SELECT 1) UNION (SELECT 2)',
+  );
   assert.deepEqual(parseFilesStatement('CREATE TABLE "t" ("a" BIGINT, "b" VARCHAR)'), {
     kind: 'create',
     table: 't',
     columnsSql: '("a" BIGINT, "b" VARCHAR)',
     ifNotExists: false,
   });
-  assert.deepEqual(parseFilesStatement('DROP TABLE IF EXISTS "t"'), { kind: 'drop', table: 't', ifExists: true });
+  assert.deepEqual(parseFilesStatement('DROP TABLE IF EXISTS "t"'), {
+    kind: 'drop',
+    table: 't',
+    ifExists: true,
+  });
   assert.deepEqual(parseFilesStatement('UPDATE "t" SET a = 1'), { kind: 'dml', table: 't' });
   assert.deepEqual(parseFilesStatement('ALTER TABLE t ADD x INT'), { kind: 'other' });
 });
@@ -69,7 +76,9 @@ test('CREATE TABLE AS SELECT stores a new file table; DROP TABLE removes it and 
   assert.ok(fx.store.records.has('cheap'));
   assert.deepEqual(await fx.rows('SELECT name FROM cheap ORDER BY id'), [['apple'], ['pear']]);
   await sqlError(fx.files.execute('CREATE TABLE "cheap" AS SELECT 1'), 1050, /already exists/);
-  assert.deepEqual(await fx.files.execute('CREATE TABLE IF NOT EXISTS "cheap" AS SELECT 1'), { affectedRows: 0 });
+  assert.deepEqual(await fx.files.execute('CREATE TABLE IF NOT EXISTS "cheap" AS SELECT 1'), {
+    affectedRows: 0,
+  });
 
   await fx.files.execute('DROP TABLE "cheap"');
   assert.equal(fx.files.get('cheap'), null);
@@ -117,8 +126,12 @@ test('CREATE TABLE with columns then INSERT, UPDATE and DELETE rewrite the store
   assert.deepEqual(await fx.files.execute(`INSERT INTO "log" ("id", "msg") VALUES (1, 'a'), (2, 'b')`), {
     affectedRows: 2,
   });
-  assert.deepEqual(await fx.files.execute(`INSERT INTO "log" SELECT id + 10, name FROM "items"`), { affectedRows: 3 });
-  assert.deepEqual(await fx.files.execute(`UPDATE "log" SET msg = upper(msg) WHERE id < 10`), { affectedRows: 2 });
+  assert.deepEqual(await fx.files.execute(`INSERT INTO "log" SELECT id + 10, name FROM "items"`), {
+    affectedRows: 3,
+  });
+  assert.deepEqual(await fx.files.execute(`UPDATE "log" SET msg = upper(msg) WHERE id < 10`), {
+    affectedRows: 2,
+  });
   assert.deepEqual(await fx.files.execute(`DELETE FROM "log" WHERE id = 12`), { affectedRows: 1 });
   assert.equal(fx.files.get('log')?.rows, 4);
   assert.deepEqual(await fx.rows('SELECT * FROM log ORDER BY id'), [
@@ -131,7 +144,11 @@ test('CREATE TABLE with columns then INSERT, UPDATE and DELETE rewrite the store
 });
 
 test('a restart rebuilds the tables from the catalog records', async () => {
-  const again = await FilesSource.open({ storageDir: fx.dir, store: fx.store, logger: pino({ level: 'silent' }) });
+  const again = await FilesSource.open({
+    storageDir: fx.dir,
+    store: fx.store,
+    logger: pino({ level: 'silent' }),
+  });
   try {
     assert.ok((await again.listTables()).some((t) => t.name === 'items'));
     const { collect } = await import('../../../src/sources/types.js');
@@ -143,10 +160,17 @@ test('a restart rebuilds the tables from the catalog records', async () => {
 });
 
 test('a table added to the catalog by another process is found on first use', async () => {
-  const other = await FilesSource.open({ storageDir: fx.dir, store: fx.store, logger: pino({ level: 'silent' }) });
+  const other = await FilesSource.open({
+    storageDir: fx.dir,
+    store: fx.store,
+    logger: pino({ level: 'silent' }),
+  });
   try {
     const { Readable } = await import('node:stream');
-    await other.upload('from_cli', Readable.from([Buffer.from('x\n42\n')]), { format: 'csv', maxBytes: 1000 });
+    await other.upload('from_cli', Readable.from([Buffer.from('x\n42\n')]), {
+      format: 'csv',
+      maxBytes: 1000,
+    });
   } finally {
     await other.close();
   }
