@@ -104,8 +104,13 @@ function mapError(e: unknown, host: string, phase: 'connect' | 'body'): EgressEr
   if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new EgressError('upstream_timeout', `'${host}' did not answer in time`);
   }
-  if (code.startsWith('HPE_') || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'UND_ERR_INFO') {
-    return new EgressError('invalid_upstream_response', `the response from '${host}' is malformed (${code})`);
+  if (
+    code.startsWith('HPE_') ||
+    (e as Error)?.name === 'HTTPParserError' ||
+    code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ||
+    code === 'UND_ERR_INFO'
+  ) {
+    return new EgressError('invalid_upstream_response', `the response from '${host}' is not valid HTTP${code ? ` (${code})` : ''}`);
   }
   if (code === 'UND_ERR_INVALID_ARG')
     return new EgressError('invalid_request', 'the request could not be sent as given');
