@@ -110,7 +110,10 @@ function mapError(e: unknown, host: string, phase: 'connect' | 'body'): EgressEr
     code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' ||
     code === 'UND_ERR_INFO'
   ) {
-    return new EgressError('invalid_upstream_response', `the response from '${host}' is not valid HTTP${code ? ` (${code})` : ''}`);
+    return new EgressError(
+      'invalid_upstream_response',
+      `the response from '${host}' is not valid HTTP${code ? ` (${code})` : ''}`,
+    );
   }
   if (code === 'UND_ERR_INVALID_ARG')
     return new EgressError('invalid_request', 'the request could not be sent as given');

@@ -63,7 +63,11 @@ export interface TestApp {
   /** Every log line written, as text. */
   logs: string[];
   /** POST JSON to a passthrough route through Fastify's injector (no socket). */
-  call(name: string, body: unknown, suffix?: '' | '/test'): Promise<{ status: number; json: any; text: string }>;
+  call(
+    name: string,
+    body: unknown,
+    suffix?: '' | '/test',
+  ): Promise<{ status: number; json: any; text: string }>;
   close(): Promise<void>;
 }
 

@@ -39,7 +39,11 @@ before(async () => {
   });
   t.sources.add('based', 'rest_api', { base_url: `${up.url}/echo/v1`, bearer_token: TOKEN });
   t.sources.add('pg', 'postgres', { host: '127.0.0.1', password: 'pw' });
-  t.sources.add('fenced', 'rest_api', { base_url: up.url, bearer_token: TOKEN, allowed_hosts: ['api.example.com'] });
+  t.sources.add('fenced', 'rest_api', {
+    base_url: up.url,
+    bearer_token: TOKEN,
+    allowed_hosts: ['api.example.com'],
+  });
 });
 
 after(async () => {
@@ -143,7 +147,12 @@ describe('passthrough calls', () => {
   });
 
   test('undecodable encodings and broken framing are invalid upstream responses', async () => {
-    assertError(await call('api', { method: 'GET', path: '/zstd' }), 502, 'invalid_upstream_response', /zstd/);
+    assertError(
+      await call('api', { method: 'GET', path: '/zstd' }),
+      502,
+      'invalid_upstream_response',
+      /zstd/,
+    );
     assertError(await call('api', { method: 'GET', path: '/garbage' }), 502, 'invalid_upstream_response');
     assertError(await call('api', { method: 'GET', path: '/truncated' }), 502, 'invalid_upstream_response');
   });
@@ -159,7 +168,12 @@ describe('passthrough calls', () => {
     const port = gone.port;
     await gone.close();
     t.sources.add('gone', 'rest_api', { base_url: `http://127.0.0.1:${port}`, bearer_token: TOKEN });
-    assertError(await call('gone', { method: 'GET', path: '/' }), 502, 'upstream_unreachable', /'127\.0\.0\.1'/);
+    assertError(
+      await call('gone', { method: 'GET', path: '/' }),
+      502,
+      'upstream_unreachable',
+      /'127\.0\.0\.1'/,
+    );
   });
 
   test('same-origin redirects are followed, at most 5', async () => {
@@ -236,16 +250,25 @@ describe('passthrough calls', () => {
     assert.ok(r.json.headers['x-echo-b64'].includes(REDACTED));
     assert.deepEqual(r.json.headers['set-cookie'], [`session=${REDACTED}; Path=/`]);
     assert.equal(r.json.headers.location, `https://elsewhere.example/?t=${REDACTED}`);
-    for (const form of [...secretForms(TOKEN), ...secretForms(API_KEY)]) assert.ok(!r.text.includes(form), form);
+    for (const form of [...secretForms(TOKEN), ...secretForms(API_KEY)])
+      assert.ok(!r.text.includes(form), form);
   });
 });
 
 describe('passthrough refusals', () => {
   test('request body over the limit: 413, measured on what would be sent', async () => {
     up.reset();
-    assertError(await call('api', { method: 'POST', path: '/echo', body: 'x'.repeat(4097) }), 413, 'request_too_large');
+    assertError(
+      await call('api', { method: 'POST', path: '/echo', body: 'x'.repeat(4097) }),
+      413,
+      'request_too_large',
+    );
     // Multi-byte characters count as their UTF-8 bytes.
-    assertError(await call('api', { method: 'POST', path: '/echo', body: 'é'.repeat(2049) }), 413, 'request_too_large');
+    assertError(
+      await call('api', { method: 'POST', path: '/echo', body: 'é'.repeat(2049) }),
+      413,
+      'request_too_large',
+    );
     const r = await call('api', { method: 'POST', path: '/echo', body: 'é'.repeat(2048) });
     assert.equal(r.json.status_code, 200);
     // The envelope may exceed the limit by at most 64 KiB.
@@ -277,9 +300,22 @@ describe('passthrough refusals', () => {
     ]) {
       assertError(await call('api', { method: 'GET', path }), 400, 'invalid_request', /path/);
     }
-    assertError(await call('api', { method: 'GET', path: '/x', query: { a: 1 } }), 400, 'invalid_request', /query/);
-    assertError(await call('api', { method: 'GET', path: '/x', headers: { 'X-A': 2 } }), 400, 'invalid_request');
-    assertError(await call('api', { method: 'GET', path: '/x', headers: { 'X-A': 'a\r\nb: c' } }), 400, 'invalid_request');
+    assertError(
+      await call('api', { method: 'GET', path: '/x', query: { a: 1 } }),
+      400,
+      'invalid_request',
+      /query/,
+    );
+    assertError(
+      await call('api', { method: 'GET', path: '/x', headers: { 'X-A': 2 } }),
+      400,
+      'invalid_request',
+    );
+    assertError(
+      await call('api', { method: 'GET', path: '/x', headers: { 'X-A': 'a\r\nb: c' } }),
+      400,
+      'invalid_request',
+    );
     assertError(await call('api', [1, 2]), 400, 'invalid_request');
     assertError(await call('api', 'not json'), 400, 'invalid_request');
     assert.equal(up.hits, 0);
@@ -313,12 +349,7 @@ describe('passthrough refusals', () => {
   });
 
   test('unknown source 404, non-rest source 400 not_passthrough', async () => {
-    assertError(
-      await call('nosuch', { method: 'GET', path: '/' }),
-      404,
-      'datasource_not_found',
-      /'nosuch'/,
-    );
+    assertError(await call('nosuch', { method: 'GET', path: '/' }), 404, 'datasource_not_found', /'nosuch'/);
     assertError(await call('pg', { method: 'GET', path: '/' }), 400, 'not_passthrough', /'pg'/);
     // Names are case-insensitive.
     const r = await call('API', { method: 'GET', path: '/echo' });
@@ -351,7 +382,11 @@ describe('passthrough test endpoint', () => {
       [500, 'upstream_error'],
     ] as const) {
       const name = `t${code}`;
-      t.sources.add(name, 'rest_api', { base_url: up.url, bearer_token: TOKEN, test_path: `/status/${code}` });
+      t.sources.add(name, 'rest_api', {
+        base_url: up.url,
+        bearer_token: TOKEN,
+        test_path: `/status/${code}`,
+      });
       const r = await call(name, {}, '/test');
       assert.equal(r.status, 200);
       assert.equal(r.json.ok, false);

@@ -23,6 +23,8 @@ export interface Upstream {
   seen: SeenRequest[];
   /** Most requests in progress at once. */
   maxInFlight: number;
+  /** TCP connections accepted. */
+  connections: number;
   reset(): void;
   close(): Promise<void>;
 }
@@ -31,7 +33,12 @@ export const BOMB_DECODED = 64 * 1024 * 1024;
 const bomb = gzipSync(Buffer.alloc(BOMB_DECODED), { level: 9 });
 const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d]);
 
-function json(res: http.ServerResponse, status: number, value: unknown, extra: http.OutgoingHttpHeaders = {}) {
+function json(
+  res: http.ServerResponse,
+  status: number,
+  value: unknown,
+  extra: http.OutgoingHttpHeaders = {},
+) {
   const body = Buffer.from(JSON.stringify(value));
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': body.length, ...extra });
   res.end(body);
@@ -79,8 +86,13 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: strin
     case 'deflate':
     case 'br': {
       const raw = Buffer.from(JSON.stringify({ compressed: head, token: authToken(req) }));
-      const enc = head === 'gzip' ? gzipSync(raw) : head === 'deflate' ? deflateSync(raw) : brotliCompressSync(raw);
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': head, 'content-length': enc.length });
+      const enc =
+        head === 'gzip' ? gzipSync(raw) : head === 'deflate' ? deflateSync(raw) : brotliCompressSync(raw);
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': head,
+        'content-length': enc.length,
+      });
       return res.end(enc);
     }
     case 'zstd':
@@ -116,6 +128,17 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: strin
       const location = n <= 1 ? '/echo' : `/redirect/${n - 1}`;
       res.writeHead(302, { location });
       return res.end();
+    }
+    case 'slow-redirect': {
+      // /slow-redirect/n/ms: wait ms, then redirect to n-1; ends at /echo.
+      const n = Number(arg);
+      const ms = Number(parts[2] ?? 100);
+      const t = setTimeout(() => {
+        res.writeHead(302, { location: n <= 1 ? '/echo' : `/slow-redirect/${n - 1}/${ms}` });
+        res.end();
+      }, ms);
+      res.on('close', () => clearTimeout(t));
+      return;
     }
     case 'redirect-status': {
       res.writeHead(Number(arg), { location: `http://127.0.0.1:${port}/echo` });
@@ -168,7 +191,7 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse, body: strin
 }
 
 export async function startUpstream(host = '127.0.0.1'): Promise<Upstream> {
-  const state = { hits: 0, seen: [] as SeenRequest[], inFlight: 0, maxInFlight: 0 };
+  const state = { hits: 0, seen: [] as SeenRequest[], inFlight: 0, maxInFlight: 0, connections: 0 };
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     state.hits++;
@@ -184,6 +207,7 @@ export async function startUpstream(host = '127.0.0.1'): Promise<Upstream> {
     });
   });
   server.on('connection', (s) => {
+    state.connections++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
@@ -203,10 +227,14 @@ export async function startUpstream(host = '127.0.0.1'): Promise<Upstream> {
     get maxInFlight() {
       return state.maxInFlight;
     },
+    get connections() {
+      return state.connections;
+    },
     reset() {
       state.hits = 0;
       state.seen = [];
       state.maxInFlight = 0;
+      state.connections = 0;
     },
     async close() {
       for (const s of sockets) s.destroy();
