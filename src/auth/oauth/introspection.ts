@@ -8,10 +8,12 @@ export interface ClientCredentials {
 
 /**
  * RFC 6749 §2.3.1: client_secret_basic is the default; client_secret_post only when the
- * issuer offers it and not basic.
+ * issuer offers it and not basic. Without introspection methods in the metadata, the token
+ * endpoint's methods stand in (the same client authenticates at both).
  */
 export function introspectionAuthMethod(meta: IssuerMetadata): 'client_secret_basic' | 'client_secret_post' {
-  const offered = meta.introspection_endpoint_auth_methods_supported;
+  const offered =
+    meta.introspection_endpoint_auth_methods_supported ?? meta.token_endpoint_auth_methods_supported;
   if (offered?.includes('client_secret_post') && !offered.includes('client_secret_basic')) {
     return 'client_secret_post';
   }

@@ -7,6 +7,8 @@ export interface IssuerMetadata {
   jwks_uri?: string;
   introspection_endpoint?: string;
   introspection_endpoint_auth_methods_supported?: string[];
+  /** RFC 8414 leaves introspection methods to "other means" when omitted; this is the usual one. */
+  token_endpoint_auth_methods_supported?: string[];
 }
 
 /** RFC 8414 §3.1 inserts the well-known segment before the issuer's path; OIDC appends it. */
