@@ -73,7 +73,7 @@ export async function startTestServer(
  * same HTTP server (real hooks and routes from cli/wiring.ts, real catalog, real MCP
  * routes) over a one-answer engine, since these tests are about who gets in, not SQL.
  */
-async function start(config: Config, logger: Logger): Promise<Running> {
+export async function start(config: Config, logger: Logger): Promise<Running> {
   try {
     const { startServer } = await import('../../../../src/cli/start.js');
     return await startServer(config, { logger });
