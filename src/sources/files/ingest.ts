@@ -16,6 +16,8 @@ export interface IngestInput {
   label: string;
   /** Scratch path for intermediate files (XLSX → NDJSON); removed afterwards. */
   scratch: string;
+  /** A large file: read CSV with small buffers to bound memory. */
+  large?: boolean;
 }
 
 export interface IngestResult {
@@ -61,12 +63,16 @@ export async function ingestToParquet(
     }
     let rows: number;
     try {
-      rows = await copy(conn, `SELECT *${replace} FROM ${reader(format, source, false)}`, dest);
+      rows = await copy(
+        conn,
+        `SELECT *${replace} FROM ${reader(format, source, false, !!input.large)}`,
+        dest,
+      );
     } catch (e) {
       // DuckDB infers types from a sample of rows; a later row that does not fit makes
       // the whole read fail. Infer again from every row (slower, only when needed).
       if (!isCastError(e)) throw e;
-      rows = await copy(conn, `SELECT *${replace} FROM ${reader(format, source, true)}`, dest);
+      rows = await copy(conn, `SELECT *${replace} FROM ${reader(format, source, true, !!input.large)}`, dest);
     }
     if (rows === 0) throw invalidFile(`'${input.label}' has no data rows`);
     const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${lit(dest)})`);
@@ -100,8 +106,10 @@ export async function copy(conn: DuckDBConnection, select: string, dest: string)
   return Number(r.getRows()[0]?.[0] ?? 0);
 }
 
-function reader(format: FileFormat, path: string, fullScan: boolean): string {
-  const sample = fullScan ? ', sample_size = -1' : '';
+function reader(format: FileFormat, path: string, fullScan: boolean, large: boolean): string {
+  const sample =
+    (fullScan ? ', sample_size = -1' : '') +
+    (large && (format === 'csv' || format === 'tsv') ? ', buffer_size = 4194304' : '');
   switch (format) {
     case 'csv':
     case 'tsv':

@@ -33,6 +33,8 @@ export interface FilesSourceOptions {
   /** DuckDB memory limit for ingest and queries (spills to disk past it). */
   memoryLimit?: string;
   threads?: number;
+  /** Memory limit of the DuckDB that ingests one upload (default 128MB; spills to disk past it). */
+  ingestMemoryLimit?: string;
 }
 
 export interface UploadOptions {
@@ -53,6 +55,8 @@ export interface StoredFile {
 }
 
 const INSERT_BATCH_ROWS = 2048;
+/** Past this size an ingest reads with one thread and small buffers: peak memory over speed. */
+const LARGE_FILE = 256 * 1024 * 1024;
 
 /**
  * The built-in `files` source: every uploaded file (or CREATE TABLE files.t AS SELECT)
@@ -226,11 +230,21 @@ export class FilesSource implements Source {
     return this.withLock(name, async () => {
       if (!opts.replace && this.get(name)) throw exists(name);
       const staged = this.tmpPath('parquet');
-      const conn = await this.db.connect();
+      const size = (await stat(path)).size;
+      // Each ingest gets its own small DuckDB: its memory is bounded (and spills to disk)
+      // without limiting queries, and concurrent uploads do not share one budget.
+      const large = size > LARGE_FILE;
+      const db = await DuckDBInstance.create(':memory:', {
+        memory_limit: this.opts.ingestMemoryLimit ?? '128MB',
+        threads: large ? '1' : String(this.opts.threads ?? 2),
+        temp_directory: join(this.tmpDir, 'duckdb'),
+        autoinstall_known_extensions: 'false',
+      });
+      const conn = await db.connect();
       try {
         const res = await ingestToParquet(
           conn,
-          { path, format, sheet: opts.sheet ?? null, label: name, scratch: this.tmpPath('scratch') },
+          { path, format, sheet: opts.sheet ?? null, label: name, scratch: this.tmpPath('scratch'), large },
           staged,
         );
         const created = !this.get(name);
@@ -239,6 +253,7 @@ export class FilesSource implements Source {
         return { record, created };
       } finally {
         conn.closeSync();
+        db.closeSync();
         await rm(staged, { force: true });
       }
     });
