@@ -1,0 +1,127 @@
+/**
+ * Files benchmark: (1) upload + first query of a 1,000,000-row CSV through the real
+ * server, against DuckDB reading the same file directly, in one run (target ≤ 1.3x);
+ * (2) peak RSS of the server process (VmHWM) during a 1 GB CSV upload (target ≤ 200 MB).
+ * Run alone: `node --import tsx bench/files.ts` (FILES_BENCH_GB=0 skips the 1 GB part).
+ */
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { peakRssMb, round, sql, startChildServer, time } from './lib.js';
+
+const QUERY = (from: string) => `SELECT COUNT(*) AS n, SUM(amount) AS total, COUNT(DISTINCT name) AS names FROM ${from}`;
+
+/** A CSV with integers, text (some quoted, with commas), decimals, dates and booleans. */
+async function writeCsv(path: string, rows: number): Promise<void> {
+  const out = createWriteStream(path);
+  out.write('id,name,amount,day,flag\n');
+  const names = ['alpha', 'bravo', 'charlie', 'delta, inc', 'echo'];
+  const day0 = Date.UTC(2020, 0, 1);
+  let buf = '';
+  for (let i = 1; i <= rows; i++) {
+    const name = `${names[i % 5]}_${i % 1000}`;
+    const day = new Date(day0 + (i % 1500) * 86400000).toISOString().slice(0, 10);
+    buf += `${i},${name.includes(',') ? `"${name}"` : name},${(i % 100000) / 100},${day},${i % 3 === 0}\n`;
+    if (buf.length > 1 << 20) {
+      if (!out.write(buf)) await once(out, 'drain');
+      buf = '';
+    }
+  }
+  out.end(buf);
+  await once(out, 'close');
+}
+
+async function upload(url: string, name: string, path: string): Promise<any> {
+  const res = await fetch(`${url}/api/files/${name}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'text/csv', 'content-length': String(statSync(path).size) },
+    body: Readable.toWeb(createReadStream(path)) as any,
+    duplex: 'half',
+  } as RequestInit);
+  const body = await res.json();
+  if (res.status >= 300) throw new Error(`upload ${name}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+async function directDuckDb(path: string): Promise<{ ms: number; value: unknown }> {
+  return time(async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    const r = await conn.runAndReadAll(QUERY(`read_csv('${path.replace(/'/g, "''")}')`));
+    const rows = r.getRowsJS();
+    conn.closeSync();
+    db.closeSync();
+    return rows;
+  });
+}
+
+export async function benchFiles(): Promise<object> {
+  const dir = mkdtempSync(join(tmpdir(), 'tributary-files-bench-'));
+  const out: Record<string, unknown> = {};
+  try {
+    const csv = join(dir, 'million.csv');
+    await writeCsv(csv, 1_000_000);
+    const server = await startChildServer({ TRIBUTARY_MAX_UPLOAD_BYTES: String(4 * 1024 ** 3) });
+    try {
+      const direct = await directDuckDb(csv);
+      const up = await time(() => upload(server.url, 'million', csv));
+      const first = await time(() => sql(server.url, QUERY('files.million')));
+      const direct2 = await directDuckDb(csv);
+      const directMs = Math.min(direct.ms, direct2.ms);
+      out.million_rows = {
+        csv_mb: round(statSync(csv).size / 1024 ** 2, 1),
+        upload_ms: round(up.ms, 0),
+        first_query_ms: round(first.ms, 0),
+        upload_plus_query_ms: round(up.ms + first.ms, 0),
+        duckdb_direct_ms: round(directMs, 0),
+        ratio: round((up.ms + first.ms) / directMs, 2),
+        target_ratio: 1.3,
+        same_count: Number(first.value.data[0][0]) === Number((direct.value as any)[0][0]),
+      };
+    } finally {
+      await server.stop();
+    }
+    rmSync(csv, { force: true });
+
+    const gb = Number(process.env.FILES_BENCH_GB ?? '1');
+    if (gb > 0) {
+      const big = join(dir, 'big.csv');
+      await writeCsv(big, Math.round(gb * 23_000_000));
+      const server2 = await startChildServer({ TRIBUTARY_MAX_UPLOAD_BYTES: String(4 * 1024 ** 3) });
+      try {
+        const before = peakRssMb(server2.pid);
+        const up = await time(() => upload(server2.url, 'big', big));
+        out.gigabyte_upload = {
+          csv_mb: round(statSync(big).size / 1024 ** 2, 0),
+          rows: up.value.rows,
+          upload_s: round(up.ms / 1000, 1),
+          server_peak_rss_mb_before: round(before, 0),
+          server_peak_rss_mb: round(peakRssMb(server2.pid), 0),
+          target_peak_rss_mb: 200,
+        };
+      } finally {
+        await server2.stop();
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return out;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  benchFiles().then(
+    (r) => {
+      console.log(JSON.stringify(r, null, 2));
+      process.exit(0);
+    },
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
