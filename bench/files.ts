@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { peakRssMb, round, sql, startChildServer, time } from './lib.js';
 
-const QUERY = (from: string) => `SELECT COUNT(*) AS n, SUM(amount) AS total, COUNT(DISTINCT name) AS names FROM ${from}`;
+const QUERY = (from: string) =>
+  `SELECT COUNT(*) AS n, SUM(amount) AS total, COUNT(DISTINCT name) AS names FROM ${from}`;
 
 /** A CSV with integers, text (some quoted, with commas), decimals, dates and booleans. */
 async function writeCsv(path: string, rows: number): Promise<void> {
