@@ -26,7 +26,6 @@ export class MariaEngine implements SqlEngine {
       database,
       dateStrings: true,
       supportBigNumbers: true,
-      bigNumberStrings: true,
     });
   }
 
@@ -86,8 +85,8 @@ export class MariaEngine implements SqlEngine {
       if (opts.signal?.aborted) return onAbort();
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       const q = conn.query({ sql, rowsAsArray: true });
-      q.on('fields', (fields: { name: string }[]) => {
-        columns = fields.map((f) => f.name);
+      q.on('fields', (fields: { name: string }[] | undefined) => {
+        if (fields) columns = fields.map((f) => f.name);
       });
       q.on('result', (row: unknown) => {
         if (!Array.isArray(row)) {
