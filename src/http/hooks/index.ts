@@ -12,8 +12,12 @@ import { securityRuntime } from './runtime.js';
  * authentication, rate limit. Registered before any route so every route is covered.
  * Throws a ConfigError naming the variable when the auth configuration cannot work.
  */
-export function registerSecurityHooks(app: FastifyInstance, deps: AppDeps): void {
+export async function registerSecurityHooks(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const rt = securityRuntime(app, deps);
+  // Count in Redis from the first request on; if it is down, start anyway on the in-memory insurance.
+  if (rt.limiters.shared && !(await rt.limiters.ready(3_000))) {
+    deps.logger.warn('rate-limit Redis not reachable at start; limiting in memory until it is');
+  }
   deps.logger.info(
     { auth_mode: rt.auth.mode, rate_limit: rt.requestLimiter !== null, shared_limits: rt.limiters.shared },
     'security hooks ready',

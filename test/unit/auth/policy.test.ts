@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { authMode, checkAuthConfig } from '../../../src/auth/index.js';
+import { authMode, checkAuthConfig, warnIfExposed } from '../../../src/auth/index.js';
 import { introspectionAuthMethod } from '../../../src/auth/oauth/introspection.js';
 import { discoveryUrls } from '../../../src/auth/oauth/issuer-metadata.js';
 import {
@@ -16,6 +17,7 @@ import type { Config } from '../../../src/config/types.js';
 import { originMatcher } from '../../../src/http/hooks/cors.js';
 import { allowedHostPatterns, hostAllowed, parseHost } from '../../../src/http/hooks/host-check.js';
 import { isApiOrMcp, needsCredential } from '../../../src/http/hooks/paths.js';
+import { createLogger } from '../../../src/logger.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -290,5 +292,41 @@ describe('paths', () => {
       assert.equal(needsCredential(p), false, p);
     }
     assert.equal(isApiOrMcp('/mcp/status'), true);
+  });
+});
+
+describe('open-server warning', () => {
+  function captured() {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _e, cb) {
+        lines.push(String(chunk));
+        cb();
+      },
+    });
+    return { logger: createLogger('info', sink), lines };
+  }
+
+  test('no auth on a non-loopback host logs a clear warning', async () => {
+    const { logger, lines } = captured();
+    warnIfExposed(await config({ TRIBUTARY_HTTP_HOST: '0.0.0.0' }), logger);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(lines.length, 1);
+    const line = JSON.parse(lines[0]!) as { level: number; msg: string };
+    assert.equal(line.level, 40);
+    assert.match(line.msg, /authentication is OFF/);
+    assert.match(line.msg, /TRIBUTARY_USERNAME/);
+  });
+
+  test('silent on loopback, or when auth is on', async () => {
+    const { logger, lines } = captured();
+    warnIfExposed(await config(), logger);
+    warnIfExposed(await config({ TRIBUTARY_HTTP_HOST: '::1' }), logger);
+    warnIfExposed(
+      await config({ TRIBUTARY_HTTP_HOST: '0.0.0.0', TRIBUTARY_USERNAME: 'u', TRIBUTARY_PASSWORD: 'p' }),
+      logger,
+    );
+    await new Promise((r) => setImmediate(r));
+    assert.equal(lines.length, 0);
   });
 });
