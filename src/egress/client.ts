@@ -235,7 +235,7 @@ export async function egressRequest(opts: EgressRequestOptions): Promise<EgressR
     resolver: opts.resolver,
     connectTimeoutMs: opts.limits.connectTimeoutMs,
   });
-  const redactor = new Redactor(opts.secrets);
+  const redactor = Redactor.for(opts.secrets);
   let release: (() => void) | null = null;
 
   try {

@@ -97,7 +97,22 @@ function matches(hay: Haystack, needles: ReadonlyArray<string | Buffer>): Array<
   return merged;
 }
 
+const CACHE_MAX = 256;
+const cache = new Map<string, Redactor>();
+
 export class Redactor {
+  /** A shared Redactor for these secrets: building the forms costs more than most redactions. */
+  static for(secrets: readonly string[]): Redactor {
+    const key = secrets.join('\u0000');
+    let r = cache.get(key);
+    if (!r) {
+      if (cache.size >= CACHE_MAX) cache.clear();
+      r = new Redactor(secrets);
+      cache.set(key, r);
+    }
+    return r;
+  }
+
   private readonly forms: string[];
   private readonly formBytes: Buffer[];
 

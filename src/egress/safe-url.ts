@@ -87,7 +87,19 @@ export function validatePath(path: unknown): string {
  * Host names compared for the allowlist: lower case, one trailing dot removed, IDNs in punycode,
  * IPv4 literals canonical (127.1 → 127.0.0.1), IPv6 in brackets and compressed.
  */
+const hostCache = new Map<string, string>();
+const HOST_CACHE_MAX = 1024;
+
 export function normalizeHost(input: string): string {
+  const hit = hostCache.get(input);
+  if (hit !== undefined) return hit;
+  const host = normalizeHostUncached(input);
+  if (hostCache.size >= HOST_CACHE_MAX) hostCache.clear();
+  hostCache.set(input, host);
+  return host;
+}
+
+function normalizeHostUncached(input: string): string {
   if (typeof input !== 'string' || input.length === 0)
     throw invalid('a host name must be a non-empty string');
   if (/[\s/?#@\\]/.test(input)) throw invalid(`'${input}' is not a host name`);

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { SourceRecord } from '../../catalog/types.js';
 import type { Resolver } from '../../egress/agent.js';
 import { EgressAbortedError } from '../../egress/client.js';
 import { EgressError, isEgressError } from '../../egress/errors.js';
@@ -7,6 +8,7 @@ import {
   callPassthrough,
   type PassthroughSettings,
   type PassthroughSource,
+  prepareSource,
   testPassthrough,
 } from '../../sources/rest-api/passthrough.js';
 import type { AppDeps } from '../deps.js';
@@ -39,9 +41,14 @@ function settingsOf(deps: AppDeps, opts: PassthroughRouteOptions): PassthroughSe
   };
 }
 
+/** Parsed per record object: the manager keeps one record object per live source. */
+const prepared = new WeakMap<SourceRecord, PassthroughSource>();
+
 /** Finds the source and checks it is a rest_api one; throws EgressError otherwise. */
 async function findSource(deps: AppDeps, name: string): Promise<PassthroughSource> {
   const record = await deps.sources.getRecord(name);
+  const hit = record && prepared.get(record);
+  if (hit) return hit;
   if (!record) throw new EgressError('datasource_not_found', `Data source '${name}' does not exist`);
   if (record.engine !== REST_API_ENGINE) {
     throw new EgressError(
@@ -55,16 +62,17 @@ async function findSource(deps: AppDeps, name: string): Promise<PassthroughSourc
     const where = parsed.error.issues[0]?.path.join('.') || 'parameters';
     throw new EgressError('invalid_request', `Data source '${record.name}' has an invalid stored ${where}`);
   }
-  return { name: record.name, id: record.id, params: parsed.data };
+  const source = prepareSource(record.name, record.id, parsed.data);
+  prepared.set(record, source);
+  return source;
 }
 
 /** Aborts when the client goes away before the answer is written. */
-function clientSignal(request: FastifyRequest, reply: FastifyReply): AbortSignal {
+function clientSignal(reply: FastifyReply): AbortSignal {
   const ac = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) ac.abort();
   });
-  request.raw.once('aborted', () => ac.abort());
   return ac.signal;
 }
 
@@ -96,7 +104,7 @@ export function registerPassthroughRoutes(
         source,
         request.body,
         settingsOf(deps, opts),
-        clientSignal(request, reply),
+        clientSignal(reply),
       );
       log.info(
         {
@@ -133,7 +141,7 @@ export function registerPassthroughRoutes(
     const name = request.params.name;
     try {
       const source = await findSource(deps, name);
-      const result = await testPassthrough(source, settingsOf(deps, opts), clientSignal(request, reply));
+      const result = await testPassthrough(source, settingsOf(deps, opts), clientSignal(reply));
       log.info(
         {
           source: source.name,

@@ -2,7 +2,7 @@ import type { Resolver } from '../../egress/agent.js';
 import { type EgressResponse, egressRequest, type HttpMethod } from '../../egress/client.js';
 import { EgressError, type EgressErrorCode, isEgressError } from '../../egress/errors.js';
 import { buildUpstreamHeaders } from '../../egress/headers.js';
-import { buildUrl, parseBaseUrl, urlHost } from '../../egress/safe-url.js';
+import { type BaseUrl, buildUrl, parseBaseUrl, urlHost } from '../../egress/safe-url.js';
 import type { RestApiParams } from './params.js';
 import { formatBody } from './response-body.js';
 
@@ -23,6 +23,14 @@ export interface PassthroughSource {
   /** Stable id: calls to one source share a concurrency bound. */
   id: string;
   params: RestApiParams;
+  base: BaseUrl;
+  /** What the answers are redacted of. */
+  secrets: string[];
+}
+
+/** Everything a call needs that depends only on the stored parameters, computed once per source. */
+export function prepareSource(name: string, id: string, params: RestApiParams): PassthroughSource {
+  return { name, id, params, base: parseBaseUrl(params.base_url), secrets: sourceSecrets(params) };
 }
 
 export interface PassthroughResult {
@@ -96,8 +104,7 @@ export async function callPassthrough(
   if (!isRecord(input))
     throw invalid('the request body must be a JSON object {method, path, query?, headers?, body?}');
   const method = parseMethod(input.method);
-  const base = parseBaseUrl(source.params.base_url);
-  const url = buildUrl(base, input.path, input.query);
+  const url = buildUrl(source.base, input.path, input.query);
   const { data, contentType } = encodeRequestBody(input.body);
   if (data && data.length > settings.maxRequestBytes) {
     throw new EgressError(
@@ -121,7 +128,7 @@ export async function callPassthrough(
       maxRequestBytes: settings.maxRequestBytes,
       maxResponseBytes: settings.maxResponseBytes,
     },
-    secrets: sourceSecrets(source.params),
+    secrets: source.secrets,
     signal,
     resolver: settings.resolver,
     allowPrivate: settings.allowPrivate,
@@ -144,8 +151,7 @@ export async function testPassthrough(
   const started = performance.now();
   let host = '';
   try {
-    const base = parseBaseUrl(source.params.base_url);
-    const url = buildUrl(base, source.params.test_path);
+    const url = buildUrl(source.base, source.params.test_path);
     host = urlHost(url);
     const res = await egressRequest({
       url,
@@ -159,7 +165,7 @@ export async function testPassthrough(
         maxRequestBytes: settings.maxRequestBytes,
         maxResponseBytes: settings.maxResponseBytes,
       },
-      secrets: sourceSecrets(source.params),
+      secrets: source.secrets,
       signal,
       resolver: settings.resolver,
       allowPrivate: settings.allowPrivate,

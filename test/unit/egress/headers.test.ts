@@ -28,6 +28,7 @@ describe('caller headers', () => {
   test('__proto__ and constructor are just names', () => {
     const input = JSON.parse('{"__proto__":"x","constructor":"y"}');
     const h = validateHeaders(input);
+    // biome-ignore lint/suspicious/noProto: the point is a plain key named __proto__
     assert.equal(h['__proto__'], 'x');
     assert.equal(h.constructor, 'y');
     assert.equal(Object.getPrototypeOf(h), null);
