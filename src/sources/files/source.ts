@@ -55,6 +55,8 @@ export interface StoredFile {
 }
 
 const INSERT_BATCH_ROWS = 2048;
+/** Lock key for the catalog mirror (views and the name map); not a valid table name. */
+const MIRROR = '\u0000mirror';
 /** Past this size an ingest reads with one thread and small buffers: peak memory over speed. */
 const LARGE_FILE = 256 * 1024 * 1024;
 
@@ -111,6 +113,10 @@ export class FilesSource implements Source {
 
   /** Re-read the catalog's FileRecords and (re)build one view per table. */
   async refresh(): Promise<void> {
+    return this.withLock(MIRROR, () => this.refreshNow());
+  }
+
+  private async refreshNow(): Promise<void> {
     const records = await this.opts.store.listFiles();
     const conn = await this.db.connect();
     try {
@@ -261,29 +267,41 @@ export class FilesSource implements Source {
 
   /** Remove a table, its Parquet file and its record. False when unknown. */
   async remove(name: string): Promise<boolean> {
-    return this.withLock(name, async () => {
-      await this.refresh();
-      const rec = this.get(name);
-      if (!rec) return false;
-      await this.opts.store.deleteFile(rec.name);
-      this.tables.delete(rec.name.toLowerCase());
-      const conn = await this.db.connect();
-      try {
-        await conn.run(`DROP VIEW IF EXISTS ${ident(rec.name)}`);
-      } finally {
-        conn.closeSync();
-      }
-      await rm(join(this.opts.storageDir, rec.storagePath), { force: true });
-      this.opts.logger.info({ table: rec.name }, 'files: table removed');
-      return true;
-    });
+    return this.withLock(name, () =>
+      this.withLock(MIRROR, async () => {
+        await this.refreshNow();
+        const rec = this.get(name);
+        if (!rec) return false;
+        await this.opts.store.deleteFile(rec.name);
+        this.tables.delete(rec.name.toLowerCase());
+        const conn = await this.db.connect();
+        try {
+          await conn.run(`DROP VIEW IF EXISTS ${ident(rec.name)}`);
+        } finally {
+          conn.closeSync();
+        }
+        await rm(join(this.opts.storageDir, rec.storagePath), { force: true });
+        this.opts.logger.info({ table: rec.name }, 'files: table removed');
+        return true;
+      }),
+    );
   }
 
   /**
    * Move a staged Parquet file into place and record it. The previous file (on replace)
    * is kept aside until the catalog has the new record, and put back if that fails.
    */
-  private async register(
+  private register(
+    name: string,
+    format: string,
+    staged: string,
+    res: { rows: number; columns: number; sizeBytes: number },
+  ): Promise<FileRecord> {
+    // Under the mirror lock so a concurrent refresh() cannot drop the view it is adding.
+    return this.withLock(MIRROR, () => this.registerNow(name, format, staged, res));
+  }
+
+  private async registerNow(
     name: string,
     format: string,
     staged: string,
