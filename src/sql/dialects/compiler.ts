@@ -1,0 +1,1454 @@
+/**
+ * Normalized MySQL AST (see parse/normalize.ts) → SQL text, Kysely-style: this class is
+ * the default compiler (standard SQL, carrying MySQL's meaning: case-insensitive string
+ * comparison, NULLs first, decimal `/`, 0/1 booleans, ...) with one overridable method per
+ * construct; each target subclass overrides only what it says differently. MySQL itself
+ * sets `emulate = false` and gets the statement back nearly verbatim.
+ *
+ * A construct a target cannot say with MySQL's meaning throws UnsupportedError with the
+ * reason; `canCompile` turns that into an answer for the planner.
+ */
+import { type AstNode, columnName, limitOf } from '../parse/normalize.js';
+import { parseJsonPath } from './functions/json-path.js';
+import { isBooleanExpr, kindOf, looksNumericOrTemporal } from './infer.js';
+import {
+  type ColumnRefName,
+  type CompileOptions,
+  type Kind,
+  kindOfMysqlType,
+  type Target,
+  UnsupportedError,
+} from './types.js';
+
+export type Ctx = 'value' | 'bool';
+export type FunctionHandler = (c: SqlCompiler, node: AstNode, args: AstNode[]) => string;
+export type FunctionMap = Record<string, FunctionHandler>;
+
+interface ScopeItem {
+  /** Lower-cased name the statement uses for this item (alias, else table name). */
+  key: string | null;
+  db: string | null;
+  schema: string | null;
+  table: string | null;
+  hasAlias: boolean;
+  /** The qualifier emitted for it. */
+  alias: string;
+  cte: boolean;
+}
+
+interface Scope {
+  items: ScopeItem[];
+  byNode: Map<AstNode, ScopeItem>;
+  aliases: Map<string, { name: string; expr: AstNode }>;
+  /** Select-list aliases named in HAVING / ORDER BY expressions become their expressions. */
+  substitute: boolean;
+  /** ORDER BY of a UNION: names refer to output columns, unqualified. */
+  outputNames: boolean;
+}
+
+const BINARY_COLLATION = /_bin$|_cs$|^binary$/i;
+
+export abstract class SqlCompiler {
+  abstract readonly target: Target;
+  /** Emulate MySQL semantics; false only for MySQL itself. */
+  protected readonly emulate: boolean = true;
+  protected abstract readonly functions: FunctionMap;
+  protected scopes: Scope[] = [];
+  protected ctes: Set<string>[] = [];
+  protected paramCount = 0;
+  protected aggDepth = 0;
+  private generated = 0;
+
+  /** Type names used by casts the compiler inserts; targets override. */
+  readonly textType: string = 'text';
+  readonly doubleType: string = 'double precision';
+  readonly timestampType: string = 'timestamp';
+  readonly intType: string = 'bigint';
+
+  constructor(readonly opts: CompileOptions = {}) {}
+
+  compile(stmt: AstNode): string {
+    this.scopes = [];
+    this.ctes = [];
+    this.paramCount = 0;
+    this.aggDepth = 0;
+    this.generated = 0;
+    return this.statement(stmt);
+  }
+
+  unsupported(reason: string): never {
+    throw new UnsupportedError(this.target, reason);
+  }
+
+  // ---------------------------------------------------------------------------------
+  // Quoting and literals
+
+  quoteIdent(name: string): string {
+    if (name.includes('\0')) this.unsupported('an identifier containing a NUL character');
+    return `"${name.replace(/"/g, '""')}"`;
+  }
+
+  stringLiteral(value: string): string {
+    if (value.includes('\0')) this.unsupported('a string literal containing a NUL character');
+    return `'${value.replace(/'/g, "''")}'`;
+  }
+
+  lit(value: string): string {
+    return this.stringLiteral(value);
+  }
+
+  numberLiteral(value: number | string): string {
+    const s = String(value);
+    if (!/^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s)) this.unsupported(`number literal ${s}`);
+    return s;
+  }
+
+  protected param(): string {
+    return '?';
+  }
+
+  protected typedLiteral(type: string, value: string): string {
+    const kw = type === 'datetime' ? 'TIMESTAMP' : type.toUpperCase();
+    return `${kw} ${this.stringLiteral(value)}`;
+  }
+
+  // ---------------------------------------------------------------------------------
+  // Statements
+
+  protected statement(s: AstNode): string {
+    switch (s?.type) {
+      case 'select':
+        return this.selectStatement(s);
+      case 'insert':
+      case 'replace':
+        return this.insert(s);
+      case 'update':
+        return this.update(s);
+      case 'delete':
+        return this.deleteStatement(s);
+      case 'create':
+        if (s.keyword === 'table' && s.query_expr) return this.createTableAs(s);
+        return this.unsupported('CREATE statements other than CREATE TABLE ... AS SELECT');
+      default:
+        return this.unsupported(`${String(s?.type ?? 'unknown').toUpperCase()} statements`);
+    }
+  }
+
+  selectStatement(s: AstNode): string {
+    let sql = '';
+    const pushedCtes = Array.isArray(s.with) && s.with.length > 0;
+    if (pushedCtes) sql += this.withClause(s.with) + ' ';
+    try {
+      if (!s._next) return sql + this.selectCore(s);
+      const members: AstNode[] = [];
+      for (let m: AstNode | null = s; m; m = m._next) members.push(m);
+      sql += this.setMember(members[0]);
+      for (let i = 1; i < members.length; i++) {
+        sql += ` ${this.setOperator(String(members[i - 1].set_op ?? 'UNION'))} ${this.setMember(members[i])}`;
+      }
+      const scope = this.pushScope(null);
+      scope.outputNames = true;
+      try {
+        if (s._orderby?.length)
+          sql += ` ORDER BY ${s._orderby.map((o: AstNode) => this.orderItem(o, false)).join(', ')}`;
+        sql += this.limitClause(s, '_limit');
+      } finally {
+        this.popScope();
+      }
+      return sql;
+    } finally {
+      if (pushedCtes) this.ctes.pop();
+    }
+  }
+
+  protected withClause(list: AstNode[]): string {
+    const names = new Set<string>(this.ctes.length ? this.ctes[this.ctes.length - 1] : []);
+    this.ctes.push(names);
+    const recursive = list.some((w) => w.recursive);
+    const parts = list.map((w) => {
+      const name = String(w.name);
+      // A recursive CTE sees itself; either way later ones see earlier ones.
+      names.add(name.toLowerCase());
+      const cols =
+        Array.isArray(w.columns) && w.columns.length
+          ? ` (${w.columns.map((c: string) => this.quoteIdent(c)).join(', ')})`
+          : '';
+      return `${this.quoteIdent(name)}${cols} AS (${this.selectStatement(w.stmt.ast)})`;
+    });
+    return `WITH ${recursive ? 'RECURSIVE ' : ''}${parts.join(', ')}`;
+  }
+
+  protected setOperator(op: string): string {
+    const o = op.toUpperCase();
+    if (o === 'UNION DISTINCT') return 'UNION';
+    if (o === 'MINUS') return 'EXCEPT';
+    return o;
+  }
+
+  protected setMember(m: AstNode): string {
+    const core = this.selectCore(m);
+    const own = (m.orderby && m.orderby.length) || m.limit;
+    return own || m.parentheses_symbol ? `(${core})` : core;
+  }
+
+  protected selectCore(s: AstNode): string {
+    const scope = this.pushScope(s.from);
+    try {
+      for (const c of Array.isArray(s.columns) ? s.columns : []) {
+        if (c?.as != null)
+          scope.aliases.set(String(c.as).toLowerCase(), { name: String(c.as), expr: c.expr });
+      }
+      const parts = ['SELECT'];
+      if (s.distinct) parts.push('DISTINCT');
+      parts.push(this.selectList(s.columns));
+      const from = this.fromClause(s.from);
+      if (from) parts.push(`FROM ${from}`);
+      if (s.where) parts.push(`WHERE ${this.expr(s.where, 'bool')}`);
+      const group = s.groupby?.columns;
+      if (Array.isArray(group) && group.length)
+        parts.push(this.groupByClause(group, s.groupby.modifiers ?? []));
+      if (s.having) {
+        scope.substitute = this.emulate;
+        parts.push(`HAVING ${this.expr(s.having, 'bool')}`);
+        scope.substitute = false;
+      }
+      if (s.window?.expr?.length) parts.push(this.windowClause(s.window.expr));
+      if (Array.isArray(s.orderby) && s.orderby.length) {
+        const fold = !s.distinct;
+        parts.push(`ORDER BY ${s.orderby.map((o: AstNode) => this.orderItem(o, fold)).join(', ')}`);
+      }
+      const limit = this.limitClause(s, 'limit');
+      if (limit) parts.push(limit.trim());
+      if (s.locking_read) parts.push(this.lockingClause(String(s.locking_read)));
+      return parts.filter(Boolean).join(' ');
+    } finally {
+      this.popScope();
+    }
+  }
+
+  protected lockingClause(_text: string): string {
+    // Reads through a federated engine do not hold row locks on the source.
+    return '';
+  }
+
+  protected selectList(columns: AstNode[] | string): string {
+    if (!Array.isArray(columns) || columns.length === 0) return '*';
+    return columns
+      .map((c) => {
+        const e = c.expr;
+        if (e?.type === 'column_ref' && columnName(e) === '*') {
+          return e.table ? `${this.qualifier(e)}.*` : '*';
+        }
+        const sql = this.expr(e, 'value');
+        let alias: string | null = c.as ?? null;
+        if (alias == null && this.emulate && this.opts.autoAlias !== false) {
+          if (e?.type !== 'column_ref') alias = displayName(e);
+          else if (this.opts.columnName) {
+            const written = columnName(e);
+            if (this.realColumnName(e) !== written) alias = written;
+          }
+        }
+        return alias != null ? `${sql} AS ${this.quoteIdent(alias)}` : sql;
+      })
+      .join(', ');
+  }
+
+  protected groupByClause(cols: AstNode[], modifiers: AstNode[]): string {
+    const list = cols.map((c) => this.expr(c, 'value'));
+    const rollup = modifiers.some((m) => /rollup/i.test(String(m?.value ?? '')));
+    return rollup ? `GROUP BY ${this.rollup(list)}` : `GROUP BY ${list.join(', ')}`;
+  }
+
+  protected rollup(list: string[]): string {
+    return `ROLLUP (${list.join(', ')})`;
+  }
+
+  protected windowClause(defs: AstNode[]): string {
+    return `WINDOW ${defs
+      .map(
+        (d) =>
+          `${this.quoteIdent(String(d.name))} AS (${this.windowSpec(d.as_window_specification?.window_specification ?? {})})`,
+      )
+      .join(', ')}`;
+  }
+
+  protected orderItem(o: AstNode, fold: boolean): string {
+    const desc = String(o.type ?? '').toUpperCase() === 'DESC';
+    const e = o.expr;
+    const scope = this.currentScope();
+    let sql: string;
+    const alias =
+      e?.type === 'column_ref' && !e.table ? scope?.aliases.get(columnName(e).toLowerCase()) : undefined;
+    const foldIt =
+      fold && this.emulate && !scope?.outputNames && this.kind(alias ? alias.expr : e) === 'string';
+    if (alias && !foldIt) sql = this.quoteIdent(alias.name);
+    else {
+      const prev = scope?.substitute ?? false;
+      if (scope) scope.substitute = this.emulate;
+      try {
+        sql = foldIt ? this.foldSql(alias ? alias.expr : e) : this.expr(e, 'value');
+      } finally {
+        if (scope) scope.substitute = prev;
+      }
+    }
+    return `${sql}${desc ? ' DESC' : ''}${this.nullsOrder(desc)}`;
+  }
+
+  /** MySQL sorts NULLs first ascending and last descending. */
+  protected nullsOrder(desc: boolean): string {
+    if (!this.emulate) return '';
+    return desc ? ' NULLS LAST' : ' NULLS FIRST';
+  }
+
+  protected limitClause(s: AstNode, key: 'limit' | '_limit'): string {
+    const { count, offset } = limitOf(s, key);
+    if (!count) return '';
+    return ` LIMIT ${this.expr(count)}${offset ? ` OFFSET ${this.expr(offset)}` : ''}`;
+  }
+
+  // ---------------------------------------------------------------------------------
+  // FROM, scopes and name binding
+
+  protected pushScope(from: AstNode[] | null | undefined): Scope {
+    const scope: Scope = {
+      items: [],
+      byNode: new Map(),
+      aliases: new Map(),
+      substitute: false,
+      outputNames: false,
+    };
+    const used = new Set<string>();
+    for (const f of Array.isArray(from) ? from : []) {
+      if (!f || f.type === 'dual') continue;
+      let item: ScopeItem;
+      if (f.expr) {
+        const alias = f.as ? String(f.as) : this.freshAlias('_sq', used);
+        item = {
+          key: f.as ? String(f.as).toLowerCase() : null,
+          db: null,
+          schema: null,
+          table: null,
+          hasAlias: true,
+          alias,
+          cte: false,
+        };
+      } else {
+        const table = String(f.table);
+        const written = f.as ? String(f.as) : table;
+        let alias = written;
+        if (used.has(alias.toLowerCase())) alias = this.freshAlias(written, used);
+        const cte = !f.db && !f.schema && this.isCte(table);
+        item = {
+          key: written.toLowerCase(),
+          db: f.db ?? null,
+          schema: f.schema ?? null,
+          table,
+          hasAlias: !!f.as,
+          alias,
+          cte,
+        };
+      }
+      used.add(item.alias.toLowerCase());
+      scope.items.push(item);
+      scope.byNode.set(f, item);
+    }
+    this.scopes.push(scope);
+    return scope;
+  }
+
+  protected popScope(): void {
+    this.scopes.pop();
+  }
+
+  protected currentScope(): Scope | undefined {
+    return this.scopes[this.scopes.length - 1];
+  }
+
+  private freshAlias(base: string, used: Set<string>): string {
+    let name: string;
+    do name = `${base}_${++this.generated}`;
+    while (used.has(name.toLowerCase()));
+    return name;
+  }
+
+  protected isCte(name: string): boolean {
+    const top = this.ctes[this.ctes.length - 1];
+    return !!top && top.has(name.toLowerCase());
+  }
+
+  protected resolve(ref: AstNode): ScopeItem | null {
+    const table = ref.table ? String(ref.table).toLowerCase() : null;
+    if (!table) return null;
+    const db = ref.db ? String(ref.db).toLowerCase() : null;
+    const schema = ref.schema ? String(ref.schema).toLowerCase() : null;
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      for (const item of this.scopes[i].items) {
+        if (db) {
+          if (
+            !item.hasAlias &&
+            item.table?.toLowerCase() === table &&
+            item.db?.toLowerCase() === db &&
+            (schema === null || item.schema?.toLowerCase() === schema)
+          )
+            return item;
+        } else if (item.key === table) return item;
+      }
+    }
+    return null;
+  }
+
+  protected qualifier(ref: AstNode): string {
+    const item = this.resolve(ref);
+    return this.quoteIdent(item ? item.alias : String(ref.table));
+  }
+
+  protected fromClause(from: AstNode[] | null | undefined): string {
+    if (!Array.isArray(from)) return '';
+    const scope = this.currentScope()!;
+    let sql = '';
+    let first = true;
+    for (const f of from) {
+      if (!f || f.type === 'dual') continue;
+      const src = this.fromItem(f, scope.byNode.get(f)!);
+      if (first) {
+        sql = src;
+        first = false;
+        continue;
+      }
+      if (!f.join) {
+        sql += `, ${src}`;
+        continue;
+      }
+      sql += ` ${this.joinClause(f, src)}`;
+    }
+    return sql;
+  }
+
+  protected joinClause(f: AstNode, src: string): string {
+    const kind = String(f.join).toUpperCase().replace(/\s+/g, ' ');
+    const hasCond = !!f.on || (Array.isArray(f.using) && f.using.length > 0);
+    let kw: string;
+    if (kind.startsWith('LEFT')) kw = 'LEFT JOIN';
+    else if (kind.startsWith('RIGHT')) kw = 'RIGHT JOIN';
+    else if (kind.startsWith('FULL')) kw = 'FULL JOIN';
+    else if (kind.startsWith('CROSS')) kw = hasCond ? 'INNER JOIN' : 'CROSS JOIN';
+    else if (kind === 'INNER JOIN' || kind === 'JOIN' || kind === 'STRAIGHT_JOIN')
+      kw = hasCond ? 'INNER JOIN' : 'CROSS JOIN';
+    else return this.unsupported(`join type ${kind}`);
+    let sql = `${kw} ${src}`;
+    if (f.on) sql += ` ON ${this.expr(f.on, 'bool')}`;
+    else if (Array.isArray(f.using) && f.using.length) {
+      sql += ` USING (${f.using.map((u: string) => this.quoteIdent(this.realColumnName({ table: null, column: u }))).join(', ')})`;
+    } else if (kw !== 'CROSS JOIN') sql += ' ON TRUE';
+    return sql;
+  }
+
+  protected fromItem(f: AstNode, item: ScopeItem): string {
+    if (f.expr) {
+      if (f.expr.type !== 'subquery') return this.unsupported('table functions or VALUES in FROM');
+      return `(${this.selectStatement(f.expr.ast)}) AS ${this.quoteIdent(item.alias)}`;
+    }
+    if (item.cte) {
+      return item.alias === f.table
+        ? this.quoteIdent(f.table)
+        : `${this.quoteIdent(f.table)} AS ${this.quoteIdent(item.alias)}`;
+    }
+    const name = this.tableSql(f);
+    const plain = !this.opts.tableName && !f.db && !f.schema && !f.as && item.alias === f.table;
+    return plain ? name : `${name} AS ${this.quoteIdent(item.alias)}`;
+  }
+
+  /** The SQL name of a base table, through the planner's mapping. */
+  protected tableSql(f: AstNode): string {
+    const ref = { db: f.db ?? null, schema: f.schema ?? null, table: String(f.table) };
+    if (this.opts.tableName) return this.opts.tableName(ref);
+    return [ref.db, ref.schema, ref.table]
+      .filter((p): p is string => !!p)
+      .map((p) => this.quoteIdent(p))
+      .join('.');
+  }
+
+  protected columnRefName(ref: AstNode): ColumnRefName {
+    return {
+      db: ref.db ?? null,
+      schema: ref.schema ?? null,
+      table: ref.table ? String(ref.table) : null,
+      column: columnName(ref),
+    };
+  }
+
+  protected realColumnName(ref: AstNode | ColumnRefName): string {
+    const r = 'type' in ref ? this.columnRefName(ref as AstNode) : (ref as ColumnRefName);
+    return this.opts.columnName ? this.opts.columnName(r) : r.column;
+  }
+
+  protected columnRef(node: AstNode, ctx: Ctx): string {
+    const col = columnName(node);
+    const scope = this.currentScope();
+    if (scope?.outputNames) return this.quoteIdent(col);
+    if (!node.table && scope?.substitute && this.aggDepth === 0) {
+      const a = scope.aliases.get(col.toLowerCase());
+      if (a && !(a.expr?.type === 'column_ref' && columnName(a.expr).toLowerCase() === col.toLowerCase())) {
+        scope.substitute = false;
+        try {
+          return `(${this.expr(a.expr, ctx)})`;
+        } finally {
+          scope.substitute = true;
+        }
+      }
+    }
+    const name = this.quoteIdent(this.realColumnName(node));
+    return node.table ? `${this.qualifier(node)}.${name}` : name;
+  }
+
+  // ---------------------------------------------------------------------------------
+  // Expressions
+
+  /** The kind of an expression, using the planner's column types and select aliases. */
+  kind(node: AstNode | null | undefined): Kind {
+    return kindOf(node, (ref) => {
+      if (!ref.table) {
+        const scope = this.currentScope();
+        const a =
+          scope && (scope.substitute || scope.outputNames)
+            ? scope.aliases.get(columnName(ref).toLowerCase())
+            : undefined;
+        if (a && a.expr !== ref) return this.kind(a.expr);
+      }
+      return kindOfMysqlType(this.opts.columnType?.(this.columnRefName(ref)));
+    });
+  }
+
+  isBool(node: AstNode): boolean {
+    return isBooleanExpr(node) || (node?.type === 'column_ref' && this.kind(node) === 'bool');
+  }
+
+  /** SQL for an expression in a value position ('value') or a condition position ('bool'). */
+  expr(node: AstNode, ctx: Ctx = 'value'): string {
+    const sql = this.exprInner(node, ctx);
+    if (!this.emulate) return sql;
+    const isBool = this.isBool(node);
+    if (ctx === 'value' && isBool) return this.boolAsValue(node, sql);
+    if (ctx === 'bool' && !isBool) return this.valueAsBool(node, sql);
+    return sql;
+  }
+
+  /** Like expr(), parenthesized when it is an operator expression. */
+  operand(node: AstNode, ctx: Ctx = 'value'): string {
+    const sql = this.expr(node, ctx);
+    const t = node?.type;
+    if (t === 'binary_expr' || t === 'unary_expr' || t === 'interval') return `(${sql})`;
+    if (t === 'number' && String(node.value).startsWith('-')) return `(${sql})`;
+    return sql;
+  }
+
+  /** A comparison result used as a value: MySQL's 1/0. */
+  boolAsValue(node: AstNode, sql: string): string {
+    if (node.type === 'bool') return node.value ? '1' : '0';
+    return `CAST(${sql} AS INTEGER)`;
+  }
+
+  /** A value used as a condition: MySQL's "non-zero is true". */
+  valueAsBool(node: AstNode, sql: string): string {
+    if (node.type === 'null') return 'NULL';
+    if (node.type === 'number') return Number(node.value) !== 0 ? 'TRUE' : 'FALSE';
+    if (node.type === 'string') return (Number.parseFloat(node.value) || 0) !== 0 ? 'TRUE' : 'FALSE';
+    const k = this.kind(node);
+    if (k === 'bool') return sql;
+    // An untyped column in a condition is most likely a boolean column of the source.
+    if (node.type === 'column_ref' && k === null) return sql;
+    if (k === 'string') return `(CAST(${sql} AS ${this.doubleType}) <> 0)`;
+    return `(${sql} <> 0)`;
+  }
+
+  protected exprInner(node: AstNode, ctx: Ctx): string {
+    if (!node || typeof node !== 'object') return this.unsupported('an empty expression');
+    switch (node.type) {
+      case 'column_ref':
+        return this.columnRef(node, ctx);
+      case 'string':
+        return this.stringLiteral(String(node.value));
+      case 'number':
+        return this.numberLiteral(node.value);
+      case 'bool':
+        return node.value ? 'TRUE' : 'FALSE';
+      case 'null':
+        return 'NULL';
+      case 'star':
+        return '*';
+      case 'date':
+      case 'time':
+      case 'timestamp':
+      case 'datetime':
+        return this.typedLiteral(node.type, String(node.value));
+      case 'hex_string':
+      case 'full_hex_string':
+      case 'bit_string':
+        return this.binaryLiteral(node);
+      case 'param':
+        return this.unsupported(`named parameter :${node.value}`);
+      case 'origin':
+        if (node.value === '?') return this.param();
+        return this.origin(node);
+      case 'var':
+        return this.variable(node);
+      case 'expr_list':
+        return `(${(node.value ?? []).map((v: AstNode) => this.expr(v)).join(', ')})`;
+      case 'subquery':
+        return `(${this.selectStatement(node.ast)})`;
+      case 'unary_expr':
+        return this.unary(node);
+      case 'binary_expr':
+        return this.binary(node);
+      case 'case':
+        return this.caseExpr(node);
+      case 'cast':
+        return this.cast(node.expr, node.target?.[0] ?? {});
+      case 'interval':
+        return this.unsupported('an INTERVAL outside date arithmetic');
+      case 'function':
+        return this.func(node);
+      case 'aggr_func':
+        return this.aggregate(node);
+      case 'extract':
+        return this.extract(String(node.args?.field ?? ''), node.args?.source);
+      default:
+        return this.unsupported(`expression type ${String(node.type)}`);
+    }
+  }
+
+  protected origin(node: AstNode): string {
+    return this.unsupported(`keyword ${String(node.value)}`);
+  }
+
+  protected variable(node: AstNode): string {
+    return this.unsupported(`variable ${node.prefix ?? '@'}${node.name}`);
+  }
+
+  protected binaryLiteral(node: AstNode): string {
+    return this.unsupported(`${node.type === 'bit_string' ? "b'...'" : "X'...'"} literals`);
+  }
+
+  protected unary(node: AstNode): string {
+    const op = String(node.operator).toUpperCase();
+    const e = node.expr;
+    switch (op) {
+      case 'NOT':
+      case '!':
+        return `NOT ${this.operand(e, 'bool')}`;
+      case '-':
+        return `-(${this.expr(e)})`;
+      case '+':
+        return this.operand(e);
+      case '~':
+        return this.bitNot(e);
+      case 'EXISTS':
+        return `EXISTS ${this.subqueryOperand(e)}`;
+      case 'NOT EXISTS':
+        return `NOT EXISTS ${this.subqueryOperand(e)}`;
+      default:
+        return this.unsupported(`operator ${op}`);
+    }
+  }
+
+  protected subqueryOperand(e: AstNode): string {
+    if (e?.type !== 'subquery') return this.unsupported('EXISTS without a subquery');
+    return `(${this.selectStatement(e.ast)})`;
+  }
+
+  protected bitNot(e: AstNode): string {
+    return `~${this.operand(e)}`;
+  }
+
+  protected binary(node: AstNode): string {
+    const op = String(node.operator).toUpperCase();
+    const l = node.left;
+    const r = node.right;
+    switch (op) {
+      case 'AND':
+      case '&&':
+        return `${this.operand(l, 'bool')} AND ${this.operand(r, 'bool')}`;
+      case 'OR':
+      case '||':
+        return `${this.operand(l, 'bool')} OR ${this.operand(r, 'bool')}`;
+      case 'XOR':
+        return this.xor(l, r);
+      case '=':
+      case '<>':
+      case '!=':
+      case '<':
+      case '<=':
+      case '>':
+      case '>=':
+        return this.compare(op === '!=' ? '<>' : op, l, r);
+      case 'IN':
+      case 'NOT IN':
+        return this.inList(l, r, op === 'NOT IN');
+      case 'BETWEEN':
+      case 'NOT BETWEEN':
+        return this.between(l, r, op === 'NOT BETWEEN');
+      case 'IS':
+      case 'IS NOT':
+        return this.isTest(l, r, op === 'IS NOT');
+      case 'LIKE':
+      case 'NOT LIKE':
+        return this.like(l, r, op === 'NOT LIKE');
+      case 'REGEXP':
+      case 'RLIKE':
+      case 'NOT REGEXP':
+      case 'NOT RLIKE':
+        return this.regexp(l, r, op.startsWith('NOT'));
+      case '+':
+      case '-':
+        if (l?.type === 'interval' || r?.type === 'interval') {
+          if (l?.type === 'interval' && r?.type === 'interval')
+            return this.unsupported('INTERVAL + INTERVAL');
+          if (l?.type === 'interval' && op === '-') return this.unsupported('INTERVAL - date');
+          return l?.type === 'interval' ? this.dateArith(r, l, 1) : this.dateArith(l, r, op === '-' ? -1 : 1);
+        }
+        return this.arith(op, l, r);
+      case '*':
+        return this.arith(op, l, r);
+      case '/':
+        return this.divide(l, r);
+      case 'DIV':
+        return this.intDiv(l, r);
+      case '%':
+      case 'MOD':
+        return this.mod(l, r);
+      case '&':
+      case '|':
+      case '<<':
+      case '>>':
+        return `${this.operand(l)} ${op} ${this.operand(r)}`;
+      case '^':
+        return this.bitXor(l, r);
+      case '->':
+        return this.jsonExtract(l, r, false);
+      case '->>':
+        return this.jsonExtract(l, r, true);
+      default:
+        return this.unsupported(`operator ${op}`);
+    }
+  }
+
+  protected arith(op: string, l: AstNode, r: AstNode): string {
+    return `${this.numOperand(l)} ${op} ${this.numOperand(r)}`;
+  }
+
+  /** A numeric operand: MySQL reads strings as numbers in arithmetic. */
+  numOperand(node: AstNode): string {
+    if (this.emulate && node?.type === 'string') return this.numberLiteral(mysqlStringToNumber(node.value));
+    if (this.emulate && this.kind(node) === 'string') return `CAST(${this.expr(node)} AS ${this.doubleType})`;
+    return this.operand(node);
+  }
+
+  num(node: AstNode): string {
+    return this.numOperand(node);
+  }
+
+  protected xor(l: AstNode, r: AstNode): string {
+    return `${this.operand(l, 'bool')} <> ${this.operand(r, 'bool')}`;
+  }
+
+  protected bitXor(l: AstNode, r: AstNode): string {
+    return `${this.operand(l)} # ${this.operand(r)}`;
+  }
+
+  /** `/`: decimal division; division by zero is NULL. */
+  divide(l: AstNode, r: AstNode): string {
+    return `CAST(${this.expr(l)} AS numeric) / NULLIF(${this.expr(r)}, 0)`;
+  }
+
+  /** DIV: integer division truncating toward zero; by zero is NULL. */
+  intDiv(l: AstNode, r: AstNode): string {
+    return `CAST(trunc(CAST(${this.expr(l)} AS numeric) / NULLIF(${this.expr(r)}, 0)) AS ${this.intType})`;
+  }
+
+  /** MOD / %: sign of the dividend; by zero is NULL. */
+  mod(l: AstNode, r: AstNode): string {
+    return `mod(CAST(${this.expr(l)} AS numeric), NULLIF(CAST(${this.expr(r)} AS numeric), 0))`;
+  }
+
+  // --- comparisons with MySQL's default (case-insensitive, PAD SPACE) collation
+
+  /** Whether a comparison between these two must ignore case and trailing spaces. */
+  foldStrings(l: AstNode, r: AstNode): boolean {
+    if (!this.emulate) return false;
+    if (hasBinaryCollation(l) || hasBinaryCollation(r)) return false;
+    if (l?.type === 'expr_list' || r?.type === 'expr_list') return false;
+    const kl = this.kind(l);
+    const kr = this.kind(r);
+    const other = (k: Kind) => k !== null && k !== 'string';
+    if (other(kl) || other(kr)) return false;
+    if (kl === 'string' && kr === 'string') return true;
+    if (kl === 'string' || kr === 'string') {
+      const s = kl === 'string' ? l : r;
+      if (s.type === 'string') {
+        const v = String(s.value);
+        return !looksNumericOrTemporal(v) && (v.toLowerCase() !== v.toUpperCase() || / $/.test(v));
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /** A string expression folded for comparison: lower case, trailing spaces removed. */
+  foldSql(node: AstNode): string {
+    if (node?.type === 'string') return this.stringLiteral(foldLiteral(String(node.value)));
+    return `lower(rtrim(${this.text(node)}))`;
+  }
+
+  /** An expression as text (cast unless it already is a string). */
+  text(node: AstNode): string {
+    if (node?.type === 'string') return this.stringLiteral(String(node.value));
+    const sql = this.expr(node, 'value');
+    if (!this.emulate || this.kind(node) === 'string') return sql;
+    return `CAST(${sql} AS ${this.textType})`;
+  }
+
+  /** An expression as a timestamp. */
+  ts(node: AstNode): string {
+    const k = this.kind(node);
+    const sql = this.expr(node);
+    if (k === 'datetime') return sql;
+    return `CAST(${sql} AS ${this.timestampType})`;
+  }
+
+  /** An expression as a date. */
+  date(node: AstNode): string {
+    const sql = this.expr(node);
+    if (this.kind(node) === 'date') return sql;
+    return `CAST(${sql} AS DATE)`;
+  }
+
+  compare(op: string, l: AstNode, r: AstNode): string {
+    if (this.foldStrings(l, r)) return `${this.foldSql(l)} ${op} ${this.foldSql(r)}`;
+    return `${this.operand(l)} ${op} ${this.operand(r)}`;
+  }
+
+  protected inList(l: AstNode, r: AstNode, not: boolean): string {
+    const kw = not ? 'NOT IN' : 'IN';
+    const items: AstNode[] = r?.type === 'expr_list' ? (r.value ?? []) : [r];
+    if (items.length === 1 && items[0]?.type === 'subquery') {
+      return `${this.operand(l)} ${kw} (${this.selectStatement(items[0].ast)})`;
+    }
+    if (items.length === 0) return this.unsupported('an empty IN list');
+    if (items.some((i) => this.foldStrings(l, i))) {
+      return `${this.foldSql(l)} ${kw} (${items.map((i) => (this.kind(i) === 'string' || this.kind(i) === null ? this.foldSql(i) : this.expr(i))).join(', ')})`;
+    }
+    return `${this.operand(l)} ${kw} (${items.map((i) => this.expr(i)).join(', ')})`;
+  }
+
+  protected between(l: AstNode, r: AstNode, not: boolean): string {
+    const [lo, hi] = r?.value ?? [];
+    if (!lo || !hi) return this.unsupported('BETWEEN without two bounds');
+    const kw = not ? 'NOT BETWEEN' : 'BETWEEN';
+    if (this.foldStrings(l, lo) || this.foldStrings(l, hi)) {
+      return `${this.foldSql(l)} ${kw} ${this.foldSql(lo)} AND ${this.foldSql(hi)}`;
+    }
+    return `${this.operand(l)} ${kw} ${this.operand(lo)} AND ${this.operand(hi)}`;
+  }
+
+  protected isTest(l: AstNode, r: AstNode, not: boolean): string {
+    const kw = not ? 'IS NOT' : 'IS';
+    if (r?.type === 'null') return `${this.operand(l)} ${kw} NULL`;
+    if (r?.type === 'bool') return `${this.operand(l, 'bool')} ${kw} ${r.value ? 'TRUE' : 'FALSE'}`;
+    if (r?.type === 'origin' && /^unknown$/i.test(String(r.value)))
+      return `${this.operand(l, 'bool')} ${kw} NULL`;
+    return this.unsupported(`IS ${String(r?.value ?? r?.type)}`);
+  }
+
+  protected like(l: AstNode, r: AstNode, not: boolean): string {
+    const caseSensitive = hasBinaryCollation(l) || hasBinaryCollation(r);
+    const op = this.likeOperator(caseSensitive);
+    const esc = r?.escape?.value ? ` ESCAPE ${this.expr(r.escape.value)}` : this.likeDefaultEscape();
+    return `${this.textOperand(l)} ${not ? 'NOT ' : ''}${op} ${this.textOperand(r)}${esc}`;
+  }
+
+  protected textOperand(node: AstNode): string {
+    const sql = this.text(node);
+    return node?.type === 'binary_expr' || node?.type === 'unary_expr' ? `(${sql})` : sql;
+  }
+
+  /** LIKE is case-insensitive in MySQL's default collation. */
+  protected likeOperator(caseSensitive: boolean): string {
+    return caseSensitive ? 'LIKE' : 'ILIKE';
+  }
+
+  /** MySQL's LIKE escapes with backslash unless told otherwise. */
+  protected likeDefaultEscape(): string {
+    return '';
+  }
+
+  protected regexp(l: AstNode, r: AstNode, not: boolean): string {
+    const cs = hasBinaryCollation(l) || hasBinaryCollation(r);
+    return `${this.textOperand(l)} ${not ? '!' : ''}${cs ? '~' : '~*'} ${this.textOperand(r)}`;
+  }
+
+  // --- CASE, casts, dates, JSON
+
+  protected caseExpr(node: AstNode): string {
+    const args: AstNode[] = node.args ?? [];
+    const results = args.map((a) => a.result);
+    const unified = this.unify(results);
+    const parts = ['CASE'];
+    const subject = node.expr;
+    const searched = !subject || args.some((a) => a.type === 'when' && this.foldStrings(subject, a.cond));
+    if (subject && !searched) parts.push(this.expr(subject));
+    args.forEach((a, i) => {
+      if (a.type === 'when') {
+        const cond = subject
+          ? searched
+            ? this.compare('=', subject, a.cond)
+            : this.expr(a.cond)
+          : this.expr(a.cond, 'bool');
+        parts.push(`WHEN ${cond} THEN ${unified[i]}`);
+      } else parts.push(`ELSE ${unified[i]}`);
+    });
+    parts.push('END');
+    return parts.join(' ');
+  }
+
+  /**
+   * Branches of CASE / IF / COALESCE as SQL, cast to text when MySQL would make the result
+   * a string (a string branch mixed with other types); strict targets refuse mixed types.
+   */
+  unify(nodes: AstNode[]): string[] {
+    if (!this.emulate) return nodes.map((n) => this.expr(n));
+    const kinds = nodes.map((n) => this.kind(n));
+    const stringy = nodes.some(
+      (n, i) => kinds[i] === 'string' && !(n.type === 'string' && looksNumericOrTemporal(String(n.value))),
+    );
+    const mixed = stringy && nodes.some((n, i) => kinds[i] !== 'string' && n?.type !== 'null');
+    return nodes.map((n, i) =>
+      mixed && kinds[i] !== 'string' && n?.type !== 'null' ? this.text(n) : this.expr(n),
+    );
+  }
+
+  /** CAST(x AS type) with MySQL's type names. */
+  cast(e: AstNode, target: AstNode): string {
+    const t = String(target.dataType ?? '').toUpperCase();
+    const sql = this.expr(e);
+    const length = target.length != null ? Number(target.length) : null;
+    const scale = target.scale != null ? Number(target.scale) : null;
+    switch (t) {
+      case 'CHAR':
+      case 'NCHAR':
+      case 'VARCHAR':
+      case 'NVARCHAR':
+        return this.castText(e, length);
+      case 'SIGNED':
+      case 'UNSIGNED':
+      case 'INT':
+      case 'INTEGER':
+      case 'BIGINT':
+        return this.castInteger(e);
+      case 'DECIMAL':
+      case 'NUMERIC':
+      case 'DEC':
+      case 'FIXED':
+        return this.castDecimal(sql, length ?? 10, scale ?? 0);
+      case 'DOUBLE':
+      case 'FLOAT':
+      case 'REAL':
+        return `CAST(${sql} AS ${this.doubleType})`;
+      case 'DATE':
+        return `CAST(${sql} AS DATE)`;
+      case 'DATETIME':
+      case 'TIMESTAMP':
+        return `CAST(${sql} AS ${this.timestampType})`;
+      case 'TIME':
+        return `CAST(${sql} AS TIME)`;
+      case 'JSON':
+        return this.castJson(sql);
+      case 'BINARY':
+      case 'VARBINARY':
+        return this.castBinary(sql, length);
+      case 'YEAR':
+        return `CAST(${sql} AS INTEGER)`;
+      default:
+        return this.unsupported(`CAST AS ${t}`);
+    }
+  }
+
+  protected castText(e: AstNode, length: number | null): string {
+    const sql = this.text(e);
+    return length != null ? `CAST(${sql} AS varchar(${length}))` : sql;
+  }
+
+  /** MySQL reads a string cast to an integer up to its first non-digit. */
+  protected castInteger(e: AstNode): string {
+    const sql = this.expr(e);
+    if (e?.type === 'string') return this.numberLiteral(String(Math.trunc(mysqlStringToNumber(e.value))));
+    if (this.kind(e) === 'string') return `CAST(trunc(CAST(${sql} AS numeric)) AS ${this.intType})`;
+    return `CAST(${sql} AS ${this.intType})`;
+  }
+
+  protected castDecimal(sql: string, p: number, s: number): string {
+    return `CAST(${sql} AS numeric(${p}, ${s}))`;
+  }
+
+  protected castJson(sql: string): string {
+    return `CAST(${sql} AS jsonb)`;
+  }
+
+  protected castBinary(sql: string, _length: number | null): string {
+    return `CAST(${sql} AS bytea)`;
+  }
+
+  protected extract(field: string, source: AstNode): string {
+    const f = field.toUpperCase();
+    const map: Record<string, string> = {
+      YEAR: 'YEAR',
+      MONTH: 'MONTH',
+      DAY: 'DAY',
+      HOUR: 'HOUR',
+      MINUTE: 'MINUTE',
+      SECOND: 'SECOND',
+      QUARTER: 'QUARTER',
+      WEEK: 'WEEK',
+    };
+    if (!map[f] || !source) return this.unsupported(`EXTRACT(${f} FROM ...)`);
+    const handler = this.functions[f === 'WEEK' ? 'EXTRACT_WEEK' : f];
+    if (!handler) return this.unsupported(`EXTRACT(${f} FROM ...)`);
+    return handler(this, { type: 'function', name: f, args: { type: 'expr_list', value: [source] } }, [
+      source,
+    ]);
+  }
+
+  /** `d + INTERVAL n unit` and DATE_ADD / DATE_SUB. */
+  dateArith(base: AstNode, interval: AstNode, sign: 1 | -1): string {
+    const unit = String(interval.unit ?? '').toUpperCase();
+    const iv = this.intervalSql(interval.expr, unit, sign);
+    const k = this.dateKindOf(base);
+    if (k === 'date' && DATE_UNITS.has(unit)) return `CAST(${this.date(base)} + ${iv} AS DATE)`;
+    return `${this.ts(base)} + ${iv}`;
+  }
+
+  /** What MySQL takes a DATE_ADD argument to be: a string literal is read by its shape. */
+  dateKindOf(node: AstNode): Kind {
+    if (node?.type === 'string')
+      return /^\s*\d{4}-\d{1,2}-\d{1,2}\s*$/.test(node.value) ? 'date' : 'datetime';
+    return this.kind(node);
+  }
+
+  /** An interval of `n` units as SQL (standard `INTERVAL '..'` or `n * INTERVAL '1 unit'`). */
+  intervalSql(n: AstNode, unit: string, sign: 1 | -1): string {
+    let parts: [number, string][] | null;
+    try {
+      parts = intervalParts(n, unit, sign);
+    } catch (e) {
+      return this.unsupported((e as Error).message);
+    }
+    if (parts) {
+      return parts.length === 0
+        ? `INTERVAL '0 seconds'`
+        : parts.map(([v, u]) => `INTERVAL '${v} ${u}'`).join(' + ');
+    }
+    const single = SIMPLE_UNITS[unit];
+    if (!single) return this.unsupported(`INTERVAL with a computed ${unit} value`);
+    const [mult, u] = single;
+    const factor = sign * mult;
+    return `(${this.num(n)}) * ${factor === 1 ? '' : `${factor} * `}INTERVAL '1 ${u}'`;
+  }
+
+  jsonExtract(j: AstNode, path: AstNode, unquote: boolean): string {
+    if (path?.type !== 'string') return this.unsupported('a JSON path that is not a string literal');
+    const steps = this.jsonSteps(String(path.value));
+    const arr = `ARRAY[${steps.map((s) => this.stringLiteral(String(s))).join(', ')}]::text[]`;
+    return `(CAST(${this.expr(j)} AS jsonb) ${unquote ? '#>>' : '#>'} ${arr})`;
+  }
+
+  protected jsonSteps(path: string): (string | number)[] {
+    try {
+      return parseJsonPath(path);
+    } catch (e) {
+      return this.unsupported((e as Error).message);
+    }
+  }
+
+  // --- functions and aggregates
+
+  protected func(node: AstNode): string {
+    const name = String(node.name).toUpperCase();
+    const args: AstNode[] = node.args?.value ?? [];
+    if (!this.emulate) return this.verbatimFunction(node, name, args) + this.over(node);
+    const h = this.functions[name];
+    if (!h) return this.unsupported(`function ${name}`);
+    if (WINDOW_ONLY.has(name) && !node.over) return this.unsupported(`${name} without OVER`);
+    return h(this, node, args) + this.over(node);
+  }
+
+  protected verbatimFunction(node: AstNode, name: string, args: AstNode[]): string {
+    if (!node.args) return name;
+    return `${name}(${args.map((a) => this.verbatimArg(a)).join(', ')})`;
+  }
+
+  protected verbatimArg(a: AstNode): string {
+    if (a?.type === 'origin') {
+      const v = String(a.value);
+      if (!/^[A-Za-z_ ]+$/.test(v)) this.unsupported(`keyword ${v}`);
+      return v.toUpperCase();
+    }
+    if (a?.type === 'datatype') return String(a.dataType);
+    return this.expr(a);
+  }
+
+  /** `OVER (...)` when the call is a window function. */
+  protected over(node: AstNode): string {
+    const o = node.over;
+    if (!o) return '';
+    const spec = o.as_window_specification;
+    if (typeof spec === 'string') return ` OVER ${this.quoteIdent(spec)}`;
+    return ` OVER (${this.windowSpec(spec?.window_specification ?? {})})`;
+  }
+
+  protected windowSpec(ws: AstNode): string {
+    const parts: string[] = [];
+    if (ws.name) parts.push(this.quoteIdent(String(ws.name)));
+    if (ws.partitionby?.length) {
+      parts.push(`PARTITION BY ${ws.partitionby.map((p: AstNode) => this.expr(p.expr ?? p)).join(', ')}`);
+    }
+    if (ws.orderby?.length) {
+      parts.push(`ORDER BY ${ws.orderby.map((o: AstNode) => this.windowOrderItem(o)).join(', ')}`);
+    }
+    if (ws.window_frame_clause) parts.push(this.frame(ws.window_frame_clause));
+    return parts.join(' ');
+  }
+
+  protected windowOrderItem(o: AstNode): string {
+    const desc = String(o.type ?? '').toUpperCase() === 'DESC';
+    const e = o.expr;
+    const sql = this.emulate && this.kind(e) === 'string' ? this.foldSql(e) : this.expr(e);
+    return `${sql}${desc ? ' DESC' : ''}${this.nullsOrder(desc)}`;
+  }
+
+  protected frame(f: AstNode): string {
+    if (f.type === 'binary_expr' && String(f.operator).toUpperCase() === 'BETWEEN') {
+      const unit = String(f.left?.value ?? '').toUpperCase();
+      const [a, b] = f.right?.value ?? [];
+      if ((unit !== 'ROWS' && unit !== 'RANGE') || !a || !b) return this.unsupported('this window frame');
+      return `${unit} BETWEEN ${this.frameBound(a)} AND ${this.frameBound(b)}`;
+    }
+    const unit = String(f.type ?? '').toUpperCase();
+    if (unit !== 'ROWS' && unit !== 'RANGE') return this.unsupported('this window frame');
+    return `${unit} ${this.frameBound(f.expr)}`;
+  }
+
+  protected frameBound(b: AstNode): string {
+    const text = String(b?.value ?? '')
+      .trim()
+      .replace(/\s+/g, ' ')
+      .toUpperCase();
+    if (!/^(UNBOUNDED PRECEDING|UNBOUNDED FOLLOWING|CURRENT ROW|\d+ PRECEDING|\d+ FOLLOWING)$/.test(text)) {
+      return this.unsupported(`window frame bound ${text}`);
+    }
+    return text;
+  }
+
+  protected aggregate(node: AstNode): string {
+    const name = String(node.name).toUpperCase();
+    const a = node.args ?? {};
+    const distinct = a.distinct ? 'DISTINCT ' : '';
+    this.aggDepth++;
+    try {
+      let sql: string;
+      if (name === 'COUNT') {
+        if (a.expr?.type === 'star') sql = 'COUNT(*)';
+        else if (a.expr?.type === 'expr_list') {
+          const items: AstNode[] = a.expr.value ?? [];
+          if (items.length === 1) sql = `COUNT(${distinct}${this.expr(items[0])})`;
+          else if (!a.distinct) return this.unsupported('COUNT of several expressions without DISTINCT');
+          else sql = this.countDistinctMany(items);
+        } else sql = `COUNT(${distinct}${this.expr(a.expr)})`;
+      } else if (name === 'GROUP_CONCAT') sql = this.groupConcat(node);
+      else if (!this.emulate) sql = `${name}(${distinct}${this.expr(a.expr)})`;
+      else if (name === 'SUM' || name === 'AVG') sql = `${name}(${distinct}${this.num(a.expr)})`;
+      else if (name === 'MIN' || name === 'MAX') sql = `${name}(${distinct}${this.expr(a.expr)})`;
+      else {
+        const h = this.functions[name];
+        if (!h) return this.unsupported(`aggregate ${name}`);
+        sql = h(this, node, [a.expr]);
+      }
+      return sql + this.over(node);
+    } finally {
+      this.aggDepth--;
+    }
+  }
+
+  /** COUNT(DISTINCT a, b): rows where any is NULL do not count. */
+  protected countDistinctMany(items: AstNode[]): string {
+    const cond = items.map((i) => `${this.operand(i)} IS NOT NULL`).join(' AND ');
+    return `COUNT(DISTINCT CASE WHEN ${cond} THEN ROW(${items.map((i) => this.expr(i)).join(', ')}) END)`;
+  }
+
+  /** GROUP_CONCAT([DISTINCT] a[, b...] [ORDER BY ...] [SEPARATOR s]) → string_agg. */
+  protected groupConcat(node: AstNode): string {
+    const a = node.args ?? {};
+    const items: AstNode[] = a.expr?.type === 'expr_list' ? a.expr.value : [a.expr];
+    const value =
+      items.length === 1 ? this.text(items[0]) : `(${items.map((i) => this.text(i)).join(' || ')})`;
+    const sepNode = a.separator?.value ?? a.separator;
+    const sep = sepNode && typeof sepNode === 'object' ? this.expr(sepNode) : this.stringLiteral(',');
+    let order = '';
+    if (a.orderby?.length) {
+      if (a.distinct) {
+        const ok = a.orderby.every((o: AstNode) => items.length === 1 && sameExpr(o.expr, items[0]));
+        if (!ok) return this.unsupported('GROUP_CONCAT(DISTINCT ...) ordered by another expression');
+      }
+      order = ` ORDER BY ${a.orderby
+        .map((o: AstNode) => {
+          const desc = String(o.type ?? '').toUpperCase() === 'DESC';
+          const sql = a.distinct
+            ? value
+            : this.kind(o.expr) === 'string'
+              ? this.foldSql(o.expr)
+              : this.expr(o.expr);
+          return `${sql}${desc ? ' DESC' : ''}${this.nullsOrder(desc)}`;
+        })
+        .join(', ')}`;
+    }
+    return `string_agg(${a.distinct ? 'DISTINCT ' : ''}${value}, ${sep}${order})`;
+  }
+
+  // --- DML
+
+  protected dmlTable(t: AstNode): string {
+    return this.tableSql(t);
+  }
+
+  protected insert(s: AstNode): string {
+    const t = s.table?.[0];
+    if (!t || s.table.length !== 1) return this.unsupported('INSERT into several tables');
+    const ignore = /ignore/i.test(String(s.prefix ?? ''));
+    const replace = s.type === 'replace';
+    if (s.on_duplicate_update) return this.unsupported('INSERT ... ON DUPLICATE KEY UPDATE');
+    let cols: string[] | null = Array.isArray(s.columns) && s.columns.length ? s.columns.map(String) : null;
+    let body: string;
+    this.pushScope(null);
+    try {
+      if (Array.isArray(s.set) && s.set.length) {
+        cols = s.set.map((x: AstNode) => String(x.column));
+        body = `VALUES (${s.set.map((x: AstNode) => this.expr(x.value)).join(', ')})`;
+      } else if (s.values?.type === 'values') {
+        body = `VALUES ${s.values.values.map((row: AstNode) => `(${(row.value ?? []).map((v: AstNode) => this.insertValue(v)).join(', ')})`).join(', ')}`;
+      } else if (s.values?.type === 'select') {
+        body = this.selectStatement(s.values);
+      } else return this.unsupported('this INSERT form');
+    } finally {
+      this.popScope();
+    }
+    const colSql = cols
+      ? ` (${cols.map((c) => this.quoteIdent(this.realColumnName({ table: String(t.table), column: c }))).join(', ')})`
+      : '';
+    return this.insertStatement(this.dmlTable(t), colSql, body, { ignore, replace });
+  }
+
+  protected insertValue(v: AstNode): string {
+    if (v?.type === 'origin' && /^default$/i.test(String(v.value))) return 'DEFAULT';
+    return this.expr(v);
+  }
+
+  protected insertStatement(
+    table: string,
+    cols: string,
+    body: string,
+    o: { ignore: boolean; replace: boolean },
+  ): string {
+    if (o.replace) return this.unsupported('REPLACE INTO');
+    return `INSERT INTO ${table}${cols} ${body}${o.ignore ? ' ON CONFLICT DO NOTHING' : ''}`;
+  }
+
+  protected update(s: AstNode): string {
+    const tables: AstNode[] = s.table ?? [];
+    if (tables.length !== 1 || tables[0].join || tables[0].expr)
+      return this.unsupported('UPDATE of several tables');
+    if ((s.orderby && s.orderby.length) || s.limit) return this.unsupported('UPDATE ... ORDER BY / LIMIT');
+    const scope = this.pushScope(tables);
+    try {
+      const t = tables[0];
+      const item = scope.byNode.get(t)!;
+      const sets = (s.set ?? [])
+        .map(
+          (x: AstNode) =>
+            `${this.quoteIdent(this.realColumnName({ table: x.table ?? null, column: String(x.column) }))} = ${this.expr(x.value)}`,
+        )
+        .join(', ');
+      let sql = `UPDATE ${this.dmlTarget(t, item)} SET ${sets}`;
+      if (s.where) sql += ` WHERE ${this.expr(s.where, 'bool')}`;
+      return sql;
+    } finally {
+      this.popScope();
+    }
+  }
+
+  /** The target of UPDATE/DELETE, aliased when the statement's name for it differs. */
+  protected dmlTarget(t: AstNode, item: ScopeItem): string {
+    const name = this.dmlTable(t);
+    const plain = !this.opts.tableName && !t.db && !t.schema && !t.as;
+    return plain ? name : `${name} AS ${this.quoteIdent(item.alias)}`;
+  }
+
+  protected deleteStatement(s: AstNode): string {
+    const from: AstNode[] = s.from ?? [];
+    if (from.length !== 1 || from[0].join || from[0].expr)
+      return this.unsupported('DELETE from several tables');
+    if ((s.orderby && s.orderby.length) || s.limit) return this.unsupported('DELETE ... ORDER BY / LIMIT');
+    const scope = this.pushScope(from);
+    try {
+      let sql = `DELETE FROM ${this.dmlTarget(from[0], scope.byNode.get(from[0])!)}`;
+      if (s.where) sql += ` WHERE ${this.expr(s.where, 'bool')}`;
+      return sql;
+    } finally {
+      this.popScope();
+    }
+  }
+
+  protected createTableAs(s: AstNode): string {
+    const t = s.table?.[0];
+    if (!t) return this.unsupported('CREATE TABLE without a name');
+    const ine = s.if_not_exists ? 'IF NOT EXISTS ' : '';
+    return `CREATE TABLE ${ine}${this.dmlTable(t)} AS ${this.selectStatement(s.query_expr)}`;
+  }
+}
+
+// -----------------------------------------------------------------------------------
+// Helpers shared by the compilers and function maps
+
+export const DATE_UNITS = new Set(['DAY', 'WEEK', 'MONTH', 'QUARTER', 'YEAR']);
+
+/** Unit → [multiplier, standard unit] for one-number intervals. */
+export const SIMPLE_UNITS: Record<string, [number, string]> = {
+  MICROSECOND: [1, 'microsecond'],
+  SECOND: [1, 'second'],
+  MINUTE: [1, 'minute'],
+  HOUR: [1, 'hour'],
+  DAY: [1, 'day'],
+  WEEK: [7, 'day'],
+  MONTH: [1, 'month'],
+  QUARTER: [3, 'month'],
+  YEAR: [1, 'year'],
+};
+
+/** Compound units: which standard units the parts of '1:30' / '1 2:03' fill, last part first. */
+const COMPOUND_UNITS: Record<string, string[]> = {
+  YEAR_MONTH: ['year', 'month'],
+  DAY_HOUR: ['day', 'hour'],
+  DAY_MINUTE: ['day', 'hour', 'minute'],
+  DAY_SECOND: ['day', 'hour', 'minute', 'second'],
+  DAY_MICROSECOND: ['day', 'hour', 'minute', 'second', 'microsecond'],
+  HOUR_MINUTE: ['hour', 'minute'],
+  HOUR_SECOND: ['hour', 'minute', 'second'],
+  HOUR_MICROSECOND: ['hour', 'minute', 'second', 'microsecond'],
+  MINUTE_SECOND: ['minute', 'second'],
+  MINUTE_MICROSECOND: ['minute', 'second', 'microsecond'],
+  SECOND_MICROSECOND: ['second', 'microsecond'],
+};
+
+/**
+ * A literal interval as [value, unit] pairs (signs applied), or null when `n` is not a
+ * literal. Throws UnsupportedError-worthy Error for an unknown unit.
+ */
+export function intervalParts(n: AstNode, unit: string, sign: 1 | -1): [number, string][] | null {
+  if (n?.type !== 'number' && n?.type !== 'string') {
+    if (n?.type === 'unary_expr' && n.operator === '-' && n.expr?.type === 'number') {
+      return intervalParts({ type: 'number', value: -Number(n.expr.value) }, unit, sign);
+    }
+    return null;
+  }
+  const single = SIMPLE_UNITS[unit];
+  if (single) {
+    const v = n.type === 'number' ? Number(n.value) : mysqlStringToNumber(n.value);
+    if (!Number.isFinite(v)) return null;
+    const value = unit === 'MICROSECOND' || unit === 'SECOND' ? v : Math.round(v);
+    return [[sign * single[0] * value, single[1]]];
+  }
+  const names = COMPOUND_UNITS[unit];
+  if (!names) throw new Error(`INTERVAL unit ${unit}`);
+  const text = String(n.value).trim();
+  const neg = text.startsWith('-');
+  const nums = text
+    .replace(/^-/, '')
+    .split(/[^0-9]+/)
+    .filter((x) => x !== '')
+    .map(Number);
+  const used = names.slice(names.length - Math.min(nums.length, names.length));
+  const vals = nums.slice(nums.length - used.length);
+  const s = (neg ? -1 : 1) * sign;
+  return used.map((u, i) => [s * vals[i], u] as [number, string]).filter(([v]) => v !== 0);
+}
+
+/** MySQL's reading of a string as a number: the longest numeric prefix, else 0. */
+export function mysqlStringToNumber(s: string): number {
+  const m = /^\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?/.exec(String(s));
+  return m ? Number(m[0]) : 0;
+}
+
+/** Folds a string literal the way the default collation compares it. */
+export function foldLiteral(v: string): string {
+  return v.toLowerCase().replace(/ +$/, '');
+}
+
+export function hasBinaryCollation(node: AstNode | null | undefined): boolean {
+  const c = node?.collate?.collate?.name ?? node?.collate?.name;
+  if (typeof c === 'string' && BINARY_COLLATION.test(c)) return true;
+  if (node?.type === 'cast' && /BINARY/i.test(String(node.target?.[0]?.dataType ?? ''))) return true;
+  return false;
+}
+
+/** Structural equality of two expressions (for ORDER BY inside DISTINCT aggregates). */
+export function sameExpr(a: AstNode, b: AstNode): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** MySQL-escaped string literal. */
+export function mysqlStringLiteral(v: string): string {
+  return `'${v.replace(/[\\'\0\n\r\x1a]/g, (ch) => {
+    switch (ch) {
+      case '\0':
+        return '\\0';
+      case '\n':
+        return '\\n';
+      case '\r':
+        return '\\r';
+      case '\x1a':
+        return '\\Z';
+      default:
+        return '\\' + ch;
+    }
+  })}'`;
+}
+
+const WINDOW_ONLY = new Set([
+  'ROW_NUMBER',
+  'RANK',
+  'DENSE_RANK',
+  'PERCENT_RANK',
+  'CUME_DIST',
+  'NTILE',
+  'LAG',
+  'LEAD',
+  'FIRST_VALUE',
+  'LAST_VALUE',
+  'NTH_VALUE',
+]);
+
+let displayNameProvider: ((e: AstNode) => string) | null = null;
+
+/** mysql.ts registers its renderer here (a direct import would be a module cycle). */
+export function setDisplayNameProvider(f: (e: AstNode) => string): void {
+  displayNameProvider = f;
+}
+
+/**
+ * MySQL-style label for an unaliased computed select item (`COUNT(*)`, `a + 1`), as MySQL
+ * names the column after the expression's text.
+ */
+export function displayName(e: AstNode): string {
+  try {
+    return displayNameProvider ? displayNameProvider(e) : 'expr';
+  } catch {
+    return 'expr';
+  }
+}

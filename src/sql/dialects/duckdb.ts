@@ -1,0 +1,66 @@
+/** DuckDB: the local engine and `duckdb` sources. */
+import type { AstNode } from '../parse/normalize.js';
+import { type FunctionMap, SqlCompiler } from './compiler.js';
+import { duckdbFunctions } from './functions/duckdb.js';
+
+export class DuckdbCompiler extends SqlCompiler {
+  readonly target = 'duckdb' as const;
+  protected readonly functions: FunctionMap = duckdbFunctions;
+  override readonly textType = 'VARCHAR';
+  override readonly doubleType = 'DOUBLE';
+  override readonly timestampType = 'TIMESTAMP';
+  override readonly intType = 'BIGINT';
+
+  /** DuckDB's `/` is already floating-point division and is NULL on zero. */
+  override divide(l: AstNode, r: AstNode): string {
+    return `${this.numOperand(l)} / NULLIF(${this.expr(r)}, 0)`;
+  }
+
+  override intDiv(l: AstNode, r: AstNode): string {
+    return `CAST(trunc(CAST(${this.expr(l)} AS DOUBLE) / NULLIF(${this.expr(r)}, 0)) AS BIGINT)`;
+  }
+
+  override mod(l: AstNode, r: AstNode): string {
+    return `(${this.numOperand(l)} % NULLIF(${this.expr(r)}, 0))`;
+  }
+
+  protected override bitXor(l: AstNode, r: AstNode): string {
+    return `xor(${this.expr(l)}, ${this.expr(r)})`;
+  }
+
+  /** DuckDB's LIKE has no escape character unless one is named. */
+  protected override likeDefaultEscape(): string {
+    return ` ESCAPE '\\'`;
+  }
+
+  protected override regexp(l: AstNode, r: AstNode, not: boolean): string {
+    const cs = /_bin$|_cs$/i.test(String(l?.collate?.collate?.name ?? r?.collate?.collate?.name ?? ''));
+    const call = `regexp_matches(${this.text(l)}, ${this.text(r)}${cs ? '' : ", 'i'"})`;
+    return not ? `NOT ${call}` : call;
+  }
+
+  protected override castText(e: AstNode, length: number | null): string {
+    const sql = this.text(e);
+    return length != null ? `left(${sql}, ${length})` : sql;
+  }
+
+  protected override castDecimal(sql: string, p: number, s: number): string {
+    const prec = Math.min(Math.max(p, 1), 38);
+    return `CAST(${sql} AS DECIMAL(${prec}, ${Math.min(s, prec)}))`;
+  }
+
+  protected override castJson(sql: string): string {
+    return `CAST(${sql} AS JSON)`;
+  }
+
+  protected override castBinary(sql: string): string {
+    return `CAST(${sql} AS BLOB)`;
+  }
+
+  override jsonExtract(j: AstNode, path: AstNode, unquote: boolean): string {
+    if (path?.type !== 'string') return this.unsupported('a JSON path that is not a string literal');
+    const steps = this.jsonSteps(String(path.value));
+    const p = `$${steps.map((s) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? `.${s}` : `."${s.replace(/"/g, '\\"')}"`)).join('')}`;
+    return `${unquote ? 'json_extract_string' : 'json_extract'}(${this.expr(j)}, ${this.stringLiteral(p)})`;
+  }
+}

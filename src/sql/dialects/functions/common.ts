@@ -1,0 +1,525 @@
+/**
+ * MySQL functions in standard SQL, PostgreSQL-flavoured: the default map the base
+ * compiler uses. Targets that say a function differently override entries (duckdb.ts,
+ * sqlite.ts). A MySQL function missing from a target's map is refused by `canCompile`,
+ * never passed through on the hope that it means the same thing.
+ *
+ * Several entries are factories taking the target's own names (char_length vs length,
+ * strpos vs instr) so the MySQL semantics are written once.
+ */
+import type { AstNode } from '../../parse/normalize.js';
+import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
+import { formatHasTime, pgDateFormat, pgParseFormat } from './date-format.js';
+
+type C = SqlCompiler;
+
+export function arity(name: string, min: number, max: number, h: FunctionHandler): FunctionHandler {
+  return (c, node, args) => {
+    if (args.length < min || args.length > max) {
+      const want = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`;
+      return c.unsupported(`${name} with ${args.length} arguments (MySQL takes ${want})`);
+    }
+    return h(c, node, args);
+  };
+}
+
+/** name(args...) with every argument as a value. */
+export function plain(sqlName: string, min = 0, max = Infinity): FunctionHandler {
+  return arity(
+    sqlName.toUpperCase(),
+    min,
+    max,
+    (c, _n, args) => `${sqlName}(${args.map((a) => c.expr(a)).join(', ')})`,
+  );
+}
+
+/** name(args...) with every argument cast to text. */
+export function textual(sqlName: string, min = 1, max = Infinity): FunctionHandler {
+  return arity(
+    sqlName.toUpperCase(),
+    min,
+    max,
+    (c, _n, args) => `${sqlName}(${args.map((a) => c.text(a)).join(', ')})`,
+  );
+}
+
+/** name(args...) with every argument read as a number. */
+export function numeric(sqlName: string, min = 1, max = Infinity): FunctionHandler {
+  return arity(
+    sqlName.toUpperCase(),
+    min,
+    max,
+    (c, _n, args) => `${sqlName}(${args.map((a) => c.num(a)).join(', ')})`,
+  );
+}
+
+/** A literal integer argument, or null. */
+export function intLiteral(node: AstNode | undefined): number | null {
+  if (node?.type === 'number' && /^-?\d+$/.test(String(node.value))) return Number(node.value);
+  if (node?.type === 'unary_expr' && node.operator === '-' && node.expr?.type === 'number') {
+    const v = intLiteral(node.expr);
+    return v === null ? null : -v;
+  }
+  return null;
+}
+
+/** MySQL treats a negative length as 0 (no characters). */
+export function nonNegative(c: C, node: AstNode): string {
+  const v = intLiteral(node);
+  if (v !== null) return String(Math.max(v, 0));
+  const sql = c.expr(node);
+  return `CASE WHEN ${sql} < 0 THEN 0 ELSE ${sql} END`;
+}
+
+/** SUBSTRING(s, pos[, len]) with MySQL's negative and zero positions. */
+export function substringFn(substr: string, charLength: string): FunctionHandler {
+  return arity('SUBSTRING', 2, 3, (c, _n, [s, pos, len]) => {
+    const str = c.text(s);
+    const l = len ? `, ${nonNegative(c, len)}` : '';
+    const p = intLiteral(pos);
+    if (p !== null) {
+      if (p > 0) return `${substr}(${str}, ${p}${l})`;
+      if (p === 0) return `CASE WHEN ${str} IS NULL THEN NULL ELSE '' END`;
+      return `CASE WHEN ${charLength}(${str}) >= ${-p} THEN ${substr}(${str}, ${charLength}(${str}) - ${-p - 1}${l}) WHEN ${str} IS NULL THEN NULL ELSE '' END`;
+    }
+    const ps = c.expr(pos);
+    return `CASE WHEN ${ps} > 0 THEN ${substr}(${str}, ${ps}${l}) WHEN ${ps} < 0 AND ${charLength}(${str}) >= -(${ps}) THEN ${substr}(${str}, ${charLength}(${str}) + ${ps} + 1${l}) WHEN ${str} IS NULL OR ${ps} IS NULL THEN NULL ELSE '' END`;
+  });
+}
+
+/** LOCATE(sub, s[, pos]) / INSTR(s, sub) / POSITION(sub IN s): case-insensitive, 0 when absent. */
+export function locateFn(strpos: (hay: string, needle: string) => string, substr: string): FunctionHandler {
+  const core = (c: C, sub: AstNode, s: AstNode, pos?: AstNode) => {
+    const hay = `lower(${c.text(s)})`;
+    const needle = `lower(${c.text(sub)})`;
+    if (!pos) return strpos(hay, needle);
+    const p = c.expr(pos);
+    const found = strpos(`${substr}(${hay}, ${p})`, needle);
+    return `CASE WHEN ${p} < 1 THEN 0 WHEN ${found} = 0 THEN 0 ELSE ${found} + ${p} - 1 END`;
+  };
+  return (c, node, args) => {
+    const name = String(node.name);
+    if (name === 'INSTR') {
+      if (args.length !== 2) return c.unsupported('INSTR needs 2 arguments');
+      return core(c, args[1], args[0]);
+    }
+    if (name === 'POSITION') {
+      const a = args[0];
+      if (args.length !== 1 || a?.type !== 'binary_expr' || String(a.operator).toUpperCase() !== 'IN') {
+        return c.unsupported('POSITION without IN');
+      }
+      const hay = a.right?.type === 'expr_list' ? a.right.value?.[0] : a.right;
+      return core(c, a.left, hay);
+    }
+    if (args.length < 2 || args.length > 3) return c.unsupported('LOCATE needs 2 or 3 arguments');
+    return core(c, args[0], args[1], args[2]);
+  };
+}
+
+export interface TrimParts {
+  dir: 'BOTH' | 'LEADING' | 'TRAILING';
+  chars: AstNode | null;
+  value: AstNode;
+}
+
+/** TRIM([BOTH|LEADING|TRAILING] [remstr] FROM str) as node-sql-parser lists it. */
+export function trimParts(c: C, args: AstNode[]): TrimParts {
+  const isKw = (a: AstNode | undefined, ...w: string[]) =>
+    a?.type === 'origin' && w.includes(String(a.value).toUpperCase());
+  if (args.length === 1) return { dir: 'BOTH', chars: null, value: args[0] };
+  let i = 0;
+  let dir: TrimParts['dir'] = 'BOTH';
+  if (isKw(args[0], 'BOTH', 'LEADING', 'TRAILING')) {
+    dir = String(args[0].value).toUpperCase() as TrimParts['dir'];
+    i++;
+  }
+  let chars: AstNode | null = null;
+  if (!isKw(args[i], 'FROM')) chars = args[i++];
+  if (!isKw(args[i], 'FROM') || i + 2 !== args.length) return c.unsupported('this TRIM form');
+  return { dir, chars, value: args[i + 1] };
+}
+
+/** The characters TRIM removes: MySQL removes a whole string; one character is the same as a set. */
+export function trimChar(c: C, chars: AstNode | null): string | null {
+  if (!chars) return null;
+  if (chars.type !== 'string' || [...String(chars.value)].length !== 1) {
+    return c.unsupported('TRIM of a string longer than one character');
+  }
+  return c.lit(String(chars.value));
+}
+
+const pgTrim: FunctionHandler = (c, _n, args) => {
+  const t = trimParts(c, args);
+  const ch = trimChar(c, t.chars);
+  return `trim(${t.dir} ${ch ? `${ch} ` : ''}FROM ${c.text(t.value)})`;
+};
+
+/** GREATEST / LEAST are NULL when any argument is NULL in MySQL. */
+export function nullStrict(sqlName: string): FunctionHandler {
+  return arity(sqlName.toUpperCase(), 2, Infinity, (c, _n, args) => {
+    const vals = args.map((a) => c.expr(a));
+    return `CASE WHEN ${vals.map((v) => `${v} IS NULL`).join(' OR ')} THEN NULL ELSE ${sqlName}(${vals.join(', ')}) END`;
+  });
+}
+
+const ifFn: FunctionHandler = arity('IF', 3, 3, (c, _n, [cond, a, b]) => {
+  const [x, y] = c.unify([a, b]);
+  return `CASE WHEN ${c.expr(cond, 'bool')} THEN ${x} ELSE ${y} END`;
+});
+
+const coalesce: FunctionHandler = arity(
+  'COALESCE',
+  1,
+  Infinity,
+  (c, _n, args) => `COALESCE(${c.unify(args).join(', ')})`,
+);
+
+const nullif: FunctionHandler = arity('NULLIF', 2, 2, (c, _n, [a, b]) => {
+  if (c.foldStrings(a, b)) return `CASE WHEN ${c.compare('=', a, b)} THEN NULL ELSE ${c.expr(a)} END`;
+  return `NULLIF(${c.expr(a)}, ${c.expr(b)})`;
+});
+
+const field: FunctionHandler = arity('FIELD', 2, Infinity, (c, _n, [x, ...list]) => {
+  return `CASE ${list.map((v, i) => `WHEN ${c.compare('=', x, v)} THEN ${i + 1}`).join(' ')} ELSE 0 END`;
+});
+
+const elt: FunctionHandler = arity('ELT', 2, Infinity, (c, _n, [n, ...list]) => {
+  const vals = c.unify(list);
+  return `CASE ${c.expr(n)} ${vals.map((v, i) => `WHEN ${i + 1} THEN ${v}`).join(' ')} END`;
+});
+
+const strcmp: FunctionHandler = arity('STRCMP', 2, 2, (c, _n, [a, b]) => {
+  const x = c.foldSql(a);
+  const y = c.foldSql(b);
+  return `CASE WHEN ${x} < ${y} THEN -1 WHEN ${x} > ${y} THEN 1 WHEN ${x} = ${y} THEN 0 END`;
+});
+
+/** FORMAT(n, d): rounded half away from zero, with thousands separators. */
+const pgFormat: FunctionHandler = arity('FORMAT', 2, 3, (c, _n, [n, d]) => {
+  const places = intLiteral(d);
+  if (places === null || places < 0 || places > 30)
+    return c.unsupported('FORMAT with a computed number of decimals');
+  const pattern = `FM${'999,'.repeat(12)}990${places > 0 ? `.${'0'.repeat(places)}` : ''}`;
+  return `to_char(CAST(${c.expr(n)} AS numeric), ${c.lit(pattern)})`;
+});
+
+const sqrtFn: FunctionHandler = arity('SQRT', 1, 1, (c, _n, [x]) => {
+  const v = c.num(x);
+  return `CASE WHEN ${v} < 0 THEN NULL ELSE sqrt(${v}) END`;
+});
+
+/** LN / LOG: MySQL returns NULL outside the domain where the targets raise an error. */
+export function lnFn(ln: string): FunctionHandler {
+  return (c, node, args) => {
+    if (String(node.name) === 'LOG' && args.length === 2) {
+      const b = c.num(args[0]);
+      const x = c.num(args[1]);
+      return `CASE WHEN ${b} <= 0 OR ${b} = 1 OR ${x} <= 0 THEN NULL ELSE ${ln}(${x}) / ${ln}(${b}) END`;
+    }
+    if (args.length !== 1) return c.unsupported(`${String(node.name)} with ${args.length} arguments`);
+    const x = c.num(args[0]);
+    return `CASE WHEN ${x} <= 0 THEN NULL ELSE ${ln}(${x}) END`;
+  };
+}
+
+export function logBaseFn(expr: (x: string) => string): FunctionHandler {
+  return arity('LOG', 1, 1, (c, _n, [x]) => {
+    const v = c.num(x);
+    return `CASE WHEN ${v} <= 0 THEN NULL ELSE ${expr(v)} END`;
+  });
+}
+
+const roundPg: FunctionHandler = arity('ROUND', 1, 2, (c, _n, [x, d]) => {
+  if (!d) return `round(${c.num(x)})`;
+  return `round(CAST(${c.expr(x)} AS numeric), ${c.expr(d)})`;
+});
+
+const truncatePg: FunctionHandler = arity(
+  'TRUNCATE',
+  2,
+  2,
+  (c, _n, [x, d]) => `trunc(CAST(${c.expr(x)} AS numeric), ${c.expr(d)})`,
+);
+
+const modFn: FunctionHandler = arity('MOD', 2, 2, (c, _n, [a, b]) => c.mod(a, b));
+
+// --- dates and times
+
+/** The argument as something EXTRACT accepts (dates and times as they are, text cast). */
+export function temporal(c: C, x: AstNode): string {
+  const k = c.kind(x);
+  if (k === 'date' || k === 'datetime' || k === 'time') return c.expr(x);
+  return `CAST(${c.expr(x)} AS ${c.timestampType})`;
+}
+
+function pgPart(field: string): FunctionHandler {
+  return arity(field, 1, 1, (c, _n, [x]) => `CAST(EXTRACT(${field} FROM ${temporal(c, x)}) AS integer)`);
+}
+
+const pgWeek: FunctionHandler = arity('WEEK', 1, 2, (c, _n, [x, mode]) => {
+  const m = mode ? intLiteral(mode) : 0;
+  const t = temporal(c, x);
+  if (m === 0) return `CAST(floor((EXTRACT(DOY FROM ${t}) - EXTRACT(DOW FROM ${t}) + 6) / 7) AS integer)`;
+  if (m === 3) return `CAST(EXTRACT(WEEK FROM ${t}) AS integer)`;
+  return c.unsupported('WEEK with a mode other than 0 or 3');
+});
+
+/** DATE_ADD(d, INTERVAL n unit) / ADDDATE(d, n) and the SUB forms. */
+export function dateAddFn(sign: 1 | -1): FunctionHandler {
+  return arity('DATE_ADD', 2, 2, (c, _n, [d, iv]) => {
+    const interval = iv?.type === 'interval' ? iv : { type: 'interval', expr: iv, unit: 'DAY' };
+    return c.dateArith(d, interval, sign);
+  });
+}
+
+const pgDateFormatFn: FunctionHandler = arity('DATE_FORMAT', 2, 2, (c, _n, [d, f]) => {
+  if (f?.type !== 'string') return c.unsupported('DATE_FORMAT with a computed format');
+  try {
+    return pgDateFormat(temporal(c, d), String(f.value), (s) => c.lit(s));
+  } catch (e) {
+    return c.unsupported((e as Error).message);
+  }
+});
+
+const pgStrToDate: FunctionHandler = arity('STR_TO_DATE', 2, 2, (c, _n, [s, f]) => {
+  if (f?.type !== 'string') return c.unsupported('STR_TO_DATE with a computed format');
+  let pattern: string;
+  try {
+    pattern = pgParseFormat(String(f.value));
+  } catch (e) {
+    return c.unsupported((e as Error).message);
+  }
+  if (formatHasTime(String(f.value)))
+    return `CAST(to_timestamp(${c.text(s)}, ${c.lit(pattern)}) AS timestamp)`;
+  return `to_date(${c.text(s)}, ${c.lit(pattern)})`;
+});
+
+const pgTimestampDiff: FunctionHandler = arity('TIMESTAMPDIFF', 3, 3, (c, _n, [u, a, b]) => {
+  const unit = String(u?.value ?? u?.column ?? '').toUpperCase();
+  const ta = c.ts(a);
+  const tb = c.ts(b);
+  const secs: Record<string, number> = { SECOND: 1, MINUTE: 60, HOUR: 3600, DAY: 86400, WEEK: 604800 };
+  if (unit === 'MICROSECOND') return `CAST(trunc(EXTRACT(EPOCH FROM (${tb} - ${ta})) * 1000000) AS bigint)`;
+  if (secs[unit]) return `CAST(trunc(EXTRACT(EPOCH FROM (${tb} - ${ta})) / ${secs[unit]}) AS bigint)`;
+  const months: Record<string, number> = { MONTH: 1, QUARTER: 3, YEAR: 12 };
+  if (months[unit]) {
+    const age = `age(${tb}, ${ta})`;
+    const m = `(EXTRACT(YEAR FROM ${age}) * 12 + EXTRACT(MONTH FROM ${age}))`;
+    return `CAST(trunc(${m} / ${months[unit]}) AS bigint)`;
+  }
+  return c.unsupported(`TIMESTAMPDIFF unit ${unit}`);
+});
+
+const pgUnixTimestamp: FunctionHandler = arity('UNIX_TIMESTAMP', 0, 1, (c, _n, [d]) => {
+  if (!d) return 'CAST(trunc(EXTRACT(EPOCH FROM now())) AS bigint)';
+  return `CAST(trunc(EXTRACT(EPOCH FROM ${c.ts(d)})) AS bigint)`;
+});
+
+const pgFromUnixtime: FunctionHandler = arity('FROM_UNIXTIME', 1, 2, (c, n, [x, f]) => {
+  const t = `CAST(to_timestamp(${c.num(x)}) AT TIME ZONE 'UTC' AS timestamp(0))`;
+  if (!f) return t;
+  if (f.type !== 'string') return c.unsupported('FROM_UNIXTIME with a computed format');
+  try {
+    return pgDateFormat(t, String(f.value), (s) => c.lit(s));
+  } catch (e) {
+    void n;
+    return c.unsupported((e as Error).message);
+  }
+});
+
+// --- JSON
+
+export const jsonExtractFn: FunctionHandler = arity('JSON_EXTRACT', 2, 2, (c, _n, [j, p]) =>
+  c.jsonExtract(j, p, false),
+);
+
+export function jsonUnquoteFn(fallback: (c: C, x: AstNode) => string): FunctionHandler {
+  return arity('JSON_UNQUOTE', 1, 1, (c, _n, [x]) => {
+    if (x?.type === 'function' && x.name === 'JSON_EXTRACT' && x.args?.value?.length === 2) {
+      return c.jsonExtract(x.args.value[0], x.args.value[1], true);
+    }
+    if (x?.type === 'binary_expr' && (x.operator === '->' || x.operator === '->>')) {
+      return c.jsonExtract(x.left, x.right, true);
+    }
+    return fallback(c, x);
+  });
+}
+
+// --- aggregates that node-sql-parser reads as plain functions, and window functions
+
+export function aggregateFn(sqlName: string, min = 1, max = 1): FunctionHandler {
+  return arity(
+    sqlName.toUpperCase(),
+    min,
+    max,
+    (c, _n, args) => `${sqlName}(${args.map((a) => c.num(a)).join(', ')})`,
+  );
+}
+
+const windowFns: FunctionMap = {
+  ROW_NUMBER: plain('row_number', 0, 0),
+  RANK: plain('rank', 0, 0),
+  DENSE_RANK: plain('dense_rank', 0, 0),
+  PERCENT_RANK: plain('percent_rank', 0, 0),
+  CUME_DIST: plain('cume_dist', 0, 0),
+  NTILE: plain('ntile', 1, 1),
+  LAG: plain('lag', 1, 3),
+  LEAD: plain('lead', 1, 3),
+  FIRST_VALUE: plain('first_value', 1, 1),
+  LAST_VALUE: plain('last_value', 1, 1),
+  NTH_VALUE: plain('nth_value', 2, 2),
+};
+
+const concat: FunctionHandler = arity('CONCAT', 1, Infinity, (c, _n, args) =>
+  args.length === 1 ? c.text(args[0]) : `(${args.map((a) => c.text(a)).join(' || ')})`,
+);
+
+export const commonFunctions: FunctionMap = {
+  ...windowFns,
+  // strings
+  CONCAT: concat,
+  CONCAT_WS: textual('concat_ws', 2),
+  UPPER: textual('upper', 1, 1),
+  UCASE: textual('upper', 1, 1),
+  LOWER: textual('lower', 1, 1),
+  LCASE: textual('lower', 1, 1),
+  LENGTH: textual('octet_length', 1, 1),
+  OCTET_LENGTH: textual('octet_length', 1, 1),
+  CHAR_LENGTH: textual('char_length', 1, 1),
+  CHARACTER_LENGTH: textual('char_length', 1, 1),
+  SUBSTRING: substringFn('substr', 'char_length'),
+  SUBSTR: substringFn('substr', 'char_length'),
+  MID: substringFn('substr', 'char_length'),
+  LEFT: arity('LEFT', 2, 2, (c, _n, [s, n]) => `left(${c.text(s)}, ${nonNegative(c, n)})`),
+  RIGHT: arity('RIGHT', 2, 2, (c, _n, [s, n]) => `right(${c.text(s)}, ${nonNegative(c, n)})`),
+  LOCATE: locateFn((h, n) => `strpos(${h}, ${n})`, 'substr'),
+  INSTR: locateFn((h, n) => `strpos(${h}, ${n})`, 'substr'),
+  POSITION: locateFn((h, n) => `strpos(${h}, ${n})`, 'substr'),
+  LPAD: arity('LPAD', 3, 3, (c, _n, [s, n, p]) => `lpad(${c.text(s)}, ${c.expr(n)}, ${c.text(p)})`),
+  RPAD: arity('RPAD', 3, 3, (c, _n, [s, n, p]) => `rpad(${c.text(s)}, ${c.expr(n)}, ${c.text(p)})`),
+  REPLACE: textual('replace', 3, 3),
+  TRIM: pgTrim,
+  LTRIM: textual('ltrim', 1, 1),
+  RTRIM: textual('rtrim', 1, 1),
+  REVERSE: textual('reverse', 1, 1),
+  REPEAT: arity('REPEAT', 2, 2, (c, _n, [s, n]) => `repeat(${c.text(s)}, ${c.expr(n)})`),
+  SPACE: arity('SPACE', 1, 1, (c, _n, [n]) => `repeat(' ', ${c.expr(n)})`),
+  ASCII: textual('ascii', 1, 1),
+  FIELD: field,
+  ELT: elt,
+  STRCMP: strcmp,
+  FORMAT: pgFormat,
+  // numbers
+  ABS: numeric('abs', 1, 1),
+  CEIL: numeric('ceil', 1, 1),
+  CEILING: numeric('ceil', 1, 1),
+  FLOOR: numeric('floor', 1, 1),
+  SIGN: numeric('sign', 1, 1),
+  EXP: numeric('exp', 1, 1),
+  PI: plain('pi', 0, 0),
+  RAND: arity('RAND', 0, 0, () => 'random()'),
+  ROUND: roundPg,
+  TRUNCATE: truncatePg,
+  MOD: modFn,
+  POW: numeric('power', 2, 2),
+  POWER: numeric('power', 2, 2),
+  SQRT: sqrtFn,
+  LN: lnFn('ln'),
+  LOG: lnFn('ln'),
+  LOG10: logBaseFn((x) => `log(${x})`),
+  LOG2: logBaseFn((x) => `log(2, CAST(${x} AS numeric))`),
+  GREATEST: nullStrict('greatest'),
+  LEAST: nullStrict('least'),
+  // control flow and NULLs
+  IF: ifFn,
+  IFNULL: arity('IFNULL', 2, 2, coalesce),
+  COALESCE: coalesce,
+  NULLIF: nullif,
+  ISNULL: arity('ISNULL', 1, 1, (c, _n, [x]) => `${c.operand(x)} IS NULL`),
+  // dates and times
+  NOW: arity('NOW', 0, 1, (c, _n, [p]) => `LOCALTIMESTAMP(${p ? c.expr(p) : 0})`),
+  CURRENT_TIMESTAMP: arity('CURRENT_TIMESTAMP', 0, 1, (c, _n, [p]) => `LOCALTIMESTAMP(${p ? c.expr(p) : 0})`),
+  LOCALTIMESTAMP: arity('LOCALTIMESTAMP', 0, 1, (c, _n, [p]) => `LOCALTIMESTAMP(${p ? c.expr(p) : 0})`),
+  LOCALTIME: arity('LOCALTIME', 0, 1, (c, _n, [p]) => `LOCALTIMESTAMP(${p ? c.expr(p) : 0})`),
+  SYSDATE: arity(
+    'SYSDATE',
+    0,
+    1,
+    (c, _n, [p]) => `CAST(clock_timestamp() AS timestamp(${p ? c.expr(p) : 0}))`,
+  ),
+  CURDATE: arity('CURDATE', 0, 0, () => 'CURRENT_DATE'),
+  CURRENT_DATE: arity('CURRENT_DATE', 0, 0, () => 'CURRENT_DATE'),
+  CURTIME: arity('CURTIME', 0, 1, (c, _n, [p]) => `LOCALTIME(${p ? c.expr(p) : 0})`),
+  CURRENT_TIME: arity('CURRENT_TIME', 0, 1, (c, _n, [p]) => `LOCALTIME(${p ? c.expr(p) : 0})`),
+  UTC_TIMESTAMP: arity('UTC_TIMESTAMP', 0, 0, () => `CAST(now() AT TIME ZONE 'UTC' AS timestamp(0))`),
+  UTC_DATE: arity('UTC_DATE', 0, 0, () => `CAST(now() AT TIME ZONE 'UTC' AS date)`),
+  DATE: arity('DATE', 1, 1, (c, _n, [x]) => c.date(x)),
+  TIME: arity('TIME', 1, 1, (c, _n, [x]) => `CAST(${c.expr(x)} AS TIME)`),
+  TIMESTAMP: arity('TIMESTAMP', 1, 1, (c, _n, [x]) => c.ts(x)),
+  YEAR: pgPart('YEAR'),
+  MONTH: pgPart('MONTH'),
+  DAY: pgPart('DAY'),
+  DAYOFMONTH: pgPart('DAY'),
+  HOUR: pgPart('HOUR'),
+  MINUTE: pgPart('MINUTE'),
+  SECOND: arity(
+    'SECOND',
+    1,
+    1,
+    (c, _n, [x]) => `CAST(floor(EXTRACT(SECOND FROM ${temporal(c, x)})) AS integer)`,
+  ),
+  QUARTER: pgPart('QUARTER'),
+  DAYOFYEAR: pgPart('DOY'),
+  DAYOFWEEK: arity(
+    'DAYOFWEEK',
+    1,
+    1,
+    (c, _n, [x]) => `(CAST(EXTRACT(DOW FROM ${temporal(c, x)}) AS integer) + 1)`,
+  ),
+  WEEKDAY: arity(
+    'WEEKDAY',
+    1,
+    1,
+    (c, _n, [x]) => `(CAST(EXTRACT(ISODOW FROM ${temporal(c, x)}) AS integer) - 1)`,
+  ),
+  WEEK: pgWeek,
+  EXTRACT_WEEK: pgWeek,
+  MONTHNAME: arity('MONTHNAME', 1, 1, (c, _n, [x]) => `to_char(${temporal(c, x)}, 'FMMonth')`),
+  DAYNAME: arity('DAYNAME', 1, 1, (c, _n, [x]) => `to_char(${temporal(c, x)}, 'FMDay')`),
+  LAST_DAY: arity(
+    'LAST_DAY',
+    1,
+    1,
+    (c, _n, [x]) =>
+      `CAST(date_trunc('month', ${temporal(c, x)}) + INTERVAL '1 month' - INTERVAL '1 day' AS DATE)`,
+  ),
+  DATEDIFF: arity('DATEDIFF', 2, 2, (c, _n, [a, b]) => `(${c.date(a)} - ${c.date(b)})`),
+  TIMESTAMPDIFF: pgTimestampDiff,
+  DATE_ADD: dateAddFn(1),
+  ADDDATE: dateAddFn(1),
+  DATE_SUB: dateAddFn(-1),
+  SUBDATE: dateAddFn(-1),
+  DATE_FORMAT: pgDateFormatFn,
+  STR_TO_DATE: pgStrToDate,
+  UNIX_TIMESTAMP: pgUnixTimestamp,
+  FROM_UNIXTIME: pgFromUnixtime,
+  // JSON
+  JSON_EXTRACT: jsonExtractFn,
+  JSON_UNQUOTE: jsonUnquoteFn((c, x) => `(CAST(${c.expr(x)} AS jsonb) #>> '{}')`),
+  JSON_OBJECT: plain('jsonb_build_object'),
+  JSON_ARRAY: plain('jsonb_build_array'),
+  // aggregates read as functions
+  STD: aggregateFn('stddev_pop'),
+  STDDEV: aggregateFn('stddev_pop'),
+  STDDEV_POP: aggregateFn('stddev_pop'),
+  STDDEV_SAMP: aggregateFn('stddev_samp'),
+  VARIANCE: aggregateFn('var_pop'),
+  VAR_POP: aggregateFn('var_pop'),
+  VAR_SAMP: aggregateFn('var_samp'),
+  BIT_AND: aggregateFn('bit_and'),
+  BIT_OR: aggregateFn('bit_or'),
+  BIT_XOR: aggregateFn('bit_xor'),
+  ANY_VALUE: plain('min', 1, 1),
+  JSON_ARRAYAGG: plain('jsonb_agg', 1, 1),
+  JSON_OBJECTAGG: plain('jsonb_object_agg', 2, 2),
+};

@@ -1,0 +1,177 @@
+/**
+ * SQLite (3.46+ for strftime's names and the 'floor' date modifier): what it can say of
+ * MySQL's functions. Anything missing here is refused rather than approximated.
+ */
+import type { AstNode } from '../../parse/normalize.js';
+import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
+import {
+  arity,
+  commonFunctions,
+  intLiteral,
+  jsonUnquoteFn,
+  locateFn,
+  logBaseFn,
+  nonNegative,
+  numeric,
+  plain,
+  substringFn,
+  textual,
+  trimChar,
+  trimParts,
+} from './common.js';
+import { sqliteDateFormat } from './date-format.js';
+
+type C = SqlCompiler;
+const t = (c: C, x: AstNode) => c.expr(x);
+
+function part(fmt: string, adjust = ''): FunctionHandler {
+  return arity(
+    'date part',
+    1,
+    1,
+    (c, _n, [x]) => `(CAST(strftime('${fmt}', ${t(c, x)}) AS INTEGER)${adjust})`,
+  );
+}
+
+const trim: FunctionHandler = (c, _n, args) => {
+  const p = trimParts(c, args);
+  const ch = trimChar(c, p.chars);
+  const fn = p.dir === 'LEADING' ? 'ltrim' : p.dir === 'TRAILING' ? 'rtrim' : 'trim';
+  return `${fn}(${c.text(p.value)}${ch ? `, ${ch}` : ''})`;
+};
+
+const repeat = (c: C, s: string, n: string) => `replace(hex(zeroblob(max(${n}, 0))), '00', ${s})`;
+
+const drop =
+  (name: string): FunctionHandler =>
+  (c) =>
+    c.unsupported(`function ${name}`);
+
+export const sqliteFunctions: FunctionMap = {
+  ...commonFunctions,
+  LENGTH: textual('octet_length', 1, 1),
+  OCTET_LENGTH: textual('octet_length', 1, 1),
+  CHAR_LENGTH: textual('length', 1, 1),
+  CHARACTER_LENGTH: textual('length', 1, 1),
+  SUBSTRING: substringFn('substr', 'length'),
+  SUBSTR: substringFn('substr', 'length'),
+  MID: substringFn('substr', 'length'),
+  LEFT: arity('LEFT', 2, 2, (c, _n, [s, n]) => `substr(${c.text(s)}, 1, ${nonNegative(c, n)})`),
+  RIGHT: arity('RIGHT', 2, 2, (c, _n, [s, n]) => {
+    const k = nonNegative(c, n);
+    return `CASE WHEN ${k} = 0 THEN '' ELSE substr(${c.text(s)}, -(${k})) END`;
+  }),
+  LOCATE: locateFn((h, n) => `instr(${h}, ${n})`, 'substr'),
+  INSTR: locateFn((h, n) => `instr(${h}, ${n})`, 'substr'),
+  POSITION: locateFn((h, n) => `instr(${h}, ${n})`, 'substr'),
+  LPAD: drop('LPAD'),
+  RPAD: drop('RPAD'),
+  REVERSE: drop('REVERSE'),
+  TRIM: trim,
+  REPEAT: arity('REPEAT', 2, 2, (c, _n, [s, n]) => repeat(c, c.text(s), c.expr(n))),
+  SPACE: arity('SPACE', 1, 1, (c, _n, [n]) => repeat(c, "' '", c.expr(n))),
+  ASCII: textual('unicode', 1, 1),
+  FORMAT: arity('FORMAT', 2, 3, (c, _n, [n, d]) => {
+    const places = intLiteral(d);
+    if (places === null || places < 0 || places > 30)
+      return c.unsupported('FORMAT with a computed number of decimals');
+    return `printf(${c.lit(`%,.${places}f`)}, round(${c.num(n)}, ${places}))`;
+  }),
+  ROUND: arity('ROUND', 1, 2, (c, _n, [x, d]) =>
+    d ? `round(${c.num(x)}, ${c.expr(d)})` : `round(${c.num(x)})`,
+  ),
+  TRUNCATE: drop('TRUNCATE'),
+  POW: numeric('pow', 2, 2),
+  POWER: numeric('pow', 2, 2),
+  LOG10: logBaseFn((x) => `log10(${x})`),
+  LOG2: logBaseFn((x) => `log2(${x})`),
+  RAND: drop('RAND'),
+  GREATEST: numeric('max', 2),
+  LEAST: numeric('min', 2),
+  NOW: arity('NOW', 0, 0, () => `datetime('now')`),
+  CURRENT_TIMESTAMP: arity('CURRENT_TIMESTAMP', 0, 0, () => `datetime('now')`),
+  LOCALTIMESTAMP: arity('LOCALTIMESTAMP', 0, 0, () => `datetime('now')`),
+  LOCALTIME: arity('LOCALTIME', 0, 0, () => `datetime('now')`),
+  SYSDATE: arity('SYSDATE', 0, 0, () => `datetime('now')`),
+  UTC_TIMESTAMP: arity('UTC_TIMESTAMP', 0, 0, () => `datetime('now')`),
+  CURDATE: arity('CURDATE', 0, 0, () => `date('now')`),
+  CURRENT_DATE: arity('CURRENT_DATE', 0, 0, () => `date('now')`),
+  UTC_DATE: arity('UTC_DATE', 0, 0, () => `date('now')`),
+  CURTIME: arity('CURTIME', 0, 0, () => `time('now')`),
+  CURRENT_TIME: arity('CURRENT_TIME', 0, 0, () => `time('now')`),
+  DATE: arity('DATE', 1, 1, (c, _n, [x]) => `date(${t(c, x)})`),
+  TIME: arity('TIME', 1, 1, (c, _n, [x]) => `time(${t(c, x)})`),
+  TIMESTAMP: arity('TIMESTAMP', 1, 1, (c, _n, [x]) => `datetime(${t(c, x)})`),
+  YEAR: part('%Y'),
+  MONTH: part('%m'),
+  DAY: part('%d'),
+  DAYOFMONTH: part('%d'),
+  HOUR: part('%H'),
+  MINUTE: part('%M'),
+  SECOND: part('%S'),
+  DAYOFYEAR: part('%j'),
+  DAYOFWEEK: part('%w', ' + 1'),
+  WEEKDAY: arity('WEEKDAY', 1, 1, (c, _n, [x]) => `((CAST(strftime('%w', ${t(c, x)}) AS INTEGER) + 6) % 7)`),
+  QUARTER: arity('QUARTER', 1, 1, (c, _n, [x]) => `((CAST(strftime('%m', ${t(c, x)}) AS INTEGER) + 2) / 3)`),
+  WEEK: arity('WEEK', 1, 2, (c, _n, [x, mode]) => {
+    const m = mode ? intLiteral(mode) : 0;
+    if (m === 3) return `CAST(strftime('%V', ${t(c, x)}) AS INTEGER)`;
+    if (m !== 0) return c.unsupported('WEEK with a mode other than 0 or 3');
+    return `((CAST(strftime('%j', ${t(c, x)}) AS INTEGER) - CAST(strftime('%w', ${t(c, x)}) AS INTEGER) + 6) / 7)`;
+  }),
+  EXTRACT_WEEK: arity(
+    'WEEK',
+    1,
+    1,
+    (c, _n, [x]) =>
+      `((CAST(strftime('%j', ${t(c, x)}) AS INTEGER) - CAST(strftime('%w', ${t(c, x)}) AS INTEGER) + 6) / 7)`,
+  ),
+  MONTHNAME: arity('MONTHNAME', 1, 1, (c, _n, [x]) => `strftime('%B', ${t(c, x)})`),
+  DAYNAME: arity('DAYNAME', 1, 1, (c, _n, [x]) => `strftime('%A', ${t(c, x)})`),
+  LAST_DAY: arity(
+    'LAST_DAY',
+    1,
+    1,
+    (c, _n, [x]) => `date(${t(c, x)}, 'start of month', '+1 month', '-1 day')`,
+  ),
+  DATEDIFF: arity(
+    'DATEDIFF',
+    2,
+    2,
+    (c, _n, [a, b]) => `CAST(julianday(date(${t(c, a)})) - julianday(date(${t(c, b)})) AS INTEGER)`,
+  ),
+  TIMESTAMPDIFF: arity('TIMESTAMPDIFF', 3, 3, (c, _n, [u, a, b]) => {
+    const unit = String(u?.value ?? u?.column ?? '').toUpperCase();
+    const secs: Record<string, number> = { SECOND: 1, MINUTE: 60, HOUR: 3600, DAY: 86400, WEEK: 604800 };
+    if (!secs[unit]) return c.unsupported(`TIMESTAMPDIFF unit ${unit}`);
+    return `((unixepoch(${t(c, b)}) - unixepoch(${t(c, a)})) / ${secs[unit]})`;
+  }),
+  DATE_FORMAT: arity('DATE_FORMAT', 2, 2, (c, _n, [d, f]) => {
+    if (f?.type !== 'string') return c.unsupported('DATE_FORMAT with a computed format');
+    try {
+      return sqliteDateFormat(t(c, d), String(f.value), (s) => c.lit(s));
+    } catch (e) {
+      return c.unsupported((e as Error).message);
+    }
+  }),
+  STR_TO_DATE: drop('STR_TO_DATE'),
+  UNIX_TIMESTAMP: arity('UNIX_TIMESTAMP', 0, 1, (c, _n, [d]) =>
+    d ? `unixepoch(${t(c, d)})` : `unixepoch('now')`,
+  ),
+  FROM_UNIXTIME: arity('FROM_UNIXTIME', 1, 1, (c, _n, [x]) => `datetime(${c.num(x)}, 'unixepoch')`),
+  JSON_UNQUOTE: jsonUnquoteFn((c, x) => `(${c.expr(x)} ->> '$')`),
+  JSON_OBJECT: plain('json_object'),
+  JSON_ARRAY: plain('json_array'),
+  STD: drop('STD'),
+  STDDEV: drop('STDDEV'),
+  STDDEV_POP: drop('STDDEV_POP'),
+  STDDEV_SAMP: drop('STDDEV_SAMP'),
+  VARIANCE: drop('VARIANCE'),
+  VAR_POP: drop('VAR_POP'),
+  VAR_SAMP: drop('VAR_SAMP'),
+  BIT_AND: drop('BIT_AND'),
+  BIT_OR: drop('BIT_OR'),
+  BIT_XOR: drop('BIT_XOR'),
+  JSON_ARRAYAGG: plain('json_group_array', 1, 1),
+  JSON_OBJECTAGG: plain('json_group_object', 2, 2),
+};

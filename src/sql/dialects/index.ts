@@ -1,0 +1,60 @@
+/**
+ * The dialect layer: normalized MySQL AST → SQL text for a target, keeping MySQL's meaning.
+ * The planner asks `canCompile` before pushing a statement (or a fragment) down, and
+ * `compile` to get the text.
+ */
+import type { AstNode } from '../parse/normalize.js';
+import type { SqlCompiler } from './compiler.js';
+import { DuckdbCompiler } from './duckdb.js';
+import { MysqlCompiler } from './mysql.js';
+import { PostgresCompiler } from './postgres.js';
+import { SqliteCompiler } from './sqlite.js';
+import { type CompileOptions, type Target, UnsupportedError } from './types.js';
+
+export { SqlCompiler } from './compiler.js';
+export type { ColumnRefName, CompileOptions, Kind, TableRefName, Target } from './types.js';
+export { UnsupportedError } from './types.js';
+export { DuckdbCompiler, MysqlCompiler, PostgresCompiler, SqliteCompiler };
+
+export function compilerFor(target: Target, opts: CompileOptions = {}): SqlCompiler {
+  switch (target) {
+    case 'mysql':
+      return new MysqlCompiler(opts);
+    case 'postgres':
+      return new PostgresCompiler(opts);
+    case 'duckdb':
+      return new DuckdbCompiler(opts);
+    case 'sqlite':
+      return new SqliteCompiler(opts);
+    default:
+      throw new Error(`unknown SQL target ${String(target)}`);
+  }
+}
+
+/** SQL text for the target. Throws UnsupportedError when the target cannot say it. */
+export function compile(ast: AstNode, target: Target, opts: CompileOptions = {}): string {
+  return compilerFor(target, opts).compile(ast);
+}
+
+export type CanCompile = { ok: true } | { ok: false; reason: string };
+
+/** Whether `compile` would succeed, and why not. */
+export function canCompile(ast: AstNode, target: Target, opts: CompileOptions = {}): CanCompile {
+  try {
+    compilerFor(target, opts).compile(ast);
+    return { ok: true };
+  } catch (e) {
+    if (e instanceof UnsupportedError) return { ok: false, reason: e.reason };
+    throw e;
+  }
+}
+
+/** An identifier quoted for the target (for `tableName` callbacks). */
+export function quoteIdentifier(target: Target, name: string): string {
+  return compilerFor(target).quoteIdent(name);
+}
+
+/** A string literal escaped for the target. */
+export function quoteString(target: Target, value: string): string {
+  return compilerFor(target).stringLiteral(value);
+}

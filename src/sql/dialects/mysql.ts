@@ -1,0 +1,235 @@
+/**
+ * MySQL / MariaDB: the statement goes back nearly verbatim. Only names change (the
+ * planner's table mapping, backtick quoting) and literals are re-escaped MySQL's way.
+ */
+import type { AstNode } from '../parse/normalize.js';
+import { type FunctionMap, mysqlStringLiteral, SqlCompiler, setDisplayNameProvider } from './compiler.js';
+
+const SIMPLE_IDENT = /^[A-Za-z_][A-Za-z0-9_$]*$/;
+
+export class MysqlCompiler extends SqlCompiler {
+  readonly target = 'mysql' as const;
+  protected override readonly emulate: boolean = false;
+  protected readonly functions: FunctionMap = {};
+
+  override quoteIdent(name: string): string {
+    return `\`${name.replace(/`/g, '``')}\``;
+  }
+
+  override stringLiteral(value: string): string {
+    return mysqlStringLiteral(value);
+  }
+
+  protected override origin(node: AstNode): string {
+    const v = String(node.value);
+    if (!/^[A-Za-z_ ]+$/.test(v)) return this.unsupported(`keyword ${v}`);
+    return v.toUpperCase();
+  }
+
+  protected override variable(node: AstNode): string {
+    const name = String(node.name);
+    if (!/^[A-Za-z0-9_.$]+$/.test(name)) return this.unsupported(`variable ${name}`);
+    return `${node.prefix === '@@' ? '@@' : '@'}${name}`;
+  }
+
+  protected override binaryLiteral(node: AstNode): string {
+    const v = String(node.value);
+    if (node.type === 'bit_string') {
+      if (!/^[01]*$/.test(v)) return this.unsupported('bit literal');
+      return `b'${v}'`;
+    }
+    if (!/^[0-9A-Fa-f]*$/.test(v)) return this.unsupported('hex literal');
+    return node.type === 'full_hex_string' ? `0x${v}` : `X'${v}'`;
+  }
+
+  protected override lockingClause(text: string): string {
+    return /^for update$|^lock in share mode$|^for share$/i.test(text.trim()) ? text.toUpperCase() : '';
+  }
+
+  protected override rollup(list: string[]): string {
+    return `${list.join(', ')} WITH ROLLUP`;
+  }
+
+  protected override xor(l: AstNode, r: AstNode): string {
+    return `${this.operand(l)} XOR ${this.operand(r)}`;
+  }
+
+  protected override bitXor(l: AstNode, r: AstNode): string {
+    return `${this.operand(l)} ^ ${this.operand(r)}`;
+  }
+
+  override divide(l: AstNode, r: AstNode): string {
+    return `${this.operand(l)} / ${this.operand(r)}`;
+  }
+
+  override intDiv(l: AstNode, r: AstNode): string {
+    return `${this.operand(l)} DIV ${this.operand(r)}`;
+  }
+
+  override mod(l: AstNode, r: AstNode): string {
+    return `${this.operand(l)} % ${this.operand(r)}`;
+  }
+
+  protected override likeOperator(): string {
+    return 'LIKE';
+  }
+
+  protected override regexp(l: AstNode, r: AstNode, not: boolean): string {
+    return `${this.operand(l)} ${not ? 'NOT ' : ''}REGEXP ${this.operand(r)}`;
+  }
+
+  override dateArith(base: AstNode, interval: AstNode, sign: 1 | -1): string {
+    return `${this.operand(base)} ${sign < 0 ? '-' : '+'} ${this.intervalLiteral(interval)}`;
+  }
+
+  protected intervalLiteral(iv: AstNode): string {
+    const unit = String(iv.unit ?? '').toUpperCase();
+    if (!/^[A-Z_]+$/.test(unit)) return this.unsupported(`INTERVAL unit ${unit}`);
+    return `INTERVAL ${this.operand(iv.expr)} ${unit}`;
+  }
+
+  override jsonExtract(j: AstNode, path: AstNode, unquote: boolean): string {
+    return `${this.operand(j)} ${unquote ? '->>' : '->'} ${this.expr(path)}`;
+  }
+
+  override cast(e: AstNode, target: AstNode): string {
+    const t = String(target.dataType ?? '').toUpperCase();
+    if (!/^[A-Z ]+$/.test(t)) return this.unsupported(`CAST AS ${t}`);
+    let type = t;
+    if (target.length != null) {
+      type += `(${Number(target.length)}${target.scale != null ? `, ${Number(target.scale)}` : ''})`;
+    }
+    return `CAST(${this.expr(e)} AS ${type})`;
+  }
+
+  protected override extract(field: string, source: AstNode): string {
+    if (!/^[A-Z_]+$/i.test(field)) return this.unsupported(`EXTRACT(${field})`);
+    return `EXTRACT(${field.toUpperCase()} FROM ${this.expr(source)})`;
+  }
+
+  protected override countDistinctMany(items: AstNode[]): string {
+    return `COUNT(DISTINCT ${items.map((i) => this.expr(i)).join(', ')})`;
+  }
+
+  protected override groupConcat(node: AstNode): string {
+    const a = node.args ?? {};
+    const items: AstNode[] = a.expr?.type === 'expr_list' ? a.expr.value : [a.expr];
+    let sql = `GROUP_CONCAT(${a.distinct ? 'DISTINCT ' : ''}${items.map((i) => this.expr(i)).join(', ')}`;
+    if (a.orderby?.length) {
+      sql += ` ORDER BY ${a.orderby
+        .map(
+          (o: AstNode) =>
+            `${this.expr(o.expr)}${String(o.type ?? '').toUpperCase() === 'DESC' ? ' DESC' : ''}`,
+        )
+        .join(', ')}`;
+    }
+    const sep = a.separator?.value ?? a.separator;
+    if (sep && typeof sep === 'object') sql += ` SEPARATOR ${this.expr(sep)}`;
+    return sql + ')';
+  }
+
+  protected override verbatimFunction(node: AstNode, name: string, args: AstNode[]): string {
+    if (!/^[A-Z0-9_$.]+$/i.test(name)) return this.unsupported(`function ${name}`);
+    if (!node.args) return name;
+    // TRIM(BOTH 'x' FROM a) and friends carry keywords as arguments.
+    if (args.some((a) => a?.type === 'origin')) {
+      return `${name}(${args.map((a) => this.verbatimArg(a)).join(' ')})`;
+    }
+    if (name === 'DATE_ADD' || name === 'DATE_SUB' || name === 'ADDDATE' || name === 'SUBDATE') {
+      if (args[1]?.type === 'interval')
+        return `${name}(${this.expr(args[0])}, ${this.intervalLiteral(args[1])})`;
+    }
+    return `${name}(${args.map((a) => this.verbatimArg(a)).join(', ')})`;
+  }
+
+  protected override verbatimArg(a: AstNode): string {
+    const sql = super.verbatimArg(a);
+    if (typeof a?.suffix === 'string' && /^USING [A-Za-z0-9_]+$/i.test(a.suffix)) return `${sql} ${a.suffix}`;
+    return sql;
+  }
+
+  protected override insertStatement(
+    table: string,
+    cols: string,
+    body: string,
+    o: { ignore: boolean; replace: boolean },
+  ): string {
+    return `${o.replace ? 'REPLACE' : o.ignore ? 'INSERT IGNORE' : 'INSERT'} INTO ${table}${cols} ${body}`;
+  }
+
+  protected override insert(s: AstNode): string {
+    const base = super.insert({ ...s, on_duplicate_update: null });
+    const dup = s.on_duplicate_update?.set;
+    if (!Array.isArray(dup) || dup.length === 0) return base;
+    this.pushScope(null);
+    try {
+      const sets = dup
+        .map((x: AstNode) => `${this.quoteIdent(String(x.column))} = ${this.expr(x.value)}`)
+        .join(', ');
+      return `${base} ON DUPLICATE KEY UPDATE ${sets}`;
+    } finally {
+      this.popScope();
+    }
+  }
+
+  protected override update(s: AstNode): string {
+    const tables: AstNode[] = s.table ?? [];
+    const scope = this.pushScope(tables);
+    try {
+      const sets = (s.set ?? [])
+        .map((x: AstNode) => {
+          const col = this.quoteIdent(String(x.column));
+          return `${x.table ? `${this.qualifier({ type: 'column_ref', table: x.table, column: x.column })}.` : ''}${col} = ${this.expr(x.value)}`;
+        })
+        .join(', ');
+      void scope;
+      let sql = `UPDATE ${this.fromClause(tables)} SET ${sets}`;
+      if (s.where) sql += ` WHERE ${this.expr(s.where, 'bool')}`;
+      if (Array.isArray(s.orderby) && s.orderby.length) {
+        sql += ` ORDER BY ${s.orderby.map((o: AstNode) => this.orderItem(o, false)).join(', ')}`;
+      }
+      return sql + this.limitClause(s, 'limit');
+    } finally {
+      this.popScope();
+    }
+  }
+
+  protected override deleteStatement(s: AstNode): string {
+    const from: AstNode[] = s.from ?? [];
+    const multi = from.length !== 1 || from[0].join || (s.table ?? []).some((t: AstNode) => !t.addition);
+    this.pushScope(from);
+    try {
+      let sql: string;
+      if (multi) {
+        const targets = (s.table ?? [])
+          .map((t: AstNode) => this.qualifier({ type: 'column_ref', table: t.table, db: t.db }))
+          .join(', ');
+        sql = `DELETE ${targets} FROM ${this.fromClause(from)}`;
+      } else sql = `DELETE FROM ${this.fromClause(from)}`;
+      if (s.where) sql += ` WHERE ${this.expr(s.where, 'bool')}`;
+      if (Array.isArray(s.orderby) && s.orderby.length) {
+        sql += ` ORDER BY ${s.orderby.map((o: AstNode) => this.orderItem(o, false)).join(', ')}`;
+      }
+      return sql + this.limitClause(s, 'limit');
+    } finally {
+      this.popScope();
+    }
+  }
+}
+
+/** Renders expressions as a MySQL user would write them, for column labels. */
+class DisplayCompiler extends MysqlCompiler {
+  override quoteIdent(name: string): string {
+    return SIMPLE_IDENT.test(name) ? name : super.quoteIdent(name);
+  }
+  protected override columnRef(node: AstNode): string {
+    const col = this.quoteIdent(String(node.column));
+    return node.table ? `${this.quoteIdent(String(node.table))}.${col}` : col;
+  }
+  override selectStatement(): string {
+    return 'SELECT ...';
+  }
+}
+
+const display = new DisplayCompiler();
+setDisplayNameProvider((e) => display.expr(e));

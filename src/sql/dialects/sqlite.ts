@@ -1,0 +1,163 @@
+/**
+ * SQLite: booleans are already 0/1 and LIKE already ignores ASCII case, but it has no
+ * date types (dates are text handled by date()/datetime()), no ROLLUP, no REGEXP.
+ */
+import type { AstNode } from '../parse/normalize.js';
+import { DATE_UNITS, type FunctionMap, intervalParts, SqlCompiler } from './compiler.js';
+import { sqliteFunctions } from './functions/sqlite.js';
+
+const MODIFIER_UNIT: Record<string, string> = {
+  microsecond: 'seconds',
+  second: 'seconds',
+  minute: 'minutes',
+  hour: 'hours',
+  day: 'days',
+  month: 'months',
+  year: 'years',
+};
+
+export class SqliteCompiler extends SqlCompiler {
+  readonly target = 'sqlite' as const;
+  protected readonly functions: FunctionMap = sqliteFunctions;
+  override readonly textType = 'TEXT';
+  override readonly doubleType = 'REAL';
+  override readonly timestampType = 'TEXT';
+  override readonly intType = 'INTEGER';
+
+  override boolAsValue(node: AstNode, sql: string): string {
+    if (node.type === 'bool') return node.value ? '1' : '0';
+    return sql;
+  }
+
+  override valueAsBool(_node: AstNode, sql: string): string {
+    return sql;
+  }
+
+  protected override typedLiteral(type: string, value: string): string {
+    return this.stringLiteral(value);
+  }
+
+  override ts(node: AstNode): string {
+    return `datetime(${this.expr(node)})`;
+  }
+
+  override date(node: AstNode): string {
+    return `date(${this.expr(node)})`;
+  }
+
+  protected override rollup(): string {
+    return this.unsupported('GROUP BY ... WITH ROLLUP');
+  }
+
+  protected override setMember(m: AstNode): string {
+    const core = this.selectCore(m);
+    const own = (m.orderby && m.orderby.length) || m.limit;
+    return own ? `SELECT * FROM (${core})` : core;
+  }
+
+  override divide(l: AstNode, r: AstNode): string {
+    return `CAST(${this.expr(l)} AS REAL) / NULLIF(${this.expr(r)}, 0)`;
+  }
+
+  override intDiv(l: AstNode, r: AstNode): string {
+    return `CAST(CAST(${this.expr(l)} AS REAL) / NULLIF(${this.expr(r)}, 0) AS INTEGER)`;
+  }
+
+  override mod(l: AstNode, r: AstNode): string {
+    return `mod(${this.num(l)}, NULLIF(${this.num(r)}, 0))`;
+  }
+
+  protected override bitXor(l: AstNode, r: AstNode): string {
+    const a = this.operand(l);
+    const b = this.operand(r);
+    return `((${a} | ${b}) - (${a} & ${b}))`;
+  }
+
+  protected override likeOperator(caseSensitive: boolean): string {
+    if (caseSensitive) return this.unsupported('case-sensitive LIKE');
+    return 'LIKE';
+  }
+
+  protected override likeDefaultEscape(): string {
+    return ` ESCAPE '\\'`;
+  }
+
+  protected override regexp(): string {
+    return this.unsupported('REGEXP');
+  }
+
+  protected override castText(e: AstNode, length: number | null): string {
+    const sql = this.text(e);
+    return length != null ? `substr(${sql}, 1, ${length})` : sql;
+  }
+
+  protected override castInteger(e: AstNode): string {
+    if (this.kind(e) === 'number') return `CAST(round(${this.expr(e)}) AS INTEGER)`;
+    return `CAST(${this.expr(e)} AS INTEGER)`;
+  }
+
+  protected override castDecimal(sql: string, _p: number, s: number): string {
+    return `round(CAST(${sql} AS REAL), ${s})`;
+  }
+
+  protected override castJson(sql: string): string {
+    return sql;
+  }
+
+  protected override castBinary(sql: string): string {
+    return `CAST(${sql} AS BLOB)`;
+  }
+
+  override cast(e: AstNode, target: AstNode): string {
+    const t = String(target.dataType ?? '').toUpperCase();
+    if (t === 'DATE') return `date(${this.expr(e)})`;
+    if (t === 'DATETIME' || t === 'TIMESTAMP') return `datetime(${this.expr(e)})`;
+    if (t === 'TIME') return `time(${this.expr(e)})`;
+    return super.cast(e, target);
+  }
+
+  protected override countDistinctMany(): string {
+    return this.unsupported('COUNT(DISTINCT a, b)');
+  }
+
+  protected override groupConcat(node: AstNode): string {
+    if (node.args?.distinct) return this.unsupported('GROUP_CONCAT(DISTINCT ...)');
+    return super.groupConcat(node);
+  }
+
+  override dateArith(base: AstNode, interval: AstNode, sign: 1 | -1): string {
+    const unit = String(interval.unit ?? '').toUpperCase();
+    let parts: [number, string][] | null;
+    try {
+      parts = intervalParts(interval.expr, unit, sign);
+    } catch (e) {
+      return this.unsupported((e as Error).message);
+    }
+    if (!parts) return this.unsupported(`INTERVAL with a computed ${unit} value`);
+    const mods = parts.map(([v, u]) => {
+      const value = u === 'microsecond' ? v / 1e6 : v;
+      return this.stringLiteral(`${value >= 0 ? '+' : ''}${value} ${MODIFIER_UNIT[u]}`);
+    });
+    // MySQL clamps month arithmetic to the month's last day; 'floor' does the same.
+    if (parts.some(([, u]) => u === 'month' || u === 'year')) mods.push(`'floor'`);
+    const fn = this.dateKindOf(base) === 'date' && DATE_UNITS.has(unit) ? 'date' : 'datetime';
+    return `${fn}(${this.expr(base)}, ${mods.join(', ')})`;
+  }
+
+  override jsonExtract(j: AstNode, path: AstNode, unquote: boolean): string {
+    if (path?.type !== 'string') return this.unsupported('a JSON path that is not a string literal');
+    const steps = this.jsonSteps(String(path.value));
+    const p = `$${steps.map((s) => (typeof s === 'number' ? `[${s}]` : `."${s.replace(/"/g, '\\"')}"`)).join('')}`;
+    return `(${this.expr(j)} ${unquote ? '->>' : '->'} ${this.stringLiteral(p)})`;
+  }
+
+  protected override insertStatement(
+    table: string,
+    cols: string,
+    body: string,
+    o: { ignore: boolean; replace: boolean },
+  ): string {
+    const verb = o.replace ? 'REPLACE' : o.ignore ? 'INSERT OR IGNORE' : 'INSERT';
+    return `${verb} INTO ${table}${cols} ${body}`;
+  }
+}

@@ -1,0 +1,504 @@
+/**
+ * One pass over node-sql-parser's MySQL AST so later stages (planner, dialect compilers)
+ * see plain values. The shape stays node-sql-parser's (its docs still apply) except:
+ *
+ * - Identifiers are plain strings: `db`, `table`, `column`, `as`, CTE names, USING lists,
+ *   INSERT column lists. Backtick objects (`{type:'backticks_quote_string', value}`) are
+ *   unwrapped and doubled backticks undone. A folded three-part name (`schema<SEP>table`,
+ *   see prepass.ts) is split into `schema` and `table` on FROM items and column refs.
+ * - String literals (single, double quoted, N'..') become `{type:'string', value}` where
+ *   `value` is the real string: MySQL escapes (`\'`, `\\`, `\0`, `''`, ...) are decoded.
+ *   `\%` and `\_` keep their backslash, as MySQL does, so LIKE patterns keep their meaning.
+ * - Numbers are `{type:'number', value}`: a JS number for safe integers, else the exact
+ *   literal text (decimals, exponents, big integers). node-sql-parser's `bigint` type and
+ *   its misreading of `1e3` as a column are folded into this.
+ * - Function names are upper-case strings (`name: 'DATE_FORMAT'`); aggregate names already are.
+ *   `NOT(x)` becomes `{type:'unary_expr', operator:'NOT'}`, `EXISTS(subquery)` becomes
+ *   `{type:'unary_expr', operator:'EXISTS'}` (like node-sql-parser's `NOT EXISTS`),
+ *   `CONVERT(x, type)` becomes a `cast` node, and `SUM(DISTINCT(x))` sets `args.distinct`.
+ * - Subqueries (in expressions and FROM) carry `type: 'subquery'` next to their `ast`.
+ * - A UNION/INTERSECT/EXCEPT chain keeps `_next`/`set_op` (upper-cased: 'UNION ALL');
+ *   an ORDER BY / LIMIT written after the last member (not inside its parentheses) is moved
+ *   to the head's `_orderby` / `_limit`, which is what MySQL applies it to.
+ * - LIMIT is always `{seperator: 'offset' | '', value: [count, offset?]}`: `LIMIT o, n` is
+ *   rewritten to the OFFSET form. Use `limitOf()` rather than reading it by hand.
+ * - GROUP BY is `{columns: Node[], modifiers: Node[]}` (modifiers without nulls).
+ * - Interval units and EXTRACT fields are upper case.
+ */
+import { SCHEMA_SEP } from './prepass.js';
+
+/** A normalized AST node: node-sql-parser's loose shape, with the rules above. */
+export type AstNode = { type?: string; [key: string]: any };
+
+export interface LimitParts {
+  count: AstNode | null;
+  offset: AstNode | null;
+}
+
+const QUOTED_IDENT = new Set([
+  'backticks_quote_string',
+  'default',
+  'double_quote_string',
+  'single_quote_string',
+]);
+const STRING_TYPES = new Set(['single_quote_string', 'double_quote_string', 'natural_string']);
+const EXPONENT = /^\d+(\.\d*)?[eE][+-]?\d+$/;
+
+/** Mutates and returns the AST (or list of ASTs). Safe to call twice. */
+export function normalizeAst<T>(ast: T): T {
+  if (Array.isArray(ast)) {
+    for (let i = 0; i < ast.length; i++) ast[i] = fix(ast[i]);
+    return ast;
+  }
+  return fix(ast) as T;
+}
+
+function ident(v: unknown): unknown {
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as AstNode;
+    if (typeof o.value === 'string' && QUOTED_IDENT.has(o.type ?? '')) return unBacktick(o.value);
+    if (o.expr && typeof o.expr === 'object' && typeof o.expr.value === 'string')
+      return unBacktick(o.expr.value);
+    return v;
+  }
+  return typeof v === 'string' ? unBacktick(v) : v;
+}
+
+function unBacktick(s: string): string {
+  return s.includes('``') ? s.replace(/``/g, '`') : s;
+}
+
+/** Decodes what node-sql-parser leaves raw inside a MySQL string literal. */
+export function unescapeMysqlString(raw: string, quote: "'" | '"'): string {
+  if (!raw.includes('\\') && !raw.includes(quote + quote)) return raw;
+  let out = '';
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i];
+    if (ch === '\\' && i + 1 < raw.length) {
+      const n = raw[++i];
+      if (n === '0') out += '\0';
+      else if (n === 'Z') out += '\x1a';
+      else if (n === '%' || n === '_') out += '\\' + n;
+      else out += n;
+    } else if (ch === quote && raw[i + 1] === quote) {
+      out += quote;
+      i++;
+    } else out += ch;
+  }
+  return out;
+}
+
+function splitSchema(node: AstNode): void {
+  if (typeof node.table === 'string' && node.table.includes(SCHEMA_SEP)) {
+    const at = node.table.indexOf(SCHEMA_SEP);
+    node.schema = node.table.slice(0, at);
+    node.table = node.table.slice(at + 1);
+  }
+}
+
+function fix(node: any): any {
+  if (node === null || typeof node !== 'object') return node;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) node[i] = fix(node[i]);
+    return node;
+  }
+  const n = node as AstNode;
+
+  // Subquery wrappers have no type of their own.
+  if (n.type === undefined && n.ast && typeof n.ast === 'object' && !Array.isArray(n.ast)) {
+    n.type = 'subquery';
+  }
+
+  switch (n.type) {
+    case 'single_quote_string':
+    case 'double_quote_string':
+    case 'natural_string': {
+      const value = unescapeMysqlString(String(n.value), n.type === 'double_quote_string' ? '"' : "'");
+      const out: AstNode = { type: 'string', value };
+      if (n.escape) out.escape = fix(n.escape);
+      if (n.collate) out.collate = n.collate;
+      return out;
+    }
+    case 'date':
+    case 'time':
+    case 'timestamp':
+    case 'datetime':
+      if (typeof n.value === 'string') n.value = unescapeMysqlString(n.value, "'");
+      return n;
+    case 'bigint':
+      return { ...n, type: 'number', value: numberValue(n.value) };
+    case 'number':
+      if (typeof n.value === 'string' && /^-?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(n.value)) {
+        n.value = numberValue(n.value);
+      }
+      return n;
+    case 'column_ref':
+      return fixColumnRef(n);
+    case 'function':
+      return fixFunction(n);
+    case 'aggr_func':
+      return fixAggregate(n);
+    case 'interval':
+      if (typeof n.unit === 'string') n.unit = n.unit.toUpperCase();
+      n.expr = fix(n.expr);
+      return n;
+    case 'extract':
+      if (n.args && typeof n.args.field === 'string') n.args.field = n.args.field.toUpperCase();
+      fixChildren(n);
+      return n;
+    case 'select':
+      return fixSelect(n);
+    case 'insert':
+    case 'replace':
+      fixTables(n.table);
+      if (Array.isArray(n.columns)) n.columns = n.columns.map((c: unknown) => ident(c));
+      fixChildren(n, ['table', 'columns']);
+      if (Array.isArray(n.set)) for (const s of n.set) s.column = ident(s.column);
+      if (n.on_duplicate_update?.set) for (const s of n.on_duplicate_update.set) s.column = ident(s.column);
+      return n;
+    case 'update':
+      fixTables(n.table);
+      fixChildren(n, ['table']);
+      if (Array.isArray(n.set))
+        for (const s of n.set) (s.column = ident(s.column)), (s.table = ident(s.table));
+      fixLimit(n);
+      return n;
+    case 'delete':
+      fixTables(n.table);
+      fixTables(n.from);
+      fixChildren(n, ['table', 'from']);
+      fixLimit(n);
+      return n;
+    case 'create':
+    case 'drop':
+      fixTables(n.table);
+      fixTables(n.name);
+      fixChildren(n, ['table', 'name']);
+      return n;
+    default:
+      fixChildren(n);
+      return n;
+  }
+}
+
+function fixChildren(n: AstNode, skip: string[] = []): void {
+  for (const k of Object.keys(n)) {
+    if (skip.includes(k)) continue;
+    const v = n[k];
+    if (v && typeof v === 'object') n[k] = fix(v);
+  }
+}
+
+function numberValue(v: unknown): number | string {
+  if (typeof v === 'number') return v;
+  const s = String(v);
+  if (/^-?\d+$/.test(s)) {
+    const num = Number(s);
+    if (Number.isSafeInteger(num)) return num;
+  }
+  return s;
+}
+
+function fixColumnRef(n: AstNode): AstNode {
+  n.db = ident(n.db) ?? null;
+  n.table = ident(n.table) ?? null;
+  n.column = ident(n.column);
+  if (n.schema !== undefined) n.schema = ident(n.schema);
+  splitSchema(n);
+  if (!n.table && typeof n.column === 'string' && EXPONENT.test(n.column)) {
+    return { type: 'number', value: n.column };
+  }
+  return n;
+}
+
+function fixFunction(n: AstNode): AstNode {
+  if (n.name && typeof n.name === 'object') {
+    const parts: any[] = Array.isArray(n.name.name) ? n.name.name : [];
+    n.name = parts.map((p) => String(p?.value ?? p)).join('.');
+  }
+  if (typeof n.name === 'string') n.name = n.name.toUpperCase();
+  fixChildren(n, ['name']);
+  const args: AstNode[] = n.args?.value ?? [];
+  if (n.name === 'NOT' && args.length === 1) {
+    return { type: 'unary_expr', operator: 'NOT', expr: args[0] };
+  }
+  if (n.name === 'EXISTS' && args.length === 1) {
+    return { type: 'unary_expr', operator: 'EXISTS', expr: args[0] };
+  }
+  if (n.name === 'CONVERT' && args.length === 2 && args[1]?.type === 'datatype') {
+    const { type: _t, ...target } = args[1];
+    return { type: 'cast', keyword: 'cast', expr: args[0], symbol: 'as', target: [target] };
+  }
+  return n;
+}
+
+function fixAggregate(n: AstNode): AstNode {
+  if (typeof n.name === 'string') n.name = n.name.toUpperCase();
+  fixChildren(n);
+  const e = n.args?.expr;
+  // node-sql-parser only reads SUM(DISTINCT(x)); it arrives as a function named DISTINCT.
+  if (e?.type === 'function' && e.name === 'DISTINCT' && e.args?.value?.length === 1 && !n.args.distinct) {
+    n.args.distinct = 'DISTINCT';
+    n.args.expr = e.args.value[0];
+  }
+  return n;
+}
+
+function fixTables(list: unknown): void {
+  if (!Array.isArray(list)) return;
+  for (const t of list) {
+    if (!t || typeof t !== 'object') continue;
+    if (t.db !== undefined) t.db = ident(t.db) ?? null;
+    if (typeof t.table !== 'undefined' && typeof t.table !== 'object') t.table = ident(t.table);
+    else if (t.table && typeof t.table === 'object' && QUOTED_IDENT.has(t.table.type))
+      t.table = ident(t.table);
+    if (t.as !== undefined && t.as !== null) t.as = ident(t.as);
+    if (typeof t.table === 'string') splitSchema(t);
+    if (Array.isArray(t.using)) t.using = t.using.map((u: unknown) => ident(u));
+    if (t.expr && typeof t.expr === 'object') t.expr = fix(t.expr);
+    if (t.on) t.on = fix(t.on);
+  }
+}
+
+function fixLimit(n: AstNode): void {
+  for (const key of ['limit', '_limit']) {
+    const l = n[key];
+    if (!l || !Array.isArray(l.value)) continue;
+    l.value = l.value.map((v: any) => fix(v));
+    if (l.value.length === 0) {
+      n[key] = null;
+    } else if (l.seperator === ',' && l.value.length === 2) {
+      n[key] = { seperator: 'offset', value: [l.value[1], l.value[0]] };
+    } else if (l.value.length === 1) {
+      n[key] = { seperator: '', value: [l.value[0]] };
+    }
+  }
+}
+
+function fixSelect(n: AstNode): AstNode {
+  if (Array.isArray(n.with)) {
+    for (const w of n.with) {
+      w.name = ident(w.name);
+      if (w.stmt) w.stmt = fix(w.stmt.ast ? w.stmt : { ast: w.stmt });
+      if (Array.isArray(w.columns)) w.columns = w.columns.map((c: any) => ident(c?.column ?? c));
+    }
+  }
+  if (Array.isArray(n.columns)) {
+    for (const c of n.columns) {
+      if (c && typeof c === 'object') {
+        if (c.as !== undefined && c.as !== null) c.as = ident(c.as);
+        c.expr = fix(c.expr);
+      }
+    }
+  }
+  fixTables(n.from);
+  if (n.groupby) {
+    if (Array.isArray(n.groupby)) n.groupby = { columns: n.groupby, modifiers: [] };
+    n.groupby.columns = n.groupby.columns ? fix(n.groupby.columns) : null;
+    n.groupby.modifiers = (n.groupby.modifiers ?? []).filter(Boolean);
+  }
+  for (const k of ['where', 'having', 'orderby', '_orderby', 'window']) if (n[k]) n[k] = fix(n[k]);
+  fixLimit(n);
+  if (typeof n.set_op === 'string') n.set_op = n.set_op.toUpperCase().replace(/\s+/g, ' ');
+  if (n._next) {
+    n._next = fix(n._next);
+    hoistSetOpTail(n);
+  }
+  return n;
+}
+
+/** `SELECT .. UNION SELECT .. ORDER BY x LIMIT n`: the parser puts ORDER/LIMIT on the last member. */
+function hoistSetOpTail(head: AstNode): void {
+  let last = head;
+  while (last._next) last = last._next;
+  if (last === head || last.parentheses_symbol) return;
+  if (last.orderby && !head._orderby) {
+    head._orderby = last.orderby;
+    last.orderby = null;
+  }
+  if (last.limit && !head._limit) {
+    head._limit = last.limit;
+    last.limit = null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers for the planner and compilers.
+
+/** The column name of a column_ref (`*` for a star). */
+export function columnName(ref: AstNode): string {
+  const c = ref?.column;
+  if (typeof c === 'string') return c;
+  if (c && typeof c === 'object') return String(c.expr?.value ?? c.value ?? '');
+  return '';
+}
+
+/** `{count, offset}` of a select/update/delete LIMIT (or the head's `_limit` for set ops). */
+export function limitOf(stmt: AstNode, key: 'limit' | '_limit' = 'limit'): LimitParts {
+  const l = stmt?.[key];
+  if (!l || !Array.isArray(l.value) || l.value.length === 0) return { count: null, offset: null };
+  if (l.seperator === ',') return { count: l.value[1] ?? null, offset: l.value[0] ?? null };
+  return { count: l.value[0] ?? null, offset: l.value[1] ?? null };
+}
+
+export function isSubquery(node: unknown): node is AstNode & { ast: AstNode } {
+  return !!node && typeof node === 'object' && (node as AstNode).type === 'subquery';
+}
+
+export type ExprVisitor = (node: AstNode, parent: AstNode | null) => boolean | void;
+
+/**
+ * Depth-first over an expression. The visitor returns `false` to skip a node's children.
+ * Subqueries are visited as nodes; their statements are entered only with `subqueries: true`.
+ */
+export function walkExpr(
+  expr: AstNode | null | undefined,
+  visitor: ExprVisitor,
+  opts: { subqueries?: boolean } = {},
+  parent: AstNode | null = null,
+): void {
+  if (!expr || typeof expr !== 'object') return;
+  if (Array.isArray(expr)) {
+    for (const e of expr) walkExpr(e, visitor, opts, parent);
+    return;
+  }
+  if (visitor(expr, parent) === false) return;
+  if (expr.type === 'subquery') {
+    if (opts.subqueries) walkStatement(expr.ast, visitor, opts);
+    return;
+  }
+  for (const k of Object.keys(expr)) {
+    if (k === 'type' || k === 'loc') continue;
+    const v = expr[k];
+    if (!v || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      for (const item of v) if (item && typeof item === 'object') walkExpr(item, visitor, opts, expr);
+    } else if (k === 'over' || k === 'args' || v.type !== undefined || k === 'as_window_specification') {
+      walkExpr(v, visitor, opts, expr);
+    } else {
+      walkExpr(v, visitor, opts, expr);
+    }
+  }
+}
+
+/** Every expression of a statement (select list, WHERE, ON, GROUP BY, ...), CTEs and set-op members included. */
+export function walkStatement(
+  stmt: AstNode | null | undefined,
+  visitor: ExprVisitor,
+  opts: { subqueries?: boolean } = {},
+): void {
+  if (!stmt || typeof stmt !== 'object') return;
+  const visit = (e: any) => walkExpr(e, visitor, opts, stmt);
+  if (stmt.type === 'select') {
+    for (const w of stmt.with ?? []) if (opts.subqueries) walkStatement(w.stmt?.ast, visitor, opts);
+    for (const c of Array.isArray(stmt.columns) ? stmt.columns : []) visit(c.expr);
+    for (const f of stmt.from ?? []) {
+      if (f.expr) visit(f.expr);
+      if (f.on) visit(f.on);
+    }
+    visit(stmt.where);
+    visit(stmt.groupby?.columns);
+    visit(stmt.having);
+    for (const o of stmt.orderby ?? []) visit(o.expr);
+    for (const o of stmt._orderby ?? []) visit(o.expr);
+    if (stmt._next) walkStatement(stmt._next, visitor, opts);
+    return;
+  }
+  if (stmt.type === 'insert' || stmt.type === 'replace') {
+    const v = stmt.values;
+    if (v?.type === 'select') walkStatement(v, visitor, opts);
+    else for (const row of v?.values ?? []) visit(row);
+    for (const s of stmt.set ?? []) visit(s.value);
+    return;
+  }
+  if (stmt.type === 'update') {
+    for (const f of stmt.table ?? []) if (f.on) visit(f.on);
+    for (const s of stmt.set ?? []) visit(s.value);
+    visit(stmt.where);
+    return;
+  }
+  if (stmt.type === 'delete') {
+    for (const f of stmt.from ?? []) if (f.on) visit(f.on);
+    visit(stmt.where);
+    return;
+  }
+  if (stmt.type === 'create' && stmt.query_expr) walkStatement(stmt.query_expr, visitor, opts);
+}
+
+/** A FROM / DML table item: `{db, schema?, table, as}`. */
+export interface TableRefNode extends AstNode {
+  db: string | null;
+  schema?: string | null;
+  table: string;
+  as?: string | null;
+}
+
+/**
+ * Every base table a statement names, as the AST's own FROM/target nodes (mutable), in
+ * order: FROM items and joins, tables in subqueries (FROM, WHERE, select list), CTE
+ * bodies, set-op members, and DML/CTAS targets. Names that refer to a CTE in scope are left out.
+ */
+export function tableRefs(stmt: AstNode): TableRefNode[] {
+  const out: TableRefNode[] = [];
+  const seen = new Set<AstNode>();
+  const add = (t: AstNode, ctes: Set<string>) => {
+    if (!t || typeof t.table !== 'string' || seen.has(t)) return;
+    if (!t.db && !t.schema && ctes.has(t.table.toLowerCase())) return;
+    seen.add(t);
+    out.push(t as TableRefNode);
+  };
+  const inExprs = (s: AstNode, ctes: Set<string>) =>
+    walkStatement(s, (node) => {
+      if (node.type === 'subquery') visitStmt(node.ast, ctes);
+    });
+  const visitStmt = (s: AstNode | null | undefined, outer: Set<string>) => {
+    if (!s || typeof s !== 'object') return;
+    let ctes = outer;
+    if (s.type === 'select') {
+      if (Array.isArray(s.with) && s.with.length) {
+        ctes = new Set(outer);
+        for (const w of s.with) {
+          // A recursive CTE sees itself; a plain one sees only earlier ones, but MySQL
+          // refuses a table and a CTE of the same name being ambiguous anyway.
+          ctes.add(String(w.name).toLowerCase());
+          visitStmt(w.stmt?.ast, ctes);
+        }
+      }
+      for (const f of s.from ?? []) {
+        if (f.expr?.type === 'subquery') visitStmt(f.expr.ast, ctes);
+        else add(f, ctes);
+      }
+      inExprs({ ...s, _next: null, with: null }, ctes);
+      if (s._next) visitStmt(s._next, ctes);
+      return;
+    }
+    if (s.type === 'insert' || s.type === 'replace') {
+      for (const t of s.table ?? []) add(t, ctes);
+      if (s.values?.type === 'select') visitStmt(s.values, ctes);
+      inExprs({ ...s, values: s.values?.type === 'select' ? null : s.values }, ctes);
+      return;
+    }
+    if (s.type === 'update') {
+      for (const t of s.table ?? []) {
+        if (t.expr?.type === 'subquery') visitStmt(t.expr.ast, ctes);
+        else add(t, ctes);
+      }
+      inExprs(s, ctes);
+      return;
+    }
+    if (s.type === 'delete') {
+      for (const t of s.from ?? []) {
+        if (t.expr?.type === 'subquery') visitStmt(t.expr.ast, ctes);
+        else add(t, ctes);
+      }
+      inExprs(s, ctes);
+      return;
+    }
+    if (s.type === 'create') {
+      for (const t of s.table ?? []) add(t, ctes);
+      if (s.query_expr) visitStmt(s.query_expr, ctes);
+    }
+  };
+  visitStmt(stmt, new Set());
+  return out;
+}

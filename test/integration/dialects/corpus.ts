@@ -1,0 +1,296 @@
+/**
+ * MySQL-syntax queries over the fixture (fixture.ts), run verbatim on MariaDB and, compiled,
+ * on PostgreSQL and DuckDB; the results must agree (differential.test.ts).
+ *
+ * `ordered`: compare rows in order (the query's ORDER BY is total); otherwise as a multiset.
+ * `known`: a documented difference per target; the case still runs but is reported as a
+ * known gap instead of failing the suite.
+ */
+export interface CorpusQuery {
+  sql: string;
+  ordered?: boolean;
+  known?: { postgres?: string; duckdb?: string };
+}
+
+export const CORPUS: CorpusQuery[] = [
+  // --- basic selection
+  { sql: 'SELECT id, name, city FROM customers' },
+  { sql: 'SELECT * FROM orders WHERE amount > 50' },
+  { sql: 'SELECT id FROM orders WHERE customer_id IS NULL' },
+  {
+    sql: 'SELECT id, amount FROM orders WHERE amount BETWEEN 10 AND 100 ORDER BY amount DESC, id',
+    ordered: true,
+  },
+  { sql: 'SELECT DISTINCT status FROM orders WHERE qty > 1' },
+  { sql: 'SELECT id FROM orders WHERE id IN (101, 103, 999) OR qty = 0' },
+  { sql: 'SELECT c.id, c.name FROM customers AS c WHERE c.score >= 70 AND c.active' },
+  { sql: 'SELECT `id`, `name` AS `Customer Name` FROM `customers` WHERE `id` < 4' },
+  { sql: 'SELECT id, qty * 2 + 1, -qty, qty - -1 FROM orders' },
+  { sql: 'SELECT 1, 2.50, -3, NULL, TRUE, FALSE' },
+
+  // --- MySQL string comparison: case-insensitive, trailing spaces ignored
+  { sql: "SELECT id FROM customers WHERE name = 'alice'" },
+  { sql: "SELECT id FROM customers WHERE name = 'DAVE'" },
+  { sql: "SELECT id FROM customers WHERE city = 'PARIS'" },
+  { sql: "SELECT id FROM orders WHERE status = 'pending'" },
+  { sql: "SELECT id FROM orders WHERE status <> 'SHIPPED'" },
+  { sql: "SELECT id FROM orders WHERE status IN ('Pending', 'CANCELLED')" },
+  { sql: "SELECT id FROM customers WHERE name BETWEEN 'b' AND 'd'" },
+  { sql: "SELECT id FROM customers WHERE name < 'C' ORDER BY id", ordered: true },
+  { sql: "SELECT id FROM customers WHERE name LIKE 'a%'" },
+  { sql: "SELECT id FROM customers WHERE email LIKE '%EXAMPLE.COM'" },
+  { sql: "SELECT id FROM customers WHERE name NOT LIKE '%e%'" },
+  { sql: "SELECT id FROM orders WHERE note LIKE '%\\_%'" },
+  { sql: "SELECT id FROM orders WHERE note LIKE '50\\%%'" },
+  { sql: "SELECT id FROM orders WHERE note LIKE 'c:\\\\\\\\%'" },
+  { sql: "SELECT id FROM customers WHERE name = 'O\\'Brien'" },
+  { sql: 'SELECT id FROM customers WHERE name = "o\'brien"' },
+  { sql: 'SELECT a.id, b.id FROM customers a JOIN customers b ON a.city = b.city AND a.id < b.id' },
+  { sql: "SELECT id, CASE status WHEN 'shipped' THEN 'S' WHEN 'pending' THEN 'P' ELSE 'O' END FROM orders" },
+
+  // --- NULLs and control flow
+  { sql: "SELECT id, IFNULL(city, 'unknown') FROM customers" },
+  { sql: 'SELECT id, COALESCE(note, status, 0) FROM orders' },
+  { sql: 'SELECT id, NULLIF(qty, 1) FROM orders' },
+  { sql: "SELECT id, IF(amount > 100, 'big', 'small') FROM orders" },
+  { sql: 'SELECT id, IF(discount IS NULL, 0, discount) FROM orders' },
+  { sql: 'SELECT id, ISNULL(email) FROM customers' },
+  {
+    sql: "SELECT id, CASE WHEN score IS NULL THEN 'n/a' WHEN score > 80 THEN 'high' ELSE 'low' END FROM customers",
+  },
+  { sql: "SELECT id, IFNULL(score, 'none') FROM customers" },
+  { sql: 'SELECT id FROM customers WHERE NOT (score > 70)' },
+  { sql: 'SELECT id, score > 70, score IS NULL FROM customers' },
+
+  // --- arithmetic
+  { sql: 'SELECT id, amount / qty FROM orders' },
+  { sql: 'SELECT id, qty / 3, 7 / 2, 1 / 0 FROM orders WHERE id < 104' },
+  { sql: 'SELECT id, qty DIV 2, -7 DIV 2, amount DIV 3 FROM orders' },
+  { sql: 'SELECT id, qty MOD 3, qty % 2, MOD(id, 7), 5 % 0, -7 % 3 FROM orders' },
+  { sql: 'SELECT id, amount * (1 - IFNULL(discount, 0)) FROM orders' },
+  {
+    sql: 'SELECT id, ROUND(amount * 1.1, 2), ROUND(score), TRUNCATE(amount, 1) FROM orders JOIN customers ON customers.id = orders.customer_id',
+  },
+  {
+    sql: 'SELECT FLOOR(2.7), CEIL(2.1), CEILING(-2.1), ABS(-4), SIGN(-3), POW(2, 10), POWER(3, 2), SQRT(16)',
+  },
+  { sql: 'SELECT SQRT(-1), LN(0), LOG(100), LOG10(1000), LOG2(8), LOG(2, 8), EXP(0), PI()' },
+  {
+    sql: 'SELECT GREATEST(1, 5, 3), LEAST(4, 2, 8), GREATEST(1, NULL), LEAST(qty, 2) FROM orders WHERE id = 101',
+  },
+  { sql: "SELECT '3' + 4, '2.5' * 2, '12abc' + 1" },
+  { sql: 'SELECT id, weight * 2, price + weight FROM products' },
+  { sql: 'SELECT SUM(amount) / COUNT(*), AVG(amount) FROM orders' },
+
+  // --- string functions
+  { sql: "SELECT id, CONCAT(name, ' <', email, '>') FROM customers" },
+  { sql: "SELECT id, CONCAT('#', id, ': ', amount) FROM orders" },
+  { sql: "SELECT id, CONCAT_WS(', ', name, city, email) FROM customers" },
+  { sql: 'SELECT id, UPPER(name), LOWER(name), UCASE(city), LCASE(email) FROM customers' },
+  { sql: 'SELECT id, LENGTH(name), CHAR_LENGTH(name), CHARACTER_LENGTH(city) FROM customers' },
+  {
+    sql: 'SELECT id, SUBSTRING(name, 2, 3), SUBSTR(name, 2), SUBSTRING(name, -3), SUBSTRING(name, -3, 2), SUBSTRING(name, 0) FROM customers',
+  },
+  { sql: 'SELECT id, LEFT(name, 3), RIGHT(name, 2), LEFT(name, -1) FROM customers' },
+  {
+    sql: "SELECT id, LOCATE('e', name), INSTR(name, 'E'), LOCATE('e', name, 3), POSITION('a' IN name) FROM customers",
+  },
+  { sql: "SELECT id, LPAD(id, 5, '0'), RPAD(name, 8, '.') FROM customers" },
+  { sql: "SELECT id, REPLACE(email, '@example.com', ''), REPLACE(name, 'a', 'A') FROM customers" },
+  {
+    sql: "SELECT id, CONCAT('[', TRIM(name), ']'), CONCAT('[', LTRIM(CONCAT('  ', name)), ']'), CONCAT('[', RTRIM(city), ']') FROM customers",
+  },
+  {
+    sql: "SELECT TRIM(BOTH 'x' FROM 'xxhixx'), TRIM(LEADING 'x' FROM 'xxhixx'), TRIM(TRAILING 'x' FROM 'xxhixx')",
+  },
+  {
+    sql: "SELECT id, REVERSE(name), REPEAT('ab', 3), CONCAT('a', SPACE(2), 'b') FROM customers WHERE id = 1",
+  },
+  { sql: "SELECT id, FIELD(status, 'pending', 'shipped', 'cancelled') FROM orders" },
+  { sql: 'SELECT id, FORMAT(amount, 2), FORMAT(amount * 1000, 0), FORMAT(1234567.891, 2) FROM orders' },
+  { sql: "SELECT ASCII('A'), STRCMP('abc', 'ABD'), STRCMP('b', 'A'), ELT(2, 'x', 'y', 'z')" },
+
+  // --- dates and times
+  {
+    sql: 'SELECT id, YEAR(joined), MONTH(joined), DAY(joined), DAYOFMONTH(joined), QUARTER(joined) FROM customers',
+  },
+  { sql: 'SELECT id, HOUR(ordered_at), MINUTE(ordered_at), SECOND(ordered_at) FROM orders' },
+  {
+    sql: 'SELECT id, DAYOFWEEK(joined), WEEKDAY(joined), DAYOFYEAR(joined), WEEK(joined), LAST_DAY(joined) FROM customers',
+  },
+  { sql: "SELECT id, DATE_FORMAT(ordered_at, '%Y-%m-%d %H:%i:%s') FROM orders" },
+  {
+    sql: "SELECT id, DATE_FORMAT(joined, '%d/%m/%y %W %M %e %c %j'), DATE_FORMAT(joined, '%a %b %D') FROM customers",
+  },
+  { sql: "SELECT id, DATE_FORMAT(ordered_at, '%T %h:%i %p %k %l %w %U') FROM orders" },
+  {
+    sql: 'SELECT id, DATE_ADD(joined, INTERVAL 1 DAY), DATE_SUB(joined, INTERVAL 1 MONTH), ADDDATE(joined, 10) FROM customers',
+  },
+  {
+    sql: 'SELECT id, joined + INTERVAL 1 YEAR, joined - INTERVAL 2 WEEK, INTERVAL 3 DAY + joined FROM customers',
+  },
+  {
+    sql: "SELECT id, ordered_at + INTERVAL 90 MINUTE, DATE_ADD(ordered_at, INTERVAL '1:30' HOUR_MINUTE) FROM orders",
+  },
+  {
+    sql: "SELECT DATE_ADD('2020-01-31', INTERVAL 1 MONTH), DATE_ADD('2020-02-29', INTERVAL 1 YEAR), DATE_SUB('2021-03-31', INTERVAL 1 MONTH)",
+  },
+  {
+    sql: "SELECT id, DATEDIFF(ordered_at, '2021-01-01'), DATEDIFF('2022-01-01', joined) FROM orders JOIN customers ON customers.id = orders.customer_id",
+  },
+  {
+    sql: "SELECT id, TIMESTAMPDIFF(DAY, '2021-01-01', ordered_at), TIMESTAMPDIFF(MONTH, '2020-01-31', ordered_at), TIMESTAMPDIFF(HOUR, '2021-01-01 00:00:00', ordered_at) FROM orders",
+  },
+  { sql: "SELECT id FROM orders WHERE ordered_at >= '2021-03-01' AND ordered_at < '2022-01-01'" },
+  {
+    sql: "SELECT id FROM customers WHERE joined = '2020-02-29' OR joined BETWEEN '2021-01-01' AND '2021-03-31'",
+  },
+  { sql: 'SELECT id, DATE(ordered_at), TIME(ordered_at) FROM orders' },
+  {
+    sql: "SELECT STR_TO_DATE('05/01/2021', '%m/%d/%Y'), STR_TO_DATE('2021-01-05 10:11:12', '%Y-%m-%d %H:%i:%s')",
+  },
+  { sql: "SELECT UNIX_TIMESTAMP('2021-01-01 00:00:00'), FROM_UNIXTIME(1609459200)" },
+  { sql: 'SELECT CURDATE() = CURRENT_DATE, NOW() > ordered_at FROM orders WHERE id = 101' },
+  { sql: 'SELECT EXTRACT(YEAR FROM ordered_at), EXTRACT(MONTH FROM ordered_at) FROM orders WHERE id = 101' },
+  { sql: 'SELECT id, MONTHNAME(joined), DAYNAME(joined) FROM customers' },
+
+  // --- aggregates, GROUP BY, HAVING, ORDER BY aliases
+  { sql: 'SELECT status, COUNT(*), SUM(amount), MIN(amount), MAX(amount) FROM orders GROUP BY status' },
+  {
+    sql: 'SELECT customer_id, COUNT(*) AS n, SUM(qty) AS total FROM orders GROUP BY customer_id HAVING n > 1 ORDER BY total DESC',
+    ordered: true,
+  },
+  {
+    sql: 'SELECT customer_id, SUM(amount) AS spent FROM orders GROUP BY customer_id HAVING spent > 100 AND COUNT(*) >= 1',
+  },
+  { sql: 'SELECT YEAR(ordered_at) AS y, COUNT(*) AS c FROM orders GROUP BY y ORDER BY y', ordered: true },
+  { sql: 'SELECT customer_id, COUNT(DISTINCT status) FROM orders GROUP BY customer_id' },
+  {
+    sql: 'SELECT COUNT(DISTINCT customer_id, qty), COUNT(DISTINCT customer_id), COUNT(customer_id), COUNT(note) FROM orders',
+  },
+  { sql: 'SELECT SUM(active), SUM(score > 70), AVG(score), COUNT(score) FROM customers' },
+  { sql: 'SELECT customer_id, GROUP_CONCAT(id ORDER BY id) FROM orders GROUP BY customer_id' },
+  { sql: "SELECT GROUP_CONCAT(DISTINCT qty ORDER BY qty DESC SEPARATOR '|') FROM orders" },
+  {
+    sql: "SELECT customer_id, GROUP_CONCAT(status, ':', qty ORDER BY id SEPARATOR '; ') FROM orders GROUP BY customer_id",
+  },
+  { sql: 'SELECT category, COUNT(*), AVG(price) FROM products GROUP BY category WITH ROLLUP' },
+  {
+    sql: 'SELECT customer_id, MAX(ordered_at), MIN(ordered_at) FROM orders GROUP BY customer_id ORDER BY customer_id',
+    ordered: true,
+  },
+  { sql: 'SELECT STDDEV_POP(amount), VAR_POP(qty), STDDEV_SAMP(qty) FROM orders' },
+  { sql: 'SELECT SUM(DISTINCT(qty)), COUNT(*) FROM orders' },
+  { sql: 'SELECT id, amount AS a FROM orders ORDER BY a * -1 LIMIT 3', ordered: true },
+
+  // --- ORDER BY with NULLs and strings
+  { sql: 'SELECT id, score FROM customers ORDER BY score, id', ordered: true },
+  { sql: 'SELECT id, score FROM customers ORDER BY score DESC, id', ordered: true },
+  { sql: 'SELECT id, city FROM customers ORDER BY city DESC, id', ordered: true },
+  { sql: 'SELECT id, discount FROM orders ORDER BY discount, id LIMIT 5', ordered: true },
+  { sql: 'SELECT name FROM customers ORDER BY name', ordered: true },
+
+  // --- joins
+  { sql: 'SELECT o.id, c.name FROM orders o JOIN customers c ON c.id = o.customer_id' },
+  { sql: 'SELECT o.id, c.name FROM orders o LEFT JOIN customers c ON c.id = o.customer_id' },
+  { sql: 'SELECT c.id, o.id FROM orders o RIGHT JOIN customers c ON c.id = o.customer_id' },
+  { sql: 'SELECT COUNT(*) FROM customers CROSS JOIN products' },
+  {
+    sql: 'SELECT o.id, p.title, oi.quantity * oi.unit_price FROM orders o JOIN order_items oi ON oi.order_id = o.id JOIN products p ON p.id = oi.product_id',
+  },
+  {
+    sql: 'SELECT c.name, SUM(oi.quantity) FROM customers c JOIN orders o ON o.customer_id = c.id JOIN order_items oi ON oi.order_id = o.id GROUP BY c.name',
+  },
+  {
+    sql: 'SELECT customers.id, orders.id FROM customers, orders WHERE customers.id = orders.customer_id AND orders.qty > 2',
+  },
+  {
+    sql: "SELECT id, order_id FROM order_items JOIN products ON products.id = order_items.product_id WHERE category = 'OFFICE'",
+  },
+  {
+    sql: 'SELECT p.category, COUNT(oi.order_id) FROM products p LEFT JOIN order_items oi ON oi.product_id = p.id GROUP BY p.category',
+  },
+  { sql: 'SELECT a.title, b.title FROM products a JOIN products b ON a.price = b.price AND a.id < b.id' },
+
+  // --- subqueries and CTEs
+  { sql: 'SELECT id, name FROM customers WHERE id IN (SELECT customer_id FROM orders WHERE amount > 100)' },
+  {
+    sql: "SELECT id FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id AND o.status = 'PENDING')",
+  },
+  { sql: 'SELECT id FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id)' },
+  { sql: 'SELECT id, (SELECT COUNT(*) FROM orders o WHERE o.customer_id = c.id) AS n FROM customers c' },
+  {
+    sql: 'SELECT t.customer_id, t.total FROM (SELECT customer_id, SUM(amount) AS total FROM orders GROUP BY customer_id) AS t WHERE t.total > 50',
+  },
+  {
+    sql: 'WITH big AS (SELECT * FROM orders WHERE amount > 50) SELECT customer_id, COUNT(*) FROM big GROUP BY customer_id',
+  },
+  {
+    sql: 'WITH RECURSIVE seq AS (SELECT 1 AS n UNION ALL SELECT n + 1 FROM seq WHERE n < 5) SELECT n, n * n FROM seq',
+  },
+  { sql: 'SELECT id FROM orders WHERE amount > (SELECT AVG(amount) FROM orders)' },
+  {
+    sql: 'SELECT id FROM customers WHERE id NOT IN (SELECT customer_id FROM orders WHERE customer_id IS NOT NULL)',
+  },
+
+  // --- set operations
+  { sql: 'SELECT city FROM customers UNION SELECT category FROM products' },
+  { sql: 'SELECT id FROM customers UNION ALL SELECT id FROM products ORDER BY 1 LIMIT 4', ordered: true },
+  {
+    sql: '(SELECT id FROM orders ORDER BY amount DESC LIMIT 2) UNION (SELECT id FROM orders ORDER BY amount LIMIT 2)',
+  },
+  { sql: 'SELECT customer_id FROM orders INTERSECT SELECT id FROM customers' },
+  { sql: 'SELECT id FROM customers EXCEPT SELECT customer_id FROM orders' },
+
+  // --- window functions
+  { sql: 'SELECT id, customer_id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY id) FROM orders' },
+  { sql: 'SELECT id, RANK() OVER (ORDER BY qty DESC), DENSE_RANK() OVER (ORDER BY qty DESC) FROM orders' },
+  {
+    sql: 'SELECT id, SUM(amount) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM orders',
+  },
+  { sql: 'SELECT id, LAG(amount, 1) OVER (ORDER BY id), LEAD(amount, 1, 0) OVER (ORDER BY id) FROM orders' },
+  { sql: 'SELECT id, score, ROW_NUMBER() OVER (ORDER BY score, id) FROM customers' },
+  { sql: 'SELECT id, AVG(amount) OVER w, COUNT(*) OVER w FROM orders WINDOW w AS (PARTITION BY status)' },
+  {
+    sql: 'SELECT id, NTILE(3) OVER (ORDER BY id), FIRST_VALUE(id) OVER (PARTITION BY customer_id ORDER BY id) FROM orders',
+  },
+
+  // --- JSON
+  { sql: "SELECT id, JSON_EXTRACT(profile, '$.age') FROM customers" },
+  { sql: "SELECT id, profile->'$.address.city', profile->>'$.address.city' FROM customers" },
+  { sql: "SELECT id, JSON_UNQUOTE(JSON_EXTRACT(profile, '$.tags[0]')) FROM customers" },
+  { sql: "SELECT id FROM customers WHERE profile->>'$.address.zip' = '75001'" },
+  { sql: "SELECT id, JSON_EXTRACT(profile, '$.address') FROM customers" },
+  { sql: "SELECT id FROM customers WHERE JSON_EXTRACT(profile, '$.age') > 30" },
+
+  // --- booleans
+  { sql: 'SELECT id FROM customers WHERE active' },
+  { sql: 'SELECT id FROM customers WHERE NOT active' },
+  { sql: 'SELECT id, active FROM customers WHERE active = 1' },
+  { sql: "SELECT id, active + 1, IF(active, 'yes', 'no') FROM customers" },
+  { sql: 'SELECT id FROM customers WHERE active IS TRUE AND score IS NOT NULL' },
+  { sql: 'SELECT id, (qty > 1) + (amount > 50) FROM orders' },
+
+  // --- LIMIT forms
+  { sql: 'SELECT id FROM orders ORDER BY id LIMIT 2, 3', ordered: true },
+  { sql: 'SELECT id FROM orders ORDER BY id LIMIT 3 OFFSET 4', ordered: true },
+  { sql: 'SELECT id FROM orders ORDER BY id DESC LIMIT 1', ordered: true },
+
+  // --- casts
+  {
+    sql: 'SELECT id, CAST(amount AS CHAR), CAST(qty AS CHAR), CAST(joined AS CHAR) FROM orders JOIN customers ON customers.id = orders.customer_id',
+  },
+  {
+    sql: "SELECT CAST('42' AS SIGNED), CAST('12abc' AS SIGNED), CAST(1.7 AS SIGNED), CAST(-2.5 AS SIGNED), CAST('7' AS UNSIGNED)",
+  },
+  {
+    sql: 'SELECT id, CAST(amount AS DECIMAL(10, 1)), CAST(amount AS DECIMAL), CAST(qty AS DOUBLE) FROM orders',
+  },
+  {
+    sql: "SELECT CAST('2021-05-06' AS DATE), CAST('2021-05-06 07:08:09' AS DATETIME), CAST(ordered_at AS DATE) FROM orders WHERE id = 101",
+  },
+  {
+    sql: 'SELECT id, CAST(name AS CHAR(3)), CONVERT(qty, CHAR) FROM orders JOIN customers ON customers.id = orders.customer_id',
+  },
+  { sql: "SELECT id FROM orders WHERE CAST(qty AS CHAR) = '2'" },
+];
