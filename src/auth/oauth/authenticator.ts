@@ -86,13 +86,13 @@ export class OAuthAuthenticator implements Authenticator {
     return !!(meta.introspection_endpoint && this.opts.client);
   }
 
-  private rules(requireExp: boolean) {
+  private rules(selfContained: boolean) {
     return {
       issuer: this.opts.issuer,
       resource: this.opts.resource(),
       scope: this.opts.scope,
       nowMs: this.now(),
-      requireExp,
+      selfContained,
     };
   }
 

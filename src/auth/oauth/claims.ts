@@ -10,8 +10,11 @@ export interface ClaimRules {
   /** The scope every token must carry. */
   scope: string;
   nowMs: number;
-  /** Introspection answers may leave exp out (`active` is then the issuer's word); JWTs may not. */
-  requireExp: boolean;
+  /**
+   * JWTs must carry iss and exp (RFC 9068); introspection answers may leave them out, the
+   * issuer's `active` being its word.
+   */
+  selfContained: boolean;
 }
 
 export function scopesOf(claims: Record<string, unknown>): string[] {
@@ -30,7 +33,9 @@ const sameIssuer = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace
  * issuer, audience, expiry, then scope. Signature/activeness is the caller's job.
  */
 export function checkClaims(claims: Record<string, unknown>, rules: ClaimRules): AuthOutcome {
-  if (claims.iss !== undefined && (typeof claims.iss !== 'string' || !sameIssuer(claims.iss, rules.issuer))) {
+  if (claims.iss === undefined) {
+    if (rules.selfContained) return { result: 'invalid', reason: 'token has no iss' };
+  } else if (typeof claims.iss !== 'string' || !sameIssuer(claims.iss, rules.issuer)) {
     return { result: 'invalid', reason: 'token issued by another issuer' };
   }
   const aud = claims.aud;
@@ -41,7 +46,7 @@ export function checkClaims(claims: Record<string, unknown>, rules: ClaimRules):
   const now = rules.nowMs / 1000;
   const exp = claims.exp;
   if (exp === undefined || exp === null) {
-    if (rules.requireExp) return { result: 'invalid', reason: 'token has no exp' };
+    if (rules.selfContained) return { result: 'invalid', reason: 'token has no exp' };
   } else if (typeof exp !== 'number' || exp + CLOCK_SKEW_S <= now) {
     return { result: 'invalid', reason: 'token expired' };
   }

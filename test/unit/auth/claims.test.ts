@@ -8,7 +8,7 @@ const rules: ClaimRules = {
   resource: 'https://data.example.com/mcp/streamable',
   scope: 'mcp:tools',
   nowMs: NOW,
-  requireExp: true,
+  selfContained: true,
 };
 const good = {
   iss: 'https://as.example.com',
@@ -49,7 +49,13 @@ describe('checkClaims', () => {
   test('exp may be missing only when not required (introspection)', () => {
     const { exp: _exp, ...noExp } = good;
     assert.equal(checkClaims(noExp, rules).result, 'invalid');
-    assert.equal(checkClaims(noExp, { ...rules, requireExp: false }).result, 'ok');
+    assert.equal(checkClaims(noExp, { ...rules, selfContained: false }).result, 'ok');
+  });
+
+  test('iss may be missing only when not required (introspection)', () => {
+    const { iss: _iss, ...noIss } = good;
+    assert.equal(checkClaims(noIss, rules).result, 'invalid');
+    assert.equal(checkClaims(noIss, { ...rules, selfContained: false }).result, 'ok');
   });
 
   test('a token not yet valid beyond the skew is refused', () => {
