@@ -19,7 +19,9 @@ export function originMatcher(config: Config): (origin: string) => boolean {
   const cors = config.api.mcp.cors;
   const exact = new Set(cors.allow_origins.map((o) => o.trim().toLowerCase().replace(/\/+$/, '')));
   const anyOrigin = exact.has('*');
-  const regex = cors.allow_origin_regex ? new RegExp(cors.allow_origin_regex) : null;
+  // The whole origin must match (as Starlette's fullmatch does), so an unanchored pattern
+  // like `app\.example\.com` cannot be satisfied by `https://app.example.com.evil.net`.
+  const regex = cors.allow_origin_regex ? new RegExp(`^(?:${cors.allow_origin_regex})$`) : null;
   return (origin) => anyOrigin || exact.has(origin.toLowerCase()) || (regex?.test(origin) ?? false);
 }
 

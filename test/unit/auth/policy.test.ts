@@ -264,6 +264,15 @@ describe('origins', () => {
     );
     assert.equal(ok('https://c.example'), false);
   });
+
+  test('the regex must match the whole origin', async () => {
+    const ok = originMatcher(
+      await config({ TRIBUTARY_MCP_ALLOW_ORIGIN_REGEXP: 'https://app\\.example\\.com' }),
+    );
+    assert.equal(ok('https://app.example.com'), true);
+    assert.equal(ok('https://app.example.com.evil.net'), false);
+    assert.equal(ok('http://x/https://app.example.com'), false);
+  });
 });
 
 describe('paths', () => {
