@@ -50,7 +50,17 @@ export async function connect(
       { versionNegotiation: { mode: { pin: '2026-07-28' } } },
     );
     await client.connect(new ModernHttp(new URL(`${baseUrl}/mcp/streamable`), { requestInit }));
-    return { client: client as unknown as TestClient, terminate: () => client.close() };
+    // v2 takes call options second (v1 third, after a result schema).
+    const callTool: TestClient['callTool'] = (params, _schema, options) =>
+      client.callTool(params as any, options);
+    const wrapped = new Proxy(client, {
+      get: (target, prop) => {
+        if (prop === 'callTool') return callTool;
+        const v = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    }) as unknown as TestClient;
+    return { client: wrapped, terminate: () => client.close() };
   }
   const client = new Client({ name: 'tributary-test', version: '1.0.0' });
   if (kind === 'sse') {
