@@ -14,6 +14,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -104,6 +105,29 @@ async function servePassthrough(upstreamUrl: string): Promise<void> {
   process.stdout.write(`READY http://127.0.0.1:${(app.server.address() as AddressInfo).port}\n`);
 }
 
+/**
+ * Reference: the thinnest proxy possible (node:http in, undici out, no checks, no logs). Shows
+ * how much of the gap to direct calls is the machine (process hops, syscalls) rather than us.
+ */
+async function serveBareProxy(upstreamUrl: string): Promise<void> {
+  const agent = new Agent({ connections: 64 });
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const { path } = JSON.parse(Buffer.concat(chunks).toString());
+      const r = await request(upstreamUrl + path, { dispatcher: agent });
+      const body = JSON.parse(await r.body.text());
+      const out = JSON.stringify({ status_code: r.statusCode, headers: r.headers, body });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(out);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+}
+
 /** The real server with a rest_api source created through SQL, if this checkout has both. */
 async function realServer(upstreamUrl: string): Promise<Child | null> {
   let server: Awaited<ReturnType<typeof startChildServer>> | null = null;
@@ -136,8 +160,12 @@ async function callDirect(agent: Agent, upstreamUrl: string): Promise<boolean> {
 }
 
 const PT_BODY = JSON.stringify({ method: 'GET', path: '/items/42' });
-async function callPassthrough(agent: Agent, serverUrl: string): Promise<boolean> {
-  const r = await request(`${serverUrl}/api/integrations/bench/passthrough`, {
+async function callPassthrough(
+  agent: Agent,
+  serverUrl: string,
+  path = '/api/integrations/bench/passthrough',
+): Promise<boolean> {
+  const r = await request(`${serverUrl}${path}`, {
     method: 'POST',
     dispatcher: agent,
     headers: { 'content-type': 'application/json' },
@@ -227,17 +255,35 @@ export async function benchPassthrough(): Promise<object> {
     const pass = () => callPassthrough(pAgent, serverUrl);
     const c1 = await compare(direct, pass, 1, 1500);
     const c16 = await compare(direct, pass, 16, 6000);
-    await dAgent.close();
-    await pAgent.close();
+    await server.stop();
+    server = null;
+    const bare = await spawnSelf('--bare-proxy', [upstream.url]);
+    const bAgent = new Agent({ connections: 32 });
+    let bareC16: Awaited<ReturnType<typeof compare>>;
+    try {
+      bareC16 = await compare(direct, () => callPassthrough(bAgent, bare.url, '/'), 16, 6000);
+    } finally {
+      await bare.stop();
+    }
+    await Promise.all([dAgent.close(), pAgent.close(), bAgent.close()]);
     return {
       server: mode,
       upstream: 'node:http on 127.0.0.1, ~90-byte JSON answer, keep-alive',
       c1,
       c16,
+      reference_bare_proxy_c16: {
+        note: 'node:http + undici forwarding with no checks or logs: the ceiling of any proxy on this machine',
+        calls_per_s: bareC16.passthrough.calls_per_s,
+        throughput_ratio: bareC16.throughput_ratio,
+        added_p50_ms: bareC16.added_p50_ms,
+      },
+      cpus: availableParallelism(),
       targets: {
         added_p50_ms_max: 1,
         throughput_ratio_min_at_c16: 0.6,
-        added_p50_ok: c1.added_p50_ms <= 1 && c16.added_p50_ms <= 1,
+        // Uncontended overhead; at c=16 the p50 also holds queueing behind the busy server process.
+        added_p50_c1_ok: c1.added_p50_ms <= 1,
+        added_p50_c16_ok: c16.added_p50_ms <= 1,
         throughput_ok: c16.throughput_ratio >= 0.6,
       },
     };
@@ -253,6 +299,7 @@ if (process.argv[1] === SELF) {
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => process.exit(0));
   if (mode === '--upstream') await serveUpstream();
   else if (mode === '--serve') await servePassthrough(process.argv[3]!);
+  else if (mode === '--bare-proxy') await serveBareProxy(process.argv[3]!);
   else {
     console.log(JSON.stringify(await benchPassthrough(), null, 2));
     process.exit(0);

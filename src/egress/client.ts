@@ -270,7 +270,7 @@ export async function egressRequest(opts: EgressRequestOptions): Promise<EgressR
       const target = redirectTarget(res, current);
       // Only same-origin redirects are followed: the token and body never leave for another origin
       // (an https → http hop is a different origin too). Anything else goes back to the caller as is.
-      if (target && target.origin === first.origin) {
+      if (target && target.origin === first.origin && !target.username && !target.password) {
         await res.body.dump({ limit: REDIRECT_BODY_DRAIN }).catch(() => {});
         if (redirects >= maxRedirects) {
           throw new EgressError('too_many_redirects', `'${host}' redirected more than ${maxRedirects} times`);
