@@ -5,6 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Config } from '../config/types.js';
 import type { SourceContext } from '../sources/engine-spec.js';
 import { type FileRecordStore, FilesSource } from '../sources/files/index.js';
+import '../sources/files/register.js';
 import { getEngine } from '../sources/registry.js';
 import type { Source } from '../sources/types.js';
 
