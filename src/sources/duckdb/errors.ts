@@ -1,0 +1,33 @@
+import { SqlError } from '../../sql/errors.js';
+import {
+  cannotConnect,
+  interrupted,
+  messageOf,
+  sourceError,
+  syntaxError,
+  unknownColumn,
+  unknownTable,
+} from '../error-util.js';
+
+/** DuckDB's message without the "LINE 1: ..." pointer, on one line. */
+export function duckMessage(e: unknown): string {
+  return messageOf(e)
+    .split(/\n\s*\nLINE \d+:/)[0]
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+}
+
+/** DuckDB reports errors as "<Kind> Error: text"; map the kinds SPEC §2 names. */
+export function mapDuckError(source: string, path: string, e: unknown, opening = false): SqlError {
+  if (e instanceof SqlError) return e;
+  const msg = duckMessage(e);
+  let m = /^Catalog Error: (?:Table|View) with name (.+?) does not exist/.exec(msg);
+  if (m) return unknownTable(source, m[1], e);
+  m = /^Binder Error: Referenced column "?(.+?)"? not found/.exec(msg);
+  if (m) return unknownColumn(source, m[1], e);
+  if (/^Parser Error:/.test(msg)) return syntaxError(source, msg.replace(/^Parser Error: /, ''), e);
+  if (/^INTERRUPT Error:/.test(msg)) return interrupted(source);
+  if (opening || /^IO Error: (Cannot open|Could not set lock)/.test(msg))
+    return cannotConnect(source, path, msg, e);
+  return sourceError(source, msg, undefined, e);
+}

@@ -1,0 +1,93 @@
+import { SqlError } from '../../sql/errors.js';
+import {
+  accessDenied,
+  cannotConnect,
+  interrupted,
+  isNetworkError,
+  lostConnection,
+  messageOf,
+  scrub,
+  sourceError,
+  syntaxError,
+  unknownColumn,
+  unknownDatabase,
+  unknownTable,
+} from '../error-util.js';
+
+export interface MysqlErrorContext {
+  source: string;
+  host: string;
+  port: number;
+  user: string;
+  database: string;
+  password?: string;
+}
+
+interface DriverError {
+  code?: string;
+  errno?: number;
+  sqlState?: string;
+  sqlMessage?: string;
+  fatal?: boolean;
+}
+
+/** Server errors that end the session rather than the statement. */
+const FATAL_ERRNOS = new Set([1927, 2006, 2013, 4031]);
+
+/** True when the connection that saw this error cannot be used again. */
+export function isBrokenConnection(e: unknown): boolean {
+  const d = e as DriverError | null;
+  if (d?.fatal) return true;
+  if (typeof d?.errno === 'number' && FATAL_ERRNOS.has(d.errno)) return true;
+  return isNetworkError(e);
+}
+
+/** Maps a mysql2 error to a SqlError naming the source (SPEC §2 codes). `connecting`: before any query ran. */
+export function mapMysqlError(ctx: MysqlErrorContext, e: unknown, connecting = false): SqlError {
+  if (e instanceof SqlError) return e;
+  const d = (e ?? {}) as DriverError;
+  const where = `${ctx.host}:${ctx.port}`;
+  const msg = scrub(d.sqlMessage ?? messageOf(e), ctx.password);
+  switch (d.errno) {
+    case 1045:
+      return accessDenied(ctx.source, ctx.user, msg, e);
+    case 1044:
+      return new SqlError(1044, `Access denied to source '${ctx.source}' for user '${ctx.user}': ${msg}`, {
+        cause: e,
+      });
+    case 1049:
+      return unknownDatabase(ctx.source, /Unknown database '(.+)'/.exec(msg)?.[1] ?? ctx.database, e);
+    case 1146:
+      return unknownTable(ctx.source, tableName(msg, ctx.database), e);
+    case 1054:
+      return unknownColumn(ctx.source, /Unknown column '(.+?)' in/.exec(msg)?.[1] ?? '?', e);
+    case 1064:
+      return syntaxError(ctx.source, msg, e);
+    case 1317:
+    case 3024:
+    case 1969:
+      return interrupted(ctx.source);
+    case 1040:
+    case 1129:
+    case 1130:
+      return cannotConnect(ctx.source, where, msg, e);
+  }
+  if (isBrokenConnection(e)) {
+    return connecting ? cannotConnect(ctx.source, where, msg, e) : lostConnection(ctx.source, where, msg, e);
+  }
+  if (connecting && /SSL|certificate|self.signed|HANDSHAKE/i.test(`${msg} ${d.code ?? ''}`)) {
+    return cannotConnect(ctx.source, where, msg, e);
+  }
+  if (typeof d.errno === 'number') {
+    const state = d.sqlState ? `, SQLSTATE ${d.sqlState}` : '';
+    return sourceError(ctx.source, msg, `MySQL error ${d.errno}${state}`, e);
+  }
+  return sourceError(ctx.source, msg, undefined, e);
+}
+
+/** "Table 'db.t' doesn't exist" → 't' (the source's own database name is implied). */
+function tableName(msg: string, database: string): string {
+  const full = /Table '(.+)' doesn't exist/.exec(msg)?.[1];
+  if (!full) return '?';
+  return full.startsWith(`${database}.`) ? full.slice(database.length + 1) : full;
+}

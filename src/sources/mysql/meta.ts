@@ -1,0 +1,57 @@
+import type { ColumnInfo } from '../../sql/types.js';
+import type { TableInfo } from '../types.js';
+import { mysqlTypeOfDataType } from './types.js';
+
+export const LIST_TABLES_SQL = `
+SELECT TABLE_NAME AS name, TABLE_SCHEMA AS \`schema\`, TABLE_TYPE AS type
+FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME`;
+
+export const LIST_COLUMNS_SQL = `
+SELECT COLUMN_NAME AS name, DATA_TYPE AS data_type, COLUMN_TYPE AS column_type, IS_NULLABLE AS nullable,
+       COLUMN_KEY AS \`key\`, COLUMN_DEFAULT AS dflt
+FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`;
+
+/** MariaDB's JSON is LONGTEXT with a json_valid() check; this finds which columns carry one. */
+export const MARIADB_JSON_CHECKS_SQL = `
+SELECT CHECK_CLAUSE AS clause FROM information_schema.CHECK_CONSTRAINTS
+WHERE CONSTRAINT_SCHEMA = ? AND TABLE_NAME = ? AND CHECK_CLAUSE LIKE 'json_valid(%'`;
+
+export function toTableInfo(r: { name: string; schema: string; type: string }): TableInfo {
+  return { name: r.name, schema: r.schema, type: /VIEW/i.test(r.type) ? 'VIEW' : 'BASE TABLE' };
+}
+
+export interface ColumnRow {
+  name: string;
+  data_type: string;
+  column_type: string;
+  nullable: string;
+  key: string;
+  dflt: string | null;
+}
+
+export function jsonColumnsFromChecks(rows: { clause: string }[]): Set<string> {
+  const out = new Set<string>();
+  for (const r of rows) {
+    const m = /^json_valid\(`((?:[^`]|``)+)`\)$/i.exec(r.clause.trim());
+    if (m) out.add(m[1].replace(/``/g, '`'));
+  }
+  return out;
+}
+
+/** MariaDB reports defaults as SQL expressions ('abc' quoted, NULL as text); MySQL as plain values. */
+function mariaDefault(d: string | null): string | null {
+  if (d === null || d === 'NULL') return null;
+  const m = /^'(.*)'$/s.exec(d);
+  return m ? m[1].replace(/''/g, "'") : d;
+}
+
+export function toColumnInfo(r: ColumnRow, jsonColumns: Set<string>, mariadb: boolean): ColumnInfo {
+  return {
+    name: r.name,
+    type: jsonColumns.has(r.name) ? 'JSON' : mysqlTypeOfDataType(r.data_type),
+    nativeType: r.column_type,
+    nullable: r.nullable === 'YES',
+    key: r.key ?? '',
+    default: mariadb ? mariaDefault(r.dflt) : r.dflt,
+  };
+}

@@ -1,0 +1,287 @@
+import type { Readable } from 'node:stream';
+import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
+import type { Logger } from 'pino';
+import type { ColumnInfo } from '../../sql/types.js';
+import { interrupted, scrub, sourceClosed, unknownTable } from '../error-util.js';
+import { SQL_CAPABILITIES } from '../sql-util.js';
+import { batchSize, makeQueryStream } from '../stream-util.js';
+import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
+import { isBrokenConnection, type MysqlErrorContext, mapMysqlError } from './errors.js';
+import {
+  type ColumnRow,
+  jsonColumnsFromChecks,
+  LIST_COLUMNS_SQL,
+  LIST_TABLES_SQL,
+  MARIADB_JSON_CHECKS_SQL,
+  toColumnInfo,
+  toTableInfo,
+} from './meta.js';
+import type { MysqlParams } from './params.js';
+import { MysqlStreamReader } from './stream.js';
+import { convertersFor, type MysqlField, mysqlTypeOfField } from './types.js';
+
+const POOL_MAX = 10;
+/** A reused idle connection may have died since (server restart, KILL): retry reads this often. */
+const READ_RETRIES = 2;
+
+function noop(): void {}
+
+export class MysqlSource implements Source {
+  readonly dialect = 'mysql' as const;
+  readonly capabilities = SQL_CAPABILITIES;
+  readonly defaultSchema: string;
+  private readonly pool: Pool;
+  private readonly ctx: MysqlErrorContext;
+  private readonly connOptions: PoolOptions;
+  private readonly active = new Set<QueryStream>();
+  private closed = false;
+  private mariadb: boolean | null = null;
+
+  constructor(
+    readonly name: string,
+    readonly engine: 'mysql' | 'mariadb',
+    params: MysqlParams,
+    private readonly log: Logger,
+  ) {
+    this.defaultSchema = params.database;
+    this.ctx = {
+      source: name,
+      host: params.host,
+      port: params.port,
+      user: params.user,
+      database: params.database,
+      password: params.password,
+    };
+    this.connOptions = {
+      host: params.host,
+      port: params.port,
+      user: params.user,
+      password: params.password,
+      database: params.database,
+      ssl: params.ssl === false ? undefined : params.ssl === true ? { rejectUnauthorized: true } : params.ssl,
+      connectTimeout: 10_000,
+      // Canonical values: dates as text, big integers exact (text beyond 2^53, turned into bigint),
+      // DECIMAL as exact text, JSON as its text.
+      dateStrings: true,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+      decimalNumbers: false,
+      jsonStrings: true,
+      charset: 'utf8mb4',
+      multipleStatements: false,
+    };
+    this.pool = mysql.createPool({
+      ...this.connOptions,
+      connectionLimit: POOL_MAX,
+      maxIdle: POOL_MAX,
+      idleTimeout: 60_000,
+      enableKeepAlive: true,
+    });
+    this.pool.on('connection', (conn) => {
+      conn.on('error', (e: Error) =>
+        this.log.warn({ source: name, error: scrub(e.message, params.password) }, 'connection error'),
+      );
+      // TIMESTAMP values leave in UTC, as canonical values require.
+      conn.query("SET time_zone = '+00:00'", (e: unknown) => {
+        if (e)
+          this.log.warn(
+            { source: name, error: scrub(String(e), params.password) },
+            'could not set time_zone',
+          );
+      });
+    });
+  }
+
+  private getConnection(): Promise<PoolConnection> {
+    if (this.closed) return Promise.reject(sourceClosed(this.name));
+    return new Promise((resolve, reject) => {
+      this.pool.getConnection((err, conn) =>
+        err ? reject(mapMysqlError(this.ctx, err, true)) : resolve(conn),
+      );
+    });
+  }
+
+  /** KILL QUERY from a separate connection: the busy one cannot take commands. */
+  private killQuery = async (threadId: number): Promise<void> => {
+    const c = mysql.createConnection({ ...this.connOptions, database: undefined, connectTimeout: 5000 });
+    c.on('error', noop);
+    await new Promise<void>((resolve) => {
+      c.query(`KILL QUERY ${Number(threadId)}`, (e: unknown) => {
+        if (e)
+          this.log.warn(
+            { source: this.name, error: scrub(String(e), this.ctx.password) },
+            'KILL QUERY failed',
+          );
+        resolve();
+      });
+    });
+    c.destroy();
+  };
+
+  /** One short statement with object rows; retried on a connection that turns out dead (reads only). */
+  private async read<T>(sql: string, values: unknown[]): Promise<T[]> {
+    for (let attempt = 0; ; attempt++) {
+      const conn = await this.getConnection();
+      try {
+        const rows = await new Promise<T[]>((resolve, reject) =>
+          conn.query({ sql, values }, (e: unknown, r: unknown) => (e ? reject(e) : resolve(r as T[]))),
+        );
+        conn.release();
+        return rows;
+      } catch (e) {
+        const broken = isBrokenConnection(e);
+        if (broken) conn.destroy();
+        else conn.release();
+        if (broken && attempt < READ_RETRIES) continue;
+        throw mapMysqlError(this.ctx, e);
+      }
+    }
+  }
+
+  private async isMariaDb(): Promise<boolean> {
+    if (this.mariadb === null) {
+      const [row] = await this.read<{ v: string }>('SELECT VERSION() AS v', []);
+      this.mariadb = /mariadb/i.test(row?.v ?? '');
+    }
+    return this.mariadb;
+  }
+
+  async test(): Promise<void> {
+    await this.isMariaDb();
+  }
+
+  async listTables(): Promise<TableInfo[]> {
+    const rows = await this.read<{ name: string; schema: string; type: string }>(LIST_TABLES_SQL, [
+      this.defaultSchema,
+    ]);
+    return rows.map(toTableInfo);
+  }
+
+  async listColumns(table: string, schema?: string): Promise<ColumnInfo[]> {
+    const s = schema ?? this.defaultSchema;
+    const rows = await this.read<ColumnRow>(LIST_COLUMNS_SQL, [s, table]);
+    if (rows.length === 0) throw unknownTable(this.name, s === this.defaultSchema ? table : `${s}.${table}`);
+    const maria = await this.isMariaDb();
+    let json = new Set<string>();
+    if (maria) {
+      json = jsonColumnsFromChecks(
+        await this.read<{ clause: string }>(MARIADB_JSON_CHECKS_SQL, [s, table]).catch(() => []),
+      );
+    }
+    return rows.map((r) => toColumnInfo(r, json, maria));
+  }
+
+  async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
+    const { signal } = opts;
+    if (signal?.aborted) throw interrupted(this.name);
+    const size = batchSize(opts.batchRows);
+    for (let attempt = 0; ; attempt++) {
+      const conn = await this.getConnection();
+      const q = conn.query({ sql, rowsAsArray: true });
+      // Errors reach us through the stream; without these listeners a late one would be thrown.
+      q.on('error', noop);
+      const stream: Readable = q.stream({ highWaterMark: size });
+      stream.on('error', noop);
+      // mysql2 does not fail a callback-less query when its connection dies: do it here.
+      const onConnGone = (e?: Error) =>
+        stream.destroy(e ?? Object.assign(new Error('Connection lost'), { fatal: true }));
+      conn.on('error', onConnGone);
+      conn.on('end', onConnGone);
+      const detach = () => {
+        conn.off('error', onConnGone);
+        conn.off('end', onConnGone);
+      };
+      let fields: MysqlField[];
+      try {
+        fields = await this.firstFields(q, stream, conn, signal);
+      } catch (e) {
+        detach();
+        const broken = isBrokenConnection(e);
+        if (broken || signal?.aborted) conn.destroy();
+        else conn.release();
+        if (signal?.aborted) throw interrupted(this.name);
+        if (broken && attempt < READ_RETRIES) continue;
+        throw mapMysqlError(this.ctx, e);
+      }
+      const reader = new MysqlStreamReader(conn, stream, size, convertersFor(fields), this.killQuery, () => {
+        detach();
+        this.active.delete(qs);
+      });
+      const columns = fields.map((f) => ({ name: f.name, type: mysqlTypeOfField(f) }));
+      const qs = makeQueryStream(this.name, columns, reader, signal, (e) => mapMysqlError(this.ctx, e));
+      this.active.add(qs);
+      return qs;
+    }
+  }
+
+  /**
+   * Waits for the result's column definitions (or the end of a statement without rows).
+   * The server sends them with its first network flush, so a slow query holds them back;
+   * an abort meanwhile kills the query.
+   */
+  private firstFields(
+    q: any,
+    stream: Readable,
+    conn: PoolConnection,
+    signal?: AbortSignal,
+  ): Promise<MysqlField[]> {
+    return new Promise((resolve, reject) => {
+      const cleanup = () => {
+        q.off('fields', onFields);
+        q.off('end', onEnd);
+        stream.off('close', onClose);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const onFields = (f: MysqlField[]) => {
+        cleanup();
+        resolve(f);
+      };
+      const onEnd = () => {
+        cleanup();
+        resolve([]);
+      };
+      const onClose = () => {
+        cleanup();
+        if (stream.errored) reject(stream.errored);
+        else resolve([]);
+      };
+      const onAbort = () => {
+        cleanup();
+        void this.killQuery(conn.threadId).then(() => reject(interrupted(this.name)));
+      };
+      q.on('fields', onFields);
+      q.on('end', onEnd);
+      stream.on('close', onClose);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  async execute(sql: string, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
+    const { signal } = opts;
+    if (signal?.aborted) throw interrupted(this.name);
+    const conn = await this.getConnection();
+    const onAbort = () => void this.killQuery(conn.threadId);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const r = await new Promise<unknown>((resolve, reject) =>
+        conn.query(sql, (e: unknown, res: unknown) => (e ? reject(e) : resolve(res))),
+      );
+      conn.release();
+      const affected = (r as { affectedRows?: unknown } | null)?.affectedRows;
+      return { affectedRows: typeof affected === 'number' ? affected : null };
+    } catch (e) {
+      if (isBrokenConnection(e)) conn.destroy();
+      else conn.release();
+      throw mapMysqlError(this.ctx, e);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.active].map((s) => s.cancel()));
+    await new Promise<void>((resolve) => this.pool.end(() => resolve()));
+  }
+}

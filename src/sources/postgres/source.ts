@@ -1,0 +1,254 @@
+import type { ConnectionOptions } from 'node:tls';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { ColumnInfo } from '../../sql/types.js';
+import { interrupted, scrub, sourceClosed, unknownDatabase, unknownTable } from '../error-util.js';
+import { SQL_CAPABILITIES } from '../sql-util.js';
+import { batchSize, makeQueryStream } from '../stream-util.js';
+import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
+import { DescribedCursor, sendCancelRequest } from './cursor.js';
+import { isBrokenConnection, mapPgError, type PgErrorContext } from './errors.js';
+import { type ColumnRow, LIST_COLUMNS_SQL, LIST_TABLES_SQL, TABLE_EXISTS_SQL, toColumnInfo } from './meta.js';
+import type { PostgresParams, SslMode } from './params.js';
+import { PgCursorReader } from './stream.js';
+import { mysqlTypeForOid, pgTypes } from './types.js';
+
+const POOL_MAX = 10;
+/** A reused idle client may have died since (server restart, pg_terminate_backend): retry reads this often. */
+const READ_RETRIES = 2;
+
+type Ssl = false | ConnectionOptions;
+
+/** The TLS settings to try in order, as libpq's sslmode means them. */
+function sslAttempts(mode: SslMode): Ssl[] {
+  const lax: Ssl = { rejectUnauthorized: false };
+  switch (mode) {
+    case 'disable':
+      return [false];
+    case 'allow':
+      return [false, lax];
+    case 'prefer':
+      return [lax, false];
+    case 'require':
+      return [lax];
+    case 'verify-ca':
+      return [{ rejectUnauthorized: true, checkServerIdentity: () => undefined }];
+    case 'verify-full':
+      return [{ rejectUnauthorized: true }];
+  }
+}
+
+/** Whether the next sslmode attempt may help: the server refused TLS, or refused plain connections. */
+function tryNextSsl(e: unknown): boolean {
+  const msg = e instanceof Error ? e.message : '';
+  const code = (e as { code?: unknown }).code;
+  return /does not support SSL/i.test(msg) || (code === '28000' && /no encryption|SSL off/i.test(msg));
+}
+
+/** A startup `options` value: spaces and backslashes are escaped, as the protocol asks. */
+function optionValue(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/ /g, '\\ ');
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+export class PostgresSource implements Source {
+  readonly engine = 'postgres';
+  readonly dialect = 'postgres' as const;
+  readonly capabilities = SQL_CAPABILITIES;
+  readonly defaultSchema: string;
+  private pool: Promise<pg.Pool> | null = null;
+  private closed = false;
+  private readonly active = new Set<QueryStream>();
+  private readonly ctx: PgErrorContext;
+  private readonly onClientError: (e: Error) => void;
+
+  constructor(
+    readonly name: string,
+    private readonly params: PostgresParams,
+    private readonly log: Logger,
+  ) {
+    this.defaultSchema = params.schema;
+    this.ctx = {
+      source: name,
+      host: params.host,
+      port: params.port,
+      user: params.user,
+      database: params.database,
+      password: params.password,
+    };
+    this.onClientError = (e) =>
+      this.log.warn({ source: name, error: scrub(e.message, params.password) }, 'connection error');
+  }
+
+  private makePool(ssl: Ssl): pg.Pool {
+    const p = this.params;
+    const pool = new pg.Pool({
+      host: p.host,
+      port: p.port,
+      user: p.user,
+      password: p.password,
+      database: p.database,
+      ssl,
+      max: POOL_MAX,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+      allowExitOnIdle: true,
+      application_name: 'tributary',
+      // Canonical values need ISO dates and UTC for zoned types; the schema is the default for unqualified names.
+      options: `-c search_path=${optionValue(quoteIdent(p.schema))} -c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres`,
+      types: pgTypes,
+    });
+    // Idle clients that die (server restart, terminated backend) are dropped by the pool; without
+    // this listener their 'error' would crash the process.
+    pool.on('error', this.onClientError);
+    return pool;
+  }
+
+  /** The pool, created on first use with the first sslmode attempt that connects. */
+  private getPool(): Promise<pg.Pool> {
+    if (this.closed) return Promise.reject(sourceClosed(this.name));
+    this.pool ??= (async () => {
+      const attempts = sslAttempts(this.params.sslmode);
+      for (let i = 0; ; i++) {
+        const pool = this.makePool(attempts[i]);
+        try {
+          const c = await pool.connect();
+          c.release();
+          return pool;
+        } catch (e) {
+          await pool.end().catch(() => {});
+          if (i + 1 < attempts.length && tryNextSsl(e)) continue;
+          throw mapPgError(this.ctx, e, true);
+        }
+      }
+    })();
+    const p = this.pool;
+    // A failed first connection is not remembered: the server may be up next time.
+    p.catch(() => {
+      if (this.pool === p) this.pool = null;
+    });
+    return p;
+  }
+
+  private async checkout(): Promise<pg.PoolClient> {
+    const pool = await this.getPool();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (e) {
+      throw mapPgError(this.ctx, e, true);
+    }
+    client.on('error', this.onClientError);
+    return client;
+  }
+
+  private checkin(client: pg.PoolClient, discard: boolean): void {
+    client.off('error', this.onClientError);
+    client.release(discard ? new Error('discarded') : undefined);
+  }
+
+  /** Runs one short statement; retried on a client that turns out dead (safe for reads only). */
+  private async read<T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<T[]> {
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.checkout();
+      try {
+        const r = await client.query<T>({ text, values, types: pgTypes });
+        this.checkin(client, false);
+        return r.rows;
+      } catch (e) {
+        const broken = isBrokenConnection(e);
+        this.checkin(client, broken);
+        if (broken && attempt < READ_RETRIES) continue;
+        throw mapPgError(this.ctx, e);
+      }
+    }
+  }
+
+  async test(): Promise<void> {
+    const rows = await this.read<{ ok: boolean }>(
+      'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1) AS ok',
+      [this.params.schema],
+    );
+    if (!rows[0]?.ok) throw unknownDatabase(this.name, this.params.schema, undefined, 'schema');
+  }
+
+  async listTables(): Promise<TableInfo[]> {
+    return this.read<TableInfo & pg.QueryResultRow>(LIST_TABLES_SQL, [this.defaultSchema]);
+  }
+
+  async listColumns(table: string, schema?: string): Promise<ColumnInfo[]> {
+    const s = schema ?? this.defaultSchema;
+    const rows = await this.read<ColumnRow>(LIST_COLUMNS_SQL, [s, table]);
+    if (rows.length === 0) {
+      // A relation may exist with no columns at all.
+      const exists = await this.read(TABLE_EXISTS_SQL, [s, table]);
+      if (exists.length === 0)
+        throw unknownTable(this.name, s === this.defaultSchema ? table : `${s}.${table}`);
+    }
+    return rows.map(toColumnInfo);
+  }
+
+  async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
+    const { signal } = opts;
+    if (signal?.aborted) throw interrupted(this.name);
+    for (let attempt = 0; ; attempt++) {
+      const client = await this.checkout();
+      const cursor = new DescribedCursor(sql);
+      client.query(cursor);
+      let fields: Awaited<DescribedCursor['described']>;
+      try {
+        fields = await cursor.described;
+      } catch (e) {
+        const broken = isBrokenConnection(e);
+        this.checkin(client, broken);
+        if (broken && attempt < READ_RETRIES) continue;
+        throw mapPgError(this.ctx, e);
+      }
+      const reader = new PgCursorReader(cursor, client, batchSize(opts.batchRows), this.ctx, (c, discard) => {
+        this.active.delete(stream);
+        this.checkin(c, discard);
+      });
+      const columns = fields.map((f) => ({ name: f.name, type: mysqlTypeForOid(f.dataTypeID) }));
+      const stream = makeQueryStream(this.name, columns, reader, signal, (e) => mapPgError(this.ctx, e));
+      this.active.add(stream);
+      return stream;
+    }
+  }
+
+  async execute(sql: string, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
+    const { signal } = opts;
+    if (signal?.aborted) throw interrupted(this.name);
+    const client = await this.checkout();
+    const c = client as pg.PoolClient & { processID?: number; secretKey?: number };
+    const onAbort = () => {
+      if (typeof c.processID === 'number' && typeof c.secretKey === 'number')
+        void sendCancelRequest(this.params.host, this.params.port, c.processID, c.secretKey);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const r = (await client.query({ text: sql, types: pgTypes })) as pg.QueryResult | pg.QueryResult[];
+      this.checkin(client, false);
+      // Several statements in one string give one result each.
+      const results = Array.isArray(r) ? r : [r];
+      return { affectedRows: results.reduce((n, x) => n + (x.rowCount ?? 0), 0) };
+    } catch (e) {
+      this.checkin(client, isBrokenConnection(e));
+      throw mapPgError(this.ctx, e);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.active].map((s) => s.cancel()));
+    const pool = this.pool;
+    this.pool = null;
+    if (pool) await (await pool.catch(() => null))?.end();
+  }
+}

@@ -1,0 +1,209 @@
+import { existsSync, statSync } from 'node:fs';
+import type { ColumnInfo, FieldInfo, MysqlType, Row } from '../../sql/types.js';
+import { cannotConnect, interrupted, sourceClosed, unknownTable } from '../error-util.js';
+import { SQL_CAPABILITIES } from '../sql-util.js';
+import { batchSize, makeQueryStream, type RowReader, yieldToLoop } from '../stream-util.js';
+import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
+import { Database, StatementCursor } from './driver.js';
+import { mapSqliteError } from './errors.js';
+import { converterFor, mysqlTypeOfDeclared, mysqlTypeOfValues } from './types.js';
+
+export interface SqliteParams {
+  path: string;
+}
+
+const LIST_TABLES_SQL = `
+SELECT name, type FROM sqlite_schema
+WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+ORDER BY name`;
+
+const TABLE_INFO_SQL = 'SELECT name, type, "notnull" AS notnull, dflt_value, pk FROM pragma_table_info(?)';
+
+/** Index columns: which are alone in a unique index (UNI) or lead an index (MUL), as MySQL's DESCRIBE. */
+const INDEX_INFO_SQL = `
+SELECT ii.name AS col, il."unique" AS uniq, ii.seqno AS seqno,
+       (SELECT count(*) FROM pragma_index_info(il.name)) AS ncols
+FROM pragma_index_list(?) il JOIN pragma_index_info(il.name) ii`;
+
+/** Statements whose sqlite3_changes() is their own; for others it still holds the last DML's count. */
+const DML_RE = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*(insert|update|delete|replace|with)\b/i;
+
+export class SqliteSource implements Source {
+  readonly engine = 'sqlite';
+  readonly dialect = 'sqlite' as const;
+  readonly capabilities = SQL_CAPABILITIES;
+  readonly defaultSchema = 'main';
+  private db: Database | null = null;
+  private closed = false;
+  private readonly open = new Set<StatementCursor>();
+
+  constructor(
+    readonly name: string,
+    private readonly params: SqliteParams,
+  ) {}
+
+  /** Opens the file read-write; never creates one (a typo must not leave an empty database behind). */
+  private handle(): Database {
+    if (this.closed) throw sourceClosed(this.name);
+    if (this.db) return this.db;
+    const { path } = this.params;
+    if (!existsSync(path)) throw cannotConnect(this.name, path, 'the file does not exist');
+    if (!statSync(path).isFile()) throw cannotConnect(this.name, path, 'not a file');
+    try {
+      this.db = new Database(path, { fileMustExist: true });
+    } catch (e) {
+      throw mapSqliteError(this.name, path, e);
+    }
+    return this.db;
+  }
+
+  private all<T>(sql: string, values?: unknown[]): T[] {
+    try {
+      return this.handle().all(sql, values as any) as T[];
+    } catch (e) {
+      throw mapSqliteError(this.name, this.params.path, e);
+    }
+  }
+
+  async test(): Promise<void> {
+    // Reading the schema proves the file is an SQLite database, not just a file.
+    this.all('SELECT count(*) FROM sqlite_schema');
+  }
+
+  async listTables(): Promise<TableInfo[]> {
+    return this.all<{ name: string; type: string }>(LIST_TABLES_SQL).map((r) => ({
+      name: r.name,
+      schema: 'main',
+      type: r.type === 'view' ? 'VIEW' : 'BASE TABLE',
+    }));
+  }
+
+  async listColumns(table: string): Promise<ColumnInfo[]> {
+    type Info = { name: string; type: string; notnull: number; dflt_value: string | null; pk: number };
+    const cols = this.all<Info>(TABLE_INFO_SQL, [table]);
+    if (cols.length === 0) throw unknownTable(this.name, table);
+    const idx = this.all<{ col: string | null; uniq: number; seqno: number; ncols: number }>(INDEX_INFO_SQL, [
+      table,
+    ]);
+    const key = (c: Info): string => {
+      if (c.pk > 0) return 'PRI';
+      const mine = idx.filter((i) => i.col === c.name);
+      if (mine.some((i) => i.uniq && i.ncols === 1)) return 'UNI';
+      return mine.some((i) => i.seqno === 0) ? 'MUL' : '';
+    };
+    return cols.map((c) => ({
+      name: c.name,
+      type: mysqlTypeOfDeclared(c.type) ?? 'BLOB',
+      nativeType: c.type,
+      nullable: !c.notnull && c.pk === 0,
+      key: key(c),
+      default: c.dflt_value,
+    }));
+  }
+
+  /** Declared column types of a table, by lower-case column name. */
+  private declaredTypes(table: string, cache: Map<string, Map<string, string>>): Map<string, string> {
+    let m = cache.get(table);
+    if (!m) {
+      m = new Map();
+      for (const c of this.all<{ name: string; type: string }>(TABLE_INFO_SQL, [table]))
+        m.set(c.name.toLowerCase(), c.type);
+      cache.set(table, m);
+    }
+    return m;
+  }
+
+  async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
+    if (opts.signal?.aborted) throw interrupted(this.name);
+    const db = this.handle();
+    const size = batchSize(opts.batchRows);
+    let cursor: StatementCursor;
+    let first: Row[] = [];
+    let tables: (string | null)[] = [];
+    try {
+      cursor = new StatementCursor(db, sql);
+    } catch (e) {
+      throw mapSqliteError(this.name, this.params.path, e);
+    }
+    this.open.add(cursor);
+    let done = false;
+    const step = (): boolean => {
+      const r = cursor.next();
+      if (!r) return false;
+      first.push(r.row);
+      return true;
+    };
+    try {
+      // Types come from the first batch: the declared type of the column a value comes from,
+      // else the values themselves. Reading it here is also what runs the statement.
+      const r = cursor.next(true);
+      if (r) {
+        first.push(r.row);
+        tables = r.tables ?? [];
+        while (first.length < size && step());
+        if (first.length < size) done = true;
+      } else done = true;
+    } catch (e) {
+      cursor.finalize();
+      this.open.delete(cursor);
+      throw mapSqliteError(this.name, this.params.path, e);
+    }
+    const cache = new Map<string, Map<string, string>>();
+    const types: MysqlType[] = cursor.names.map((name, i) => {
+      const t = tables[i];
+      const declared = t ? this.declaredTypes(t, cache).get(name.toLowerCase()) : undefined;
+      return mysqlTypeOfDeclared(declared) ?? mysqlTypeOfValues(first.map((row) => row[i]));
+    });
+    const convs = types.map(converterFor);
+    const convert = (rows: Row[]): Row[] => {
+      for (const row of rows)
+        for (let i = 0; i < convs.length; i++) if (convs[i] && row[i] !== null) row[i] = convs[i]!(row[i]);
+      return rows;
+    };
+    const columns: FieldInfo[] = cursor.names.map((name, i) => ({ name, type: types[i] }));
+    const reader: RowReader = {
+      next: async () => {
+        if (first.length) {
+          const b = first;
+          first = [];
+          return convert(b);
+        }
+        if (done) return null;
+        // The driver is synchronous: let other work run between batches.
+        await yieldToLoop();
+        const batch: Row[] = [];
+        for (let r = cursor.next(); r; r = batch.length < size ? cursor.next() : null) batch.push(r.row);
+        if (batch.length < size) done = true;
+        return batch.length ? convert(batch) : null;
+      },
+      cancel: async () => {},
+      release: async () => {
+        cursor.finalize();
+        this.open.delete(cursor);
+      },
+    };
+    return makeQueryStream(this.name, columns, reader, opts.signal, (e) =>
+      mapSqliteError(this.name, this.params.path, e),
+    );
+  }
+
+  async execute(sql: string, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
+    if (opts.signal?.aborted) throw interrupted(this.name);
+    try {
+      const r = this.handle().run(sql);
+      return { affectedRows: DML_RE.test(sql) ? r.changes : 0 };
+    } catch (e) {
+      throw mapSqliteError(this.name, this.params.path, e);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const c of this.open) c.finalize();
+    this.open.clear();
+    const db = this.db;
+    this.db = null;
+    if (db?.isOpen) db.close();
+  }
+}
