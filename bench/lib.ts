@@ -63,7 +63,7 @@ export async function sql(url: string, query: string): Promise<any> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query }),
   });
-  const body = await r.json();
+  const body: any = await r.json();
   if (body.type === 'error') throw new Error(`${query.slice(0, 60)}: ${body.error_message}`);
   return body;
 }

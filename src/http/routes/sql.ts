@@ -49,7 +49,9 @@ export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
     }
     const ctx = { db: parsed.data.context?.db };
     const abort = new AbortController();
-    request.raw.once('close', () => {
+    // The response's 'close' before it finished means the client went away: stop the query.
+    // (The request's own 'close' fires as soon as its body is read.)
+    reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
     const result = await deps.engine.stream(parsed.data.query, ctx, { signal: abort.signal });

@@ -47,15 +47,18 @@ export async function runWrite(
   );
   engine.forgetColumns();
 
-  if (others.length === 0 && canCompile(ast, source.dialect).ok) {
-    for (const r of refs) {
-      if (r.kind === 'source') {
-        r.node.__target = sourceTableText(source.dialect, r.schema, r.table);
-        r.node.db = null;
-      }
+  if (others.length === 0) {
+    const whole = structuredClone(ast);
+    for (const r of bindTables(whole, ctx)) if (r.kind === 'source') r.node.db = null;
+    const dialect = source.dialect;
+    const opts2 = {
+      tableName: (t: { schema?: string | null; table: string }) =>
+        sourceTableText(dialect, t.schema ?? null, t.table),
+    };
+    if (canCompile(whole, dialect, opts2).ok) {
+      const res = await source.execute(compileFor(whole, dialect), { signal: opts.signal });
+      return { kind: 'ok', affected: res.affectedRows };
     }
-    const res = await source.execute(compileFor(ast, source.dialect), { signal: opts.signal });
-    return { kind: 'ok', affected: res.affectedRows };
   }
 
   const select =

@@ -14,7 +14,7 @@ import {
   visit,
 } from './ast-walk.js';
 import type { BoundRef } from './bind.js';
-import { quoteFor, sourceTableText } from './target-names.js';
+import { sourceTableText } from './target-names.js';
 
 export interface Fragment {
   ref: BoundRef;
@@ -36,12 +36,40 @@ export interface PlanLookup {
   columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]>;
 }
 
-/** Compile with table references replaced by the text each bound node carries in `__target`. */
-export function compileFor(ast: any, dialect: DialectName): string {
-  return compile(ast, dialect, {
-    tableName: (ref: any) =>
-      ref.__target ?? sourceTableText(dialect, nameOf(ref.schema) ?? null, String(ref.table)),
-  });
+/**
+ * Compile for a target. Bound table items carry `db: null` by now; the remaining
+ * schema/table pair is named the way the source itself names it. Column types and real
+ * spellings come from the tables' metadata when the planner has it.
+ */
+export function compileFor(ast: any, dialect: DialectName, columns?: ColumnLookup): string {
+  return compile(
+    ast,
+    dialect,
+    columns
+      ? compileOpts(dialect, columns)
+      : { tableName: (ref) => sourceTableText(dialect, ref.schema ?? null, ref.table) },
+  );
+}
+
+/** Resolves a column reference to the metadata of the bound table that owns it. */
+export class ColumnLookup {
+  constructor(private readonly tables: { qualifier: string; cols: ColumnInfo[] }[]) {}
+  find(ref: { table: string | null; column: string }): ColumnInfo | undefined {
+    const col = ref.column.toLowerCase();
+    if (ref.table) {
+      const t = this.tables.find((x) => x.qualifier.toLowerCase() === ref.table!.toLowerCase());
+      return t?.cols.find((c) => c.name.toLowerCase() === col);
+    }
+    let hit: ColumnInfo | undefined;
+    for (const t of this.tables) {
+      const c = t.cols.find((x) => x.name.toLowerCase() === col);
+      if (c) {
+        if (hit) return undefined; // ambiguous: let the source say so
+        hit = c;
+      }
+    }
+    return hit;
+  }
 }
 
 /**
@@ -66,15 +94,22 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
         `Source '${source.name}' is a ${source.engine} source: SQL is not supported; call POST /api/integrations/${source.name}/passthrough`,
       );
     }
-    if (source.capabilities.fullStatements && canCompile(ast, source.dialect).ok) {
+    if (source.capabilities.fullStatements) {
       const pushed = clone(ast);
-      for (const node of tableItems(pushed)) {
-        if (node.db || node.schema !== undefined) {
-          node.__target = sourceTableText(source.dialect, nameOf(node.schema) ?? null, node.table);
-          node.db = null;
-        }
+      const items = tableItems(pushed);
+      for (const r of sourceRefs) items[r.index].db = null;
+      const lookup2 = new ColumnLookup(
+        await Promise.all(
+          sourceRefs.map(async (r) => ({
+            qualifier: r.qualifier,
+            cols: await lookup.columns(source, r.schema, r.table),
+          })),
+        ),
+      );
+      const dialect = source.dialect;
+      if (canCompile(pushed, dialect, compileOpts(dialect, lookup2)).ok) {
+        return { kind: 'pushdown', source, sql: compileFor(pushed, dialect, lookup2) };
       }
-      return { kind: 'pushdown', source, sql: compileFor(pushed, source.dialect) };
     }
   }
 
@@ -135,6 +170,7 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
       /LEFT|RIGHT|FULL/i.test(String(r.node.join ?? '')) || (hasRightOrFull && topFrom.indexOf(r.node) >= 0);
     const inTop = topFrom.includes(r.node);
     const pushed: any[] = [];
+    const mineLookup = new ColumnLookup([{ qualifier: r.qualifier, cols }]);
     if (inTop && !nullSide) {
       for (const cj of topWhere) {
         if (hasSubquery(cj) || hasAggregate(cj)) continue;
@@ -147,34 +183,31 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
           return byLower.has(col) && !otherHas(sourceRefs, colsByRef, r, col);
         });
         if (!mine) continue;
-        const probe = fragmentAst(r, columns, [...pushed, clone(cj)], dialect);
-        if (canCompile(probe, dialect).ok) pushed.push(clone(cj));
+        const probe = fragmentAst(r, columns, [...pushed, clone(cj)]);
+        if (canCompile(probe, dialect, compileOpts(dialect, mineLookup)).ok) pushed.push(clone(cj));
       }
     }
-    const fast = fragmentAst(r, columns, pushed, dialect);
+    const fast = fragmentAst(r, columns, pushed);
     const temp = `__f${r.index}`;
     fragments.push({
       ref: r,
       source,
-      sql: compileFor(fast, dialect),
+      sql: compileFor(fast, dialect, mineLookup),
       temp,
       columns,
       pushedFilters: pushed.length,
     });
-    const ln = localItems[r.index];
-    ln.__target = quoteFor('duckdb', temp);
-    ln.db = null;
-    if (!ln.as) ln.as = r.qualifier;
+    renameLocal(localItems[r.index], temp, r.qualifier);
   }
   for (const r of info) {
-    const ln = localItems[r.index];
-    ln.__target = quoteFor('duckdb', `__info_${r.table.toLowerCase()}`);
-    ln.db = null;
-    if (!ln.as) ln.as = r.qualifier;
+    renameLocal(localItems[r.index], `__info_${r.table.toLowerCase()}`, r.qualifier);
   }
-  const check = canCompile(local, 'duckdb');
+  const localLookup = new ColumnLookup(
+    sourceRefs.map((r) => ({ qualifier: r.qualifier, cols: colsByRef.get(r.index)! })),
+  );
+  const check = canCompile(local, 'duckdb', compileOpts('duckdb', localLookup));
   if (!check.ok) throw new SqlError(ErrorCode.NOT_SUPPORTED, `Not supported across sources: ${check.reason}`);
-  return { kind: 'local', fragments, info, localSql: compileFor(local, 'duckdb') };
+  return { kind: 'local', fragments, info, localSql: compileFor(local, 'duckdb', localLookup) };
 }
 
 function ownsQualifier(refs: BoundRef[], r: BoundRef, q: string): boolean {
@@ -185,7 +218,24 @@ function otherHas(refs: BoundRef[], cols: Map<number, ColumnInfo[]>, r: BoundRef
   return refs.some((x) => x !== r && (cols.get(x.index) ?? []).some((c) => c.name.toLowerCase() === col));
 }
 
-function fragmentAst(r: BoundRef, columns: string[], where: any[], dialect: DialectName): any {
+/** In the local statement a bound table becomes its loaded fragment, under the name the query uses. */
+function renameLocal(node: any, temp: string, qualifier: string): void {
+  node.db = null;
+  node.schema = null;
+  node.table = temp;
+  if (!node.as) node.as = qualifier;
+}
+
+function compileOpts(dialect: DialectName, columns: ColumnLookup) {
+  return {
+    tableName: (ref: { schema?: string | null; table: string }) =>
+      sourceTableText(dialect, ref.schema ?? null, ref.table),
+    columnType: (ref: { table: string | null; column: string }) => columns.find(ref)?.type,
+    columnName: (ref: { table: string | null; column: string }) => columns.find(ref)?.name ?? ref.column,
+  };
+}
+
+function fragmentAst(r: BoundRef, columns: string[], where: any[]): any {
   const cols = columns.length
     ? columns.map((c) => ({ expr: { type: 'column_ref', table: null, column: c }, as: null }))
     : [{ expr: { type: 'number', value: 1 }, as: '__row' }];
@@ -195,14 +245,7 @@ function fragmentAst(r: BoundRef, columns: string[], where: any[], dialect: Dial
     options: null,
     distinct: null,
     columns: cols,
-    from: [
-      {
-        db: null,
-        table: r.table,
-        as: r.qualifier,
-        __target: sourceTableText(dialect, r.schema, r.table),
-      },
-    ],
+    from: [{ db: null, schema: r.schema, table: r.table, as: r.qualifier }],
     where: where.length ? andAll(where) : null,
     groupby: null,
     having: null,
