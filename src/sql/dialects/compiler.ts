@@ -46,6 +46,11 @@ interface Scope {
   outputNames: boolean;
 }
 
+interface Grouping {
+  keys: { node: AstNode; folded: boolean; sql: string }[];
+  rollup: boolean;
+}
+
 const BINARY_COLLATION = /_bin$|_cs$|^binary$/i;
 
 export abstract class SqlCompiler {
@@ -57,6 +62,8 @@ export abstract class SqlCompiler {
   protected ctes: Set<string>[] = [];
   protected paramCount = 0;
   protected aggDepth = 0;
+  /** Set while compiling the select list, HAVING and ORDER BY of a grouped query. */
+  protected grouping: Grouping | null = null;
   private generated = 0;
 
   /** Type names used by casts the compiler inserts; targets override. */
@@ -72,6 +79,7 @@ export abstract class SqlCompiler {
     this.ctes = [];
     this.paramCount = 0;
     this.aggDepth = 0;
+    this.grouping = null;
     this.generated = 0;
     return this.statement(stmt);
   }
@@ -135,6 +143,9 @@ export abstract class SqlCompiler {
   }
 
   selectStatement(s: AstNode): string {
+    const saved = { grouping: this.grouping, aggDepth: this.aggDepth };
+    this.grouping = null;
+    this.aggDepth = 0;
     let sql = '';
     const pushedCtes = Array.isArray(s.with) && s.with.length > 0;
     if (pushedCtes) sql += this.withClause(s.with) + ' ';
@@ -142,10 +153,23 @@ export abstract class SqlCompiler {
       if (!s._next) return sql + this.selectCore(s);
       const members: AstNode[] = [];
       for (let m: AstNode | null = s; m; m = m._next) members.push(m);
-      sql += this.setMember(members[0]);
-      for (let i = 1; i < members.length; i++) {
-        sql += ` ${this.setOperator(String(members[i - 1].set_op ?? 'UNION'))} ${this.setMember(members[i])}`;
+      const names = this.emulate ? this.caseInsensitiveUnion(members) : null;
+      const op = (m: AstNode) => (names ? 'UNION ALL' : this.setOperator(String(m.set_op ?? 'UNION')));
+      let body = this.setMember(members[0]);
+      for (let i = 1; i < members.length; i++) body += ` ${op(members[i - 1])} ${this.setMember(members[i])}`;
+      if (names) {
+        // MySQL's UNION removes rows equal under the default collation ('Paris' = 'paris ').
+        const u = this.quoteIdent('_union');
+        const cols = names.map(({ name, folded }) => {
+          const ref = `${u}.${this.quoteIdent(name)}`;
+          return {
+            sel: folded ? `${this.representative(ref)} AS ${this.quoteIdent(name)}` : ref,
+            key: folded ? this.foldColumnSql(ref) : ref,
+          };
+        });
+        body = `SELECT ${cols.map((c) => c.sel).join(', ')} FROM (${body}) AS ${u} GROUP BY ${cols.map((c) => c.key).join(', ')}`;
       }
+      sql += body;
       const scope = this.pushScope(null);
       scope.outputNames = true;
       try {
@@ -158,7 +182,32 @@ export abstract class SqlCompiler {
       return sql;
     } finally {
       if (pushedCtes) this.ctes.pop();
+      this.grouping = saved.grouping;
+      this.aggDepth = saved.aggDepth;
     }
+  }
+
+  /**
+   * Output column names of a UNION (DISTINCT) chain whose result has string columns, or
+   * null when plain UNION already means what MySQL means (or the names are unknown).
+   */
+  protected caseInsensitiveUnion(members: AstNode[]): { name: string; folded: boolean }[] | null {
+    if (members.slice(0, -1).some((m) => this.setOperator(String(m.set_op ?? 'UNION')) !== 'UNION'))
+      return null;
+    const cols = members[0].columns;
+    if (!Array.isArray(cols) || cols.length === 0) return null;
+    const out: { name: string; folded: boolean }[] = [];
+    for (let i = 0; i < cols.length; i++) {
+      const e = cols[i].expr;
+      if (e?.type === 'column_ref' && columnName(e) === '*') return null;
+      const name = cols[i].as ?? (e?.type === 'column_ref' ? columnName(e) : displayName(e));
+      const folded = members.some((m) => {
+        const x = m.columns?.[i]?.expr;
+        return !!x && this.kind(x) === 'string' && !hasBinaryCollation(x);
+      });
+      out.push({ name: String(name), folded });
+    }
+    return out.some((c) => c.folded) ? out : null;
   }
 
   protected withClause(list: AstNode[]): string {
@@ -194,28 +243,48 @@ export abstract class SqlCompiler {
   protected selectCore(s: AstNode): string {
     const scope = this.pushScope(s.from);
     try {
-      for (const c of Array.isArray(s.columns) ? s.columns : []) {
+      const cols: AstNode[] = Array.isArray(s.columns) ? s.columns : [];
+      for (const c of cols) {
         if (c?.as != null)
           scope.aliases.set(String(c.as).toLowerCase(), { name: String(c.as), expr: c.expr });
       }
-      const parts = ['SELECT'];
-      if (s.distinct) parts.push('DISTINCT');
-      parts.push(this.selectList(s.columns));
       const from = this.fromClause(s.from);
-      if (from) parts.push(`FROM ${from}`);
-      if (s.where) parts.push(`WHERE ${this.expr(s.where, 'bool')}`);
-      const group = s.groupby?.columns;
-      if (Array.isArray(group) && group.length)
-        parts.push(this.groupByClause(group, s.groupby.modifiers ?? []));
-      if (s.having) {
-        scope.substitute = this.emulate;
-        parts.push(`HAVING ${this.expr(s.having, 'bool')}`);
-        scope.substitute = false;
+      const where = s.where ? this.expr(s.where, 'bool') : '';
+      const plan = this.emulate ? this.groupingPlan(s) : null;
+      const distinctAsGroup = !!plan && !!s.distinct && !(s.groupby?.columns?.length > 0);
+      const parts = ['SELECT'];
+      if (s.distinct && !distinctAsGroup) parts.push('DISTINCT');
+      this.grouping = plan;
+      try {
+        parts.push(this.selectList(s.columns));
+      } finally {
+        this.grouping = null;
       }
-      if (s.window?.expr?.length) parts.push(this.windowClause(s.window.expr));
-      if (Array.isArray(s.orderby) && s.orderby.length) {
-        const fold = !s.distinct;
-        parts.push(`ORDER BY ${s.orderby.map((o: AstNode) => this.orderItem(o, fold)).join(', ')}`);
+      if (from) parts.push(`FROM ${from}`);
+      if (where) parts.push(`WHERE ${where}`);
+      const group = s.groupby?.columns;
+      if (plan) {
+        if (plan.keys.length) {
+          const list = plan.keys.map((k) => k.sql);
+          parts.push(`GROUP BY ${plan.rollup ? this.rollup(list) : list.join(', ')}`);
+        }
+      } else if (Array.isArray(group) && group.length) {
+        parts.push(this.groupByClause(group, s.groupby.modifiers ?? []));
+      }
+      this.grouping = plan;
+      try {
+        if (s.having) {
+          scope.substitute = this.emulate;
+          parts.push(`HAVING ${this.expr(s.having, 'bool')}`);
+          scope.substitute = false;
+        }
+        if (s.window?.expr?.length) parts.push(this.windowClause(s.window.expr));
+        if (Array.isArray(s.orderby) && s.orderby.length) {
+          const fold = !s.distinct || distinctAsGroup;
+          parts.push(`ORDER BY ${s.orderby.map((o: AstNode) => this.orderItem(o, fold)).join(', ')}`);
+        }
+      } finally {
+        this.grouping = null;
       }
       const limit = this.limitClause(s, 'limit');
       if (limit) parts.push(limit.trim());
@@ -224,6 +293,68 @@ export abstract class SqlCompiler {
     } finally {
       this.popScope();
     }
+  }
+
+  /**
+   * How a grouped query (GROUP BY, aggregates, or a DISTINCT over strings) must be said so
+   * it groups as MySQL does: string keys folded (case, trailing spaces), and columns that
+   * are not grouped read through a representative value (MySQL allows them; strict
+   * targets do not). Null when the query does not group.
+   */
+  protected groupingPlan(s: AstNode): Grouping | null {
+    const cols: AstNode[] = Array.isArray(s.columns) ? s.columns : [];
+    const group: AstNode[] | null = s.groupby?.columns?.length ? s.groupby.columns : null;
+    const rollup =
+      !!group && (s.groupby.modifiers ?? []).some((m: AstNode) => /rollup/i.test(String(m?.value ?? '')));
+    let items: AstNode[];
+    if (group) items = group.map((g) => this.resolveGroupItem(g, cols));
+    else if (s.distinct && this.distinctNeedsGrouping(cols)) items = cols.map((c) => c.expr);
+    else if (this.hasAggregate(s)) items = [];
+    else return null;
+    const keys = items.map((node) => {
+      const folded = this.kind(node) === 'string' && !hasBinaryCollation(node);
+      return { node, folded, sql: folded ? this.foldSql(node) : this.expr(node) };
+    });
+    return { keys, rollup };
+  }
+
+  /** GROUP BY 2 and GROUP BY alias name a select-list expression. */
+  protected resolveGroupItem(g: AstNode, cols: AstNode[]): AstNode {
+    if (g?.type === 'number' && Number.isInteger(Number(g.value))) {
+      const c = cols[Number(g.value) - 1];
+      if (c && !(c.expr?.type === 'column_ref' && columnName(c.expr) === '*')) return c.expr;
+    }
+    if (g?.type === 'column_ref' && !g.table) {
+      const name = columnName(g).toLowerCase();
+      const c = cols.find((x) => x.as != null && String(x.as).toLowerCase() === name);
+      if (c && !containsAggregate(c.expr)) return c.expr;
+    }
+    return g;
+  }
+
+  protected distinctNeedsGrouping(cols: AstNode[]): boolean {
+    if (cols.length === 0) return false;
+    for (const c of cols) {
+      const e = c.expr;
+      if (e?.type === 'column_ref' && columnName(e) === '*') return false;
+      if (containsAggregate(e) || containsWindow(e)) return false;
+    }
+    return cols.some((c) => this.kind(c.expr) === 'string' && !hasBinaryCollation(c.expr));
+  }
+
+  protected hasAggregate(s: AstNode): boolean {
+    const cols: AstNode[] = Array.isArray(s.columns) ? s.columns : [];
+    return cols.some((c) => containsAggregate(c.expr)) || containsAggregate(s.having);
+  }
+
+  /** One value of a column within a group: MySQL returns the first row's. */
+  protected representative(sql: string): string {
+    return `(array_agg(${sql}))[1]`;
+  }
+
+  /** Folds an already-compiled SQL expression for comparison. */
+  foldColumnSql(sql: string): string {
+    return `lower(rtrim(CAST(${sql} AS ${this.textType})))`;
   }
 
   protected lockingClause(_text: string): string {
@@ -243,6 +374,7 @@ export abstract class SqlCompiler {
         let alias: string | null = c.as ?? null;
         if (alias == null && this.emulate && this.opts.autoAlias !== false) {
           if (e?.type !== 'column_ref') alias = displayName(e);
+          else if (this.grouping) alias = columnName(e);
           else if (this.opts.columnName) {
             const written = columnName(e);
             if (this.realColumnName(e) !== written) alias = written;
@@ -525,12 +657,43 @@ export abstract class SqlCompiler {
 
   /** SQL for an expression in a value position ('value') or a condition position ('bool'). */
   expr(node: AstNode, ctx: Ctx = 'value'): string {
+    const g = this.grouping;
+    if (g && this.aggDepth === 0 && node && typeof node === 'object') {
+      const grouped = this.groupedExpr(g, node, ctx);
+      if (grouped !== null) return grouped;
+    }
     const sql = this.exprInner(node, ctx);
+    return this.convert(node, ctx, sql);
+  }
+
+  /** Applies MySQL's boolean/value conversions to compiled SQL for the position it is in. */
+  protected convert(node: AstNode, ctx: Ctx, sql: string): string {
     if (!this.emulate) return sql;
     const isBool = this.isBool(node);
     if (ctx === 'value' && isBool) return this.boolAsValue(node, sql);
     if (ctx === 'bool' && !isBool) return this.valueAsBool(node, sql);
     return sql;
+  }
+
+  /** In a grouped query: a folded group key or an ungrouped column, read through a representative. */
+  private groupedExpr(g: Grouping, node: AstNode, ctx: Ctx): string | null {
+    const i = g.keys.findIndex((k) => sameGroupExpr(k.node, node));
+    const isColumn = node.type === 'column_ref' && columnName(node) !== '*';
+    if (i < 0 && !(isColumn && !this.isAliasRef(node))) return null;
+    this.grouping = null;
+    try {
+      if (i >= 0 && !g.keys[i].folded) return this.expr(node, ctx);
+      let sql = this.representative(this.exprInner(node, 'value'));
+      if (i >= 0 && g.rollup) sql = `CASE WHEN GROUPING(${g.keys[i].sql}) = 1 THEN NULL ELSE ${sql} END`;
+      return this.convert(node, ctx, sql);
+    } finally {
+      this.grouping = g;
+    }
+  }
+
+  private isAliasRef(node: AstNode): boolean {
+    const scope = this.currentScope();
+    return !node.table && !!scope?.substitute && scope.aliases.has(columnName(node).toLowerCase());
   }
 
   /** Like expr(), parenthesized when it is an operator expression. */
@@ -824,7 +987,29 @@ export abstract class SqlCompiler {
 
   compare(op: string, l: AstNode, r: AstNode): string {
     if (this.foldStrings(l, r)) return `${this.foldSql(l)} ${op} ${this.foldSql(r)}`;
+    if (this.emulate) {
+      const kl = this.kind(l);
+      const kr = this.kind(r);
+      const side = (n: AstNode, k: Kind, other: Kind) => {
+        // MySQL compares a JSON value or a string with a number as numbers.
+        if ((k === 'json' || (k === 'string' && n.type !== 'string')) && other === 'number') {
+          return `CAST(${this.jsonText(n) ?? this.expr(n)} AS ${this.doubleType})`;
+        }
+        if (k === 'json' && other === 'string') return this.jsonText(n) ?? this.operand(n);
+        return this.operand(n);
+      };
+      return `${side(l, kl, kr)} ${op} ${side(r, kr, kl)}`;
+    }
     return `${this.operand(l)} ${op} ${this.operand(r)}`;
+  }
+
+  /** A JSON extraction as unquoted text, when the node is one. */
+  protected jsonText(n: AstNode): string | null {
+    if (n?.type === 'function' && n.name === 'JSON_EXTRACT' && n.args?.value?.length === 2) {
+      return this.jsonExtract(n.args.value[0], n.args.value[1], true);
+    }
+    if (n?.type === 'binary_expr' && n.operator === '->') return this.jsonExtract(n.left, n.right, true);
+    return null;
   }
 
   protected inList(l: AstNode, r: AstNode, not: boolean): string {
@@ -1077,7 +1262,15 @@ export abstract class SqlCompiler {
     const h = this.functions[name];
     if (!h) return this.unsupported(`function ${name}`);
     if (WINDOW_ONLY.has(name) && !node.over) return this.unsupported(`${name} without OVER`);
-    return h(this, node, args) + this.over(node);
+    const agg = AGGREGATE_FUNCTIONS.has(name);
+    if (agg) this.aggDepth++;
+    let sql: string;
+    try {
+      sql = h(this, node, args);
+    } finally {
+      if (agg) this.aggDepth--;
+    }
+    return sql + this.over(node);
   }
 
   protected verbatimFunction(node: AstNode, name: string, args: AstNode[]): string {
@@ -1108,7 +1301,9 @@ export abstract class SqlCompiler {
     const parts: string[] = [];
     if (ws.name) parts.push(this.quoteIdent(String(ws.name)));
     if (ws.partitionby?.length) {
-      parts.push(`PARTITION BY ${ws.partitionby.map((p: AstNode) => this.expr(p.expr ?? p)).join(', ')}`);
+      parts.push(
+        `PARTITION BY ${ws.partitionby.map((p: AstNode) => this.distinctArg(p.expr ?? p, true)).join(', ')}`,
+      );
     }
     if (ws.orderby?.length) {
       parts.push(`ORDER BY ${ws.orderby.map((o: AstNode) => this.windowOrderItem(o)).join(', ')}`);
@@ -1158,10 +1353,10 @@ export abstract class SqlCompiler {
         if (a.expr?.type === 'star') sql = 'COUNT(*)';
         else if (a.expr?.type === 'expr_list') {
           const items: AstNode[] = a.expr.value ?? [];
-          if (items.length === 1) sql = `COUNT(${distinct}${this.expr(items[0])})`;
+          if (items.length === 1) sql = `COUNT(${distinct}${this.distinctArg(items[0], !!a.distinct)})`;
           else if (!a.distinct) return this.unsupported('COUNT of several expressions without DISTINCT');
           else sql = this.countDistinctMany(items);
-        } else sql = `COUNT(${distinct}${this.expr(a.expr)})`;
+        } else sql = `COUNT(${distinct}${this.distinctArg(a.expr, !!a.distinct)})`;
       } else if (name === 'GROUP_CONCAT') sql = this.groupConcat(node);
       else if (!this.emulate) sql = `${name}(${distinct}${this.expr(a.expr)})`;
       else if (name === 'SUM' || name === 'AVG') sql = `${name}(${distinct}${this.num(a.expr)})`;
@@ -1177,10 +1372,17 @@ export abstract class SqlCompiler {
     }
   }
 
+  /** An argument of a DISTINCT aggregate: strings are told apart as MySQL's collation does. */
+  protected distinctArg(node: AstNode, distinct: boolean): string {
+    if (distinct && this.emulate && this.kind(node) === 'string' && !hasBinaryCollation(node))
+      return this.foldSql(node);
+    return this.expr(node);
+  }
+
   /** COUNT(DISTINCT a, b): rows where any is NULL do not count. */
   protected countDistinctMany(items: AstNode[]): string {
     const cond = items.map((i) => `${this.operand(i)} IS NOT NULL`).join(' AND ');
-    return `COUNT(DISTINCT CASE WHEN ${cond} THEN ROW(${items.map((i) => this.expr(i)).join(', ')}) END)`;
+    return `COUNT(DISTINCT CASE WHEN ${cond} THEN ROW(${items.map((i) => this.distinctArg(i, true)).join(', ')}) END)`;
   }
 
   /** GROUP_CONCAT([DISTINCT] a[, b...] [ORDER BY ...] [SEPARATOR s]) → string_agg. */
@@ -1196,6 +1398,15 @@ export abstract class SqlCompiler {
       if (a.distinct) {
         const ok = a.orderby.every((o: AstNode) => items.length === 1 && sameExpr(o.expr, items[0]));
         if (!ok) return this.unsupported('GROUP_CONCAT(DISTINCT ...) ordered by another expression');
+        if (this.kind(items[0]) !== 'string') {
+          // Ordered by the value itself, not by its text ('10' sorts before '9').
+          const desc = String(a.orderby[0].type ?? '').toUpperCase() === 'DESC';
+          return this.distinctListAgg(
+            this.expr(items[0]),
+            `${desc ? ' DESC' : ''}${this.nullsOrder(desc)}`,
+            sep,
+          );
+        }
       }
       order = ` ORDER BY ${a.orderby
         .map((o: AstNode) => {
@@ -1210,6 +1421,11 @@ export abstract class SqlCompiler {
         .join(', ')}`;
     }
     return `string_agg(${a.distinct ? 'DISTINCT ' : ''}${value}, ${sep}${order})`;
+  }
+
+  /** The distinct values, ordered by value, joined by `sep`. */
+  protected distinctListAgg(value: string, direction: string, sep: string): string {
+    return `array_to_string(array_agg(DISTINCT ${value} ORDER BY ${value}${direction}), ${sep})`;
   }
 
   // --- DML
@@ -1395,6 +1611,68 @@ export function hasBinaryCollation(node: AstNode | null | undefined): boolean {
   if (typeof c === 'string' && BINARY_COLLATION.test(c)) return true;
   if (node?.type === 'cast' && /BINARY/i.test(String(node.target?.[0]?.dataType ?? ''))) return true;
   return false;
+}
+
+const AGGREGATE_FUNCTIONS = new Set([
+  'STD',
+  'STDDEV',
+  'STDDEV_POP',
+  'STDDEV_SAMP',
+  'VARIANCE',
+  'VAR_POP',
+  'VAR_SAMP',
+  'BIT_AND',
+  'BIT_OR',
+  'BIT_XOR',
+  'ANY_VALUE',
+  'JSON_ARRAYAGG',
+  'JSON_OBJECTAGG',
+]);
+
+export function isAggregateCall(node: AstNode | null | undefined): boolean {
+  if (!node || node.over) return false;
+  if (node.type === 'aggr_func') return true;
+  return node.type === 'function' && AGGREGATE_FUNCTIONS.has(String(node.name).toUpperCase());
+}
+
+/** Whether an expression aggregates (outside subqueries and window calls). */
+export function containsAggregate(node: AstNode | null | undefined): boolean {
+  return someNode(node, isAggregateCall);
+}
+
+export function containsWindow(node: AstNode | null | undefined): boolean {
+  return someNode(node, (n) => !!n.over);
+}
+
+function someNode(node: AstNode | null | undefined, pred: (n: AstNode) => boolean): boolean {
+  if (!node || typeof node !== 'object') return false;
+  if (Array.isArray(node)) return node.some((n) => someNode(n, pred));
+  if (node.type === 'subquery') return false;
+  if (node.type && pred(node)) return true;
+  for (const k of Object.keys(node)) {
+    const v = node[k];
+    if (v && typeof v === 'object' && someNode(v, pred)) return true;
+  }
+  return false;
+}
+
+/** Two expressions that group the same way (column names compared case-insensitively). */
+export function sameGroupExpr(a: AstNode, b: AstNode): boolean {
+  if (a?.type === 'column_ref' && b?.type === 'column_ref') {
+    if (columnName(a).toLowerCase() !== columnName(b).toLowerCase()) return false;
+    return !a.table || !b.table || String(a.table).toLowerCase() === String(b.table).toLowerCase();
+  }
+  return exprKey(a) === exprKey(b);
+}
+
+function exprKey(n: AstNode): string {
+  return JSON.stringify(n, (k, v) => {
+    if (k === 'parentheses' || k === 'loc' || k === 'tableList' || k === 'columnList') return undefined;
+    if (v && typeof v === 'object' && v.type === 'column_ref') {
+      return { c: columnName(v).toLowerCase(), t: v.table ? String(v.table).toLowerCase() : null };
+    }
+    return v;
+  });
 }
 
 /** Structural equality of two expressions (for ORDER BY inside DISTINCT aggregates). */

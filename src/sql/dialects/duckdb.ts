@@ -11,6 +11,14 @@ export class DuckdbCompiler extends SqlCompiler {
   override readonly timestampType = 'TIMESTAMP';
   override readonly intType = 'BIGINT';
 
+  protected override representative(sql: string): string {
+    return `first(${sql})`;
+  }
+
+  protected override distinctListAgg(value: string, direction: string, sep: string): string {
+    return `array_to_string(list(DISTINCT ${value} ORDER BY ${value}${direction}), ${sep})`;
+  }
+
   /** DuckDB's `/` is already floating-point division and is NULL on zero. */
   override divide(l: AstNode, r: AstNode): string {
     return `${this.numOperand(l)} / NULLIF(${this.expr(r)}, 0)`;

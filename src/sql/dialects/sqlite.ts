@@ -33,6 +33,10 @@ export class SqliteCompiler extends SqlCompiler {
     return sql;
   }
 
+  protected override representative(sql: string): string {
+    return `min(${sql})`;
+  }
+
   protected override typedLiteral(type: string, value: string): string {
     return this.stringLiteral(value);
   }

@@ -115,23 +115,47 @@ const DUCK_STRFTIME: Record<string, string> = {
   s: '%S',
   T: '%H:%M:%S',
   U: '%U',
+  v: '%V',
   W: '%A',
   w: '%w',
+  x: '%G',
   Y: '%Y',
   y: '%y',
 };
 
+/** English ordinal day (1st, 2nd, 23rd, 11th) from a day-of-month SQL expression. */
+function ordinalDay(day: string, text: string): string {
+  return `(CAST(${day} AS ${text}) || CASE WHEN ${day} % 100 IN (11, 12, 13) THEN 'th' WHEN ${day} % 10 = 1 THEN 'st' WHEN ${day} % 10 = 2 THEN 'nd' WHEN ${day} % 10 = 3 THEN 'rd' ELSE 'th' END)`;
+}
+
+const DUCK_EXPR: Record<string, (t: string) => string> = {
+  D: (t) => ordinalDay(`day(${t})`, 'VARCHAR'),
+};
+
 export function duckDateFormat(t: string, fmt: string, lit: (s: string) => string): string {
+  const out: string[] = [];
   let pattern = '';
+  const flush = () => {
+    if (pattern) out.push(`strftime(${t}, ${lit(pattern)})`);
+    pattern = '';
+  };
   for (const p of splitMysqlFormat(fmt)) {
-    if ('lit' in p) pattern += p.lit.replace(/%/g, '%%');
-    else {
-      const s = DUCK_STRFTIME[p.spec];
-      if (s === undefined) throw new Error(`DATE_FORMAT specifier %${p.spec}`);
-      pattern += s;
+    if ('lit' in p) {
+      pattern += p.lit.replace(/%/g, '%%');
+      continue;
     }
+    const s = DUCK_STRFTIME[p.spec];
+    if (s !== undefined) {
+      pattern += s;
+      continue;
+    }
+    const expr = DUCK_EXPR[p.spec];
+    if (!expr) throw new Error(`DATE_FORMAT specifier %${p.spec}`);
+    flush();
+    out.push(expr(t));
   }
-  return `strftime(${t}, ${lit(pattern)})`;
+  flush();
+  return joinParts(out, t, lit);
 }
 
 /** SQLite strftime(format, time): only the specifiers it prints the way MySQL does. */

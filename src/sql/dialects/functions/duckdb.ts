@@ -57,7 +57,7 @@ const strToDate: FunctionHandler = arity('STR_TO_DATE', 2, 2, (c, _n, [s, f]) =>
 });
 
 const fromUnixtime: FunctionHandler = arity('FROM_UNIXTIME', 1, 2, (c, _n, [x, f]) => {
-  const t = `make_timestamp(CAST(${c.num(x)} * 1000000 AS BIGINT))`;
+  const t = `make_timestamp(CAST(CAST(${c.num(x)} AS DOUBLE) * 1000000 AS BIGINT))`;
   if (!f) return t;
   if (f.type !== 'string') return c.unsupported('FROM_UNIXTIME with a computed format');
   try {
