@@ -84,25 +84,37 @@ const EXPECTED: Record<string, string> = {
   array: 'a list',
 };
 
-function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>): string {
-  const key = issue.path.length ? String(issue.path[0]) : '';
-  const nested = issue.path.length > 1 ? issue.path.slice(1).join('.') : '';
+function describeIssue(issue: z.core.$ZodIssue, input: Record<string, unknown>, engine: string): string {
+  const key = issue.path.map(String).join('.');
+  const top = issue.path.length ? String(issue.path[0]) : '';
+  const invalid = (text: string) =>
+    key
+      ? `Invalid parameter '${key}' for engine '${engine}': ${text}`
+      : `Invalid parameters for engine '${engine}': ${text}`;
   switch (issue.code) {
     case 'invalid_type':
-      if (key && input[key] === undefined) return `missing required parameter '${key}'`;
-      return `invalid parameter '${key}${nested ? `.${nested}` : ''}': expected ${EXPECTED[issue.expected] ?? issue.expected}`;
+      if (top && input[top] === undefined)
+        return `Missing required parameter '${top}' for engine '${engine}'`;
+      return invalid(`expected ${EXPECTED[issue.expected] ?? issue.expected}`);
     case 'too_small':
+      return invalid(issue.origin === 'string' ? 'must not be empty' : `at least ${issue.minimum}`);
     case 'too_big':
-      if (issue.origin === 'string' && issue.code === 'too_small')
-        return `invalid parameter '${key}': must not be empty`;
-      return `invalid parameter '${key}': ${issue.code === 'too_small' ? 'at least' : 'at most'} ${issue.code === 'too_small' ? issue.minimum : issue.maximum}`;
+      return invalid(`at most ${issue.maximum}`);
     case 'invalid_value':
-      return `invalid parameter '${key}': expected one of ${issue.values.map((v) => `'${String(v)}'`).join(', ')}`;
+      return invalid(`expected one of ${issue.values.map((v) => `'${String(v)}'`).join(', ')}`);
+    case 'invalid_union': {
+      // A branch that got as far as a nested field says the most; else list what each branch wanted.
+      const nested = issue.errors.flat().find((i) => i.path.length > 0);
+      if (nested) return describeIssue({ ...nested, path: [...issue.path, ...nested.path] }, input, engine);
+      const wanted = issue.errors.flatMap((b) =>
+        b.filter((i) => i.code === 'invalid_type').map((i) => i.expected),
+      );
+      const names = [...new Set(wanted)].map((w) => EXPECTED[w] ?? w);
+      return invalid(names.length ? `expected ${names.join(' or ')}` : issue.message);
+    }
     default:
       // Custom refinements write their own messages; zod's built-in ones never echo the value.
-      return key
-        ? `invalid parameter '${key}${nested ? `.${nested}` : ''}': ${issue.message}`
-        : issue.message;
+      return invalid(issue.message);
   }
 }
 
@@ -129,10 +141,6 @@ export function parseEngineParams<P>(spec: EngineSpec<P>, raw: unknown): P {
   }
   const r = spec.params.safeParse(input);
   if (r.success) return r.data;
-  const msgs = [...new Set(r.error.issues.map((i) => describeIssue(i, input)))];
-  const text = msgs.join('; ');
-  throw new SqlError(
-    ErrorCode.SOURCE_ERROR,
-    `${text[0].toUpperCase()}${text.slice(1)} for engine '${spec.name}'`,
-  );
+  const msgs = [...new Set(r.error.issues.map((i) => describeIssue(i, input, spec.name)))];
+  throw new SqlError(ErrorCode.SOURCE_ERROR, msgs.join('; '));
 }
