@@ -153,6 +153,9 @@ export abstract class SqlCompiler {
       if (!s._next) return sql + this.selectCore(s);
       const members: AstNode[] = [];
       for (let m: AstNode | null = s; m; m = m._next) members.push(m);
+      const ci =
+        this.emulate && members.length === 2 ? this.caseInsensitiveSetOp(members[0], members[1]) : null;
+      if (ci) return sql + this.setOpTail(s, members, ci);
       const names = this.emulate ? this.caseInsensitiveUnion(members) : null;
       const op = (m: AstNode) => (names ? 'UNION ALL' : this.setOperator(String(m.set_op ?? 'UNION')));
       let body = this.setMember(members[0]);
@@ -169,22 +172,108 @@ export abstract class SqlCompiler {
         });
         body = `SELECT ${cols.map((c) => c.sel).join(', ')} FROM (${body}) AS ${u} GROUP BY ${cols.map((c) => c.key).join(', ')}`;
       }
-      sql += body;
-      const scope = this.pushScope(null);
-      scope.outputNames = true;
-      try {
-        if (s._orderby?.length)
-          sql += ` ORDER BY ${s._orderby.map((o: AstNode) => this.orderItem(o, false)).join(', ')}`;
-        sql += this.limitClause(s, '_limit');
-      } finally {
-        this.popScope();
-      }
+      sql += this.setOpTail(s, members, body);
       return sql;
     } finally {
       if (pushedCtes) this.ctes.pop();
       this.grouping = saved.grouping;
       this.aggDepth = saved.aggDepth;
     }
+  }
+
+  /** ORDER BY / LIMIT of a set operation, wrapping the body when strings must sort as MySQL sorts them. */
+  protected setOpTail(s: AstNode, members: AstNode[], body = ''): string {
+    let sql = '';
+    const scope = this.pushScope(null);
+    scope.outputNames = true;
+    try {
+      const orderby: AstNode[] = s._orderby ?? [];
+      const folds = this.emulate ? orderby.map((o) => this.setOrderFold(members, o.expr)) : [];
+      if (folds.some((f) => f !== null)) {
+        // ORDER BY of a set operation may only name columns; sort a wrapper to fold strings.
+        const u = this.quoteIdent('_union');
+        body = `SELECT * FROM (${body}) AS ${u}`;
+        sql += `${body} ORDER BY ${orderby
+          .map((o, i) => {
+            const desc = String(o.type ?? '').toUpperCase() === 'DESC';
+            const f = folds[i];
+            const e = f ? this.foldColumnSql(`${u}.${this.quoteIdent(f)}`) : this.expr(o.expr);
+            return `${e}${desc ? ' DESC' : ''}${this.nullsOrder(desc)}`;
+          })
+          .join(', ')}`;
+      } else {
+        sql += body;
+        if (orderby.length) sql += ` ORDER BY ${orderby.map((o) => this.orderItem(o, false)).join(', ')}`;
+      }
+      sql += this.limitClause(s, '_limit');
+    } finally {
+      this.popScope();
+    }
+    return sql;
+  }
+
+  /**
+   * INTERSECT / EXCEPT of two selects over strings: rows match under MySQL's collation
+   * (case, trailing spaces). Said as a semi-join (anti-join) on folded values.
+   */
+  protected caseInsensitiveSetOp(a: AstNode, b: AstNode): string | null {
+    const op = this.setOperator(String(a.set_op ?? ''));
+    if (op !== 'INTERSECT' && op !== 'EXCEPT') return null;
+    const cols = a.columns;
+    if (!Array.isArray(cols) || !Array.isArray(b.columns) || cols.length !== b.columns.length) return null;
+    const names: string[] = [];
+    const folded: boolean[] = [];
+    for (let i = 0; i < cols.length; i++) {
+      const e = cols[i].expr;
+      const f = b.columns[i].expr;
+      if (
+        (e?.type === 'column_ref' && columnName(e) === '*') ||
+        (f?.type === 'column_ref' && columnName(f) === '*')
+      )
+        return null;
+      names.push(String(cols[i].as ?? (e?.type === 'column_ref' ? columnName(e) : displayName(e))));
+      folded.push([e, f].some((x) => this.kind(x) === 'string' && !hasBinaryCollation(x)));
+    }
+    if (!folded.some(Boolean)) return null;
+    const qa = this.quoteIdent('_a');
+    const qb = this.quoteIdent('_b');
+    const c = (i: number) => this.quoteIdent(`c${i + 1}`);
+    const list = names.map((_, i) => c(i)).join(', ');
+    const key = (t: string, i: number) => (folded[i] ? this.foldColumnSql(`${t}.${c(i)}`) : `${t}.${c(i)}`);
+    const match = names.map((_, i) => `${key(qa, i)} IS NOT DISTINCT FROM ${key(qb, i)}`).join(' AND ');
+    const sel = names.map(
+      (n, i) =>
+        `${folded[i] ? this.representative(`${qa}.${c(i)}`) : `${qa}.${c(i)}`} AS ${this.quoteIdent(n)}`,
+    );
+    const left = this.setMember({ ...a, _next: null, set_op: null });
+    const right = this.setMember({ ...b, _next: null, set_op: null });
+    return (
+      `SELECT ${sel.join(', ')} FROM (${left}) AS ${qa} (${list}) WHERE ${op === 'EXCEPT' ? 'NOT ' : ''}EXISTS ` +
+      `(SELECT 1 FROM (${right}) AS ${qb} (${list}) WHERE ${match}) GROUP BY ${names.map((_, i) => key(qa, i)).join(', ')}`
+    );
+  }
+
+  /** The output column an ORDER BY item of a set operation sorts by, when it is a string column. */
+  protected setOrderFold(members: AstNode[], e: AstNode): string | null {
+    const cols = members[0].columns;
+    if (!Array.isArray(cols)) return null;
+    let idx = -1;
+    if (e?.type === 'number' && Number.isInteger(Number(e.value))) idx = Number(e.value) - 1;
+    else if (e?.type === 'column_ref') {
+      const name = columnName(e).toLowerCase();
+      idx = cols.findIndex((c: AstNode) => {
+        const n = c.as ?? (c.expr?.type === 'column_ref' ? columnName(c.expr) : null);
+        return n != null && String(n).toLowerCase() === name;
+      });
+    }
+    const c = cols[idx];
+    if (!c || (c.expr?.type === 'column_ref' && columnName(c.expr) === '*')) return null;
+    const stringy = members.some((m) => {
+      const x = m.columns?.[idx]?.expr;
+      return !!x && this.kind(x) === 'string' && !hasBinaryCollation(x);
+    });
+    if (!stringy) return null;
+    return String(c.as ?? (c.expr?.type === 'column_ref' ? columnName(c.expr) : displayName(c.expr)));
   }
 
   /**
@@ -350,6 +439,12 @@ export abstract class SqlCompiler {
   /** One value of a column within a group: MySQL returns the first row's. */
   protected representative(sql: string): string {
     return `(array_agg(${sql}))[1]`;
+  }
+
+  /** A one-column subquery whose values are folded for comparison; null if the target cannot say it. */
+  protected foldedSubquery(sql: string): string | null {
+    const v = `${this.quoteIdent('_in')}.${this.quoteIdent('v')}`;
+    return `SELECT ${this.foldColumnSql(v)} FROM (${sql}) AS ${this.quoteIdent('_in')} (${this.quoteIdent('v')})`;
   }
 
   /** Folds an already-compiled SQL expression for comparison. */
@@ -986,6 +1081,9 @@ export abstract class SqlCompiler {
   }
 
   compare(op: string, l: AstNode, r: AstNode): string {
+    const quant =
+      r?.type === 'function' && ['ANY', 'ALL', 'SOME'].includes(String(r.name)) ? String(r.name) : null;
+    if (quant) return this.quantified(op, l, quant, r.args?.value ?? []);
     if (this.foldStrings(l, r)) return `${this.foldSql(l)} ${op} ${this.foldSql(r)}`;
     if (this.emulate) {
       const kl = this.kind(l);
@@ -1003,6 +1101,21 @@ export abstract class SqlCompiler {
     return `${this.operand(l)} ${op} ${this.operand(r)}`;
   }
 
+  /** `x op ANY|ALL (subquery)`. */
+  protected quantified(op: string, l: AstNode, quant: string, args: AstNode[]): string {
+    const sub = args[0];
+    if (args.length !== 1 || sub?.type !== 'subquery') return this.unsupported(`${quant} without a subquery`);
+    const sql = this.selectStatement(sub.ast);
+    const folds =
+      this.emulate &&
+      !hasBinaryCollation(l) &&
+      (this.kind(l) === 'string' || this.kind(sub) === 'string') &&
+      this.kind(sub) !== 'number';
+    const folded = folds ? this.foldedSubquery(sql) : null;
+    if (folded) return `${this.foldSql(l)} ${op} ${quant} (${folded})`;
+    return `${this.operand(l)} ${op} ${quant} (${sql})`;
+  }
+
   /** A JSON extraction as unquoted text, when the node is one. */
   protected jsonText(n: AstNode): string | null {
     if (n?.type === 'function' && n.name === 'JSON_EXTRACT' && n.args?.value?.length === 2) {
@@ -1016,7 +1129,18 @@ export abstract class SqlCompiler {
     const kw = not ? 'NOT IN' : 'IN';
     const items: AstNode[] = r?.type === 'expr_list' ? (r.value ?? []) : [r];
     if (items.length === 1 && items[0]?.type === 'subquery') {
-      return `${this.operand(l)} ${kw} (${this.selectStatement(items[0].ast)})`;
+      const sub = items[0];
+      const single = Array.isArray(sub.ast?.columns) && sub.ast.columns.length === 1 && !sub.ast._next;
+      const folds =
+        this.emulate &&
+        single &&
+        l?.type !== 'expr_list' &&
+        !hasBinaryCollation(l) &&
+        (this.kind(l) === 'string' || (this.kind(l) === null && this.kind(sub) === 'string')) &&
+        this.kind(sub) !== 'number';
+      const folded = folds ? this.foldedSubquery(this.selectStatement(sub.ast)) : null;
+      if (folded) return `${this.foldSql(l)} ${kw} (${folded})`;
+      return `${this.operand(l)} ${kw} (${this.selectStatement(sub.ast)})`;
     }
     if (items.length === 0) return this.unsupported('an empty IN list');
     if (items.some((i) => this.foldStrings(l, i))) {

@@ -251,7 +251,7 @@ export function kindOf(node: AstNode | null | undefined, col: ColumnKind): Kind 
     }
     case 'subquery': {
       const first = node.ast?.columns?.[0]?.expr;
-      return first && node.ast.columns.length === 1 ? kindOf(first, () => null) : null;
+      return first && node.ast.columns.length === 1 ? kindOf(first, col) : null;
     }
     default:
       return null;

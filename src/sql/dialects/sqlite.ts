@@ -33,6 +33,11 @@ export class SqliteCompiler extends SqlCompiler {
     return sql;
   }
 
+  /** SQLite has no column list on a derived table alias. */
+  protected override foldedSubquery(): string | null {
+    return null;
+  }
+
   protected override representative(sql: string): string {
     return `min(${sql})`;
   }
