@@ -228,19 +228,21 @@ export class MysqlSource implements Source {
     return new Promise((resolve, reject) => {
       const cleanup = () => {
         q.off('fields', onFields);
+        q.off('error', onError);
         q.off('end', onEnd);
-        stream.off('close', onClose);
+        stream.off('close', onEnd);
         signal?.removeEventListener('abort', onAbort);
       };
-      const onFields = (f: MysqlField[]) => {
+      // A statement without rows gets 'fields' with nothing, or just its end.
+      const onFields = (f: MysqlField[] | undefined) => {
         cleanup();
-        resolve(f);
+        resolve(f ?? []);
+      };
+      const onError = (e: unknown) => {
+        cleanup();
+        reject(e);
       };
       const onEnd = () => {
-        cleanup();
-        resolve([]);
-      };
-      const onClose = () => {
         cleanup();
         if (stream.errored) reject(stream.errored);
         else resolve([]);
@@ -250,8 +252,9 @@ export class MysqlSource implements Source {
         void this.killQuery(conn.threadId).then(() => reject(interrupted(this.name)));
       };
       q.on('fields', onFields);
+      q.on('error', onError);
       q.on('end', onEnd);
-      stream.on('close', onClose);
+      stream.on('close', onEnd);
       signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
