@@ -39,6 +39,8 @@ export function createMcpServerFactory(deps: AppDeps, opts: McpServerFactoryOpti
           resources: { listChanged: false },
           prompts: { listChanged: false },
           completions: {},
+          // Accepts logging/setLevel (clients send it unasked); tool calls are logged server-side.
+          logging: {},
         },
       },
     );

@@ -9,7 +9,11 @@ import {
   type McpServer,
 } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
+import { BoundedEventStore } from './event-store.js';
 import { jsonRpcError, MCP_BODY_LIMIT } from './http-util.js';
+
+/** What SSE streams tell clients to wait before reconnecting after a break. */
+const RETRY_MS = 1000;
 
 export interface StreamableOptions {
   /** A 2025-era session with no request for this long is closed (clients often leave without DELETE). */
@@ -124,6 +128,9 @@ export class StreamableEndpoint {
       sessionIdGenerator: () => randomUUID(),
       keepAliveMs: this.opts.keepAliveMs,
       maxRequestBodySize: MCP_BODY_LIMIT,
+      // Resumability: a broken stream is resumed with Last-Event-ID within these bounds.
+      eventStore: new BoundedEventStore(),
+      retryInterval: RETRY_MS,
       onsessioninitialized: (id) => {
         session = { server, transport, inFlight: 0, lastSeen: Date.now() };
         this.sessions.set(id, session);

@@ -302,3 +302,57 @@ describe('behind app-wide Fastify hooks', () => {
     assert.equal(status.status, 200);
   });
 });
+
+describe('Streamable HTTP resumability (2025-11-25)', () => {
+  test('a call whose stream breaks is answered on a GET resumed with Last-Event-ID', async () => {
+    const init = await fetch(`${app.url}/mcp/streamable`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify(INIT),
+    });
+    const id = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const headers = { ...JSON_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' };
+    await fetch(`${app.url}/mcp/streamable`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    const ctrl = new AbortController();
+    const call = await fetch(`${app.url}/mcp/streamable`, {
+      method: 'POST',
+      headers,
+      signal: ctrl.signal,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'query', arguments: { query: 'SELECT SLEEP(0.5) AS slept, 42 AS answer' } },
+      }),
+    });
+    assert.match(call.headers.get('content-type') ?? '', /text\/event-stream/);
+    // The priming event names where to resume; then the connection drops.
+    const primed = await readSse(call, (t) => /id: [^\n]+\n(retry: \d+\n)?data: \n\n/.test(t));
+    const lastEventId = /id: ([^\n]+)\n/.exec(primed)![1];
+    assert.match(primed, /retry: \d+/);
+    ctrl.abort();
+    const resumeCtrl = new AbortController();
+    const resume = () =>
+      fetch(`${app.url}/mcp/streamable`, {
+        headers: { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId },
+        signal: resumeCtrl.signal,
+      });
+    // 409 until the server has seen the old stream close; clients retry after `retry` ms.
+    let resumed = await resume();
+    for (let i = 0; resumed.status === 409 && i < 100; i++) {
+      await sleep(20);
+      resumed = await resume();
+    }
+    assert.equal(resumed.status, 200);
+    const text = await readSse(resumed, (t) => t.includes('"id":7'));
+    resumeCtrl.abort();
+    assert.match(text, /\\"answer\\"|"answer"/);
+    assert.match(text, /42/);
+    await fetch(`${app.url}/mcp/streamable`, { method: 'DELETE', headers });
+  });
+});

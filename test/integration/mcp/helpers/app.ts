@@ -96,6 +96,7 @@ export async function startMcpApp(
     /** App-wide hooks added before the MCP routes, as the real server's middleware is. */
     hooks?: (app: FastifyInstance) => void;
   } = {},
+  port = 0,
 ): Promise<McpTestApp> {
   const { logger, lines } = memoryLogger();
   const deps = testDeps(engine, testConfig(o.mcp), logger);
@@ -107,8 +108,8 @@ export async function startMcpApp(
     createMcpServerFactory(deps, o.factory ?? { progressIntervalMs: 0 }),
     o.http,
   );
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port });
   const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
-  return { url: `http://127.0.0.1:${port}`, app, mcp, deps, lines, close: () => app.close() };
+  const actual = typeof addr === 'object' && addr ? addr.port : port;
+  return { url: `http://127.0.0.1:${actual}`, app, mcp, deps, lines, close: () => app.close() };
 }

@@ -1,0 +1,68 @@
+import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server';
+
+const SEP = '::';
+
+/**
+ * Recent SSE events of one Streamable HTTP session, so a client whose stream broke can
+ * reconnect with Last-Event-ID and receive what it missed (2025 resumability). Bounded
+ * in count and approximate bytes: resumption covers a short network hiccup, not a
+ * client gone for minutes, and a session must never hold many query results in memory.
+ */
+export class BoundedEventStore implements EventStore {
+  private readonly events: { id: EventId; streamId: StreamId; message: JSONRPCMessage; size: number }[] = [];
+  private bytes = 0;
+  private seq = 0;
+
+  constructor(
+    private readonly maxEvents = 200,
+    private readonly maxBytes = 4 * 1024 * 1024,
+  ) {}
+
+  async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    const id = `${streamId}${SEP}${++this.seq}`;
+    const size = approximateSize(message);
+    this.events.push({ id, streamId, message, size });
+    this.bytes += size;
+    while (this.events.length > this.maxEvents || (this.bytes > this.maxBytes && this.events.length > 1)) {
+      this.bytes -= this.events.shift()!.size;
+    }
+    return id;
+  }
+
+  async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
+    return this.events.find((e) => e.id === eventId)?.streamId;
+  }
+
+  async replayEventsAfter(
+    lastEventId: EventId,
+    { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
+  ): Promise<StreamId> {
+    const at = this.events.findIndex((e) => e.id === lastEventId);
+    const streamId = at >= 0 ? this.events[at].streamId : lastEventId.slice(0, lastEventId.lastIndexOf(SEP));
+    if (at < 0) return streamId;
+    for (const e of this.events.slice(at + 1)) {
+      // Priming events carry no message; only real ones are replayed.
+      if (e.streamId === streamId && Object.keys(e.message).length > 0) await send(e.id, e.message);
+    }
+    return streamId;
+  }
+
+  get size(): { events: number; bytes: number } {
+    return { events: this.events.length, bytes: this.bytes };
+  }
+}
+
+/**
+ * Cheap size estimate without serialising: a tool result's weight is its text copy
+ * (the JSON of the result, also held as structuredContent, hence twice); a resource's
+ * is its text.
+ */
+function approximateSize(message: JSONRPCMessage): number {
+  const result = (message as { result?: { content?: unknown; contents?: unknown } }).result;
+  let size = 256;
+  for (const list of [result?.content, result?.contents]) {
+    if (!Array.isArray(list)) continue;
+    for (const c of list) if (typeof c?.text === 'string') size += c.text.length * 2;
+  }
+  return size;
+}
