@@ -67,6 +67,13 @@ export interface Source {
     batches: AsyncIterable<Row[]>,
     opts?: { ifNotExists?: boolean },
   ): Promise<number>;
+  /**
+   * Optional fast path for cross-source fragments: write the rows of `sql` (in `dialect`)
+   * to `dest` as CSV with no header, NULL as an unquoted empty field and '' quoted, in
+   * the column order of the statement. PostgreSQL does it with COPY ... TO STDOUT, which
+   * skips parsing rows in JS entirely.
+   */
+  exportCsv?(sql: string, dest: NodeJS.WritableStream, opts?: QueryOptions): Promise<void>;
   /** Try the connection (used by CREATE DATABASE before anything is stored). Throws SqlError 2003/1045/1049. */
   test(): Promise<void>;
   /** Close pools; the source is unusable afterwards. */

@@ -11,9 +11,12 @@ import type { MemTable } from './execute/show.js';
 import { runWrite } from './execute/writes.js';
 import { parseStatement, type Statement } from './parse/index.js';
 import { bindTables } from './plan/bind.js';
+import { TtlLru } from './plan/cache.js';
 import { type Plan, planQuery } from './plan/planner.js';
 import { encodeRows, errorResult, type Result } from './result.js';
 import type { ColumnInfo } from './types.js';
+
+const COLUMN_TTL_MS = 5000;
 
 const READ_KINDS = new Set([
   'show_databases',
@@ -44,6 +47,9 @@ export type Outcome =
  */
 export class Engine implements SqlEngine {
   private readonly columnCache = new Map<string, { at: number; cols: ColumnInfo[] }>();
+  private readonly statements = new TtlLru<Statement>(500, 10 * 60_000);
+  /** Pushdown plans live as long as the column metadata they were compiled with. */
+  private readonly plans = new TtlLru<Plan>(500, COLUMN_TTL_MS);
 
   constructor(private readonly deps: EngineDeps) {}
 
@@ -122,10 +128,33 @@ export class Engine implements SqlEngine {
 
   /** Parse and run one statement. */
   async run(sql: string, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
-    const names = new Set((await this.deps.sources.names()).map((n) => n.toLowerCase()));
-    const stmt = parseStatement(sql, (n) => names.has(n.toLowerCase()));
+    const names = await this.deps.sources.names();
+    // Parsed statements are cached per source list (the pre-pass depends on it); planners
+    // mutate ASTs, so each run gets its own copy.
+    const key = `${names.join('\u0000')}\u0001${sql}`;
+    let stmt = this.statements.get(key);
+    if (!stmt) {
+      const set = new Set(names.map((n) => n.toLowerCase()));
+      stmt = parseStatement(sql, (n) => set.has(n.toLowerCase()));
+      this.statements.set(key, stmt);
+    }
     if (opts.readOnly) assertReadOnly(stmt);
-    return this.runStatement(stmt, ctx, opts);
+    if (stmt.kind === 'sql' && stmt.ast.type === 'select') {
+      const planKey = `${ctx.db ?? ''}\u0001${key}`;
+      let plan = this.plans.get(planKey);
+      if (!plan) {
+        plan = await this.plan(structuredClone(stmt.ast), ctx);
+        if (plan.kind === 'pushdown') this.plans.set(planKey, plan);
+      }
+      return { kind: 'stream', stream: await runPlan(plan, this.deps.local, this.runOpts(opts)) };
+    }
+    // Anything but a SELECT may change what later plans should say.
+    this.forgetColumns();
+    return this.runStatement(
+      stmt.kind === 'sql' ? { ...stmt, ast: structuredClone(stmt.ast) } : stmt,
+      ctx,
+      opts,
+    );
   }
 
   async runStatement(stmt: Statement, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
@@ -189,14 +218,16 @@ export class Engine implements SqlEngine {
   async columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]> {
     const key = `${source.name.toLowerCase()}\u0000${schema ?? ''}\u0000${table}`;
     const hit = this.columnCache.get(key);
-    if (hit && Date.now() - hit.at < 5000) return hit.cols;
+    if (hit && Date.now() - hit.at < COLUMN_TTL_MS) return hit.cols;
     const cols = await source.listColumns(table, schema ?? undefined);
     this.columnCache.set(key, { at: Date.now(), cols });
     return cols;
   }
 
+  /** Drop cached metadata and plans (after DDL, DROP DATABASE, or a catalog change). */
   forgetColumns(): void {
     this.columnCache.clear();
+    this.plans.clear();
   }
 
   async listDatabases(): Promise<string[]> {

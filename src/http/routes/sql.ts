@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { RowStream } from '../../sql/engine-types.js';
+import { errorResult } from '../../sql/result.js';
 import type { AppDeps } from '../deps.js';
 import { sendError } from '../errors.js';
 
@@ -10,28 +11,56 @@ const QueryBody = z.object({
   context: z.object({ db: z.string().optional() }).passthrough().optional(),
 });
 
-/**
- * Row results are streamed as they are read (a million rows never sit in memory);
- * the JSON is the SPEC §2 table shape, written piecewise.
- */
-async function* tableJson(rows: RowStream, signal: AbortSignal): AsyncGenerator<string> {
-  yield `{"type":"table","column_names":${JSON.stringify(rows.columns.map((c) => c.name))},"data":[`;
-  let first = true;
-  try {
-    for await (const batch of rows.batches) {
-      if (signal.aborted) break;
-      if (batch.length === 0) continue;
-      let chunk = '';
-      for (const row of batch) {
-        chunk += first ? JSON.stringify(row) : ',' + JSON.stringify(row);
-        first = false;
-      }
-      yield chunk;
-    }
-  } finally {
-    await rows.cancel();
+function rowsJson(batch: unknown[][], first: boolean): string {
+  let chunk = '';
+  for (const row of batch) {
+    chunk += first ? JSON.stringify(row) : ',' + JSON.stringify(row);
+    first = false;
   }
-  yield ']}';
+  return chunk;
+}
+
+/**
+ * Row results are streamed as they are read (a million rows never sit in memory); the
+ * JSON is the SPEC §2 table shape, written piecewise. A result that fits in its first
+ * batch is sent whole, which is cheaper for the common small answer.
+ */
+async function tableBody(rows: RowStream, signal: AbortSignal): Promise<string | Readable> {
+  const head = `{"type":"table","column_names":${JSON.stringify(rows.columns.map((c) => c.name))},"data":[`;
+  const it = rows.batches[Symbol.asyncIterator]();
+  let first: IteratorResult<unknown[][]>;
+  let second: IteratorResult<unknown[][]>;
+  try {
+    first = await it.next();
+    second = first.done ? first : await it.next();
+  } catch (e) {
+    await rows.cancel().catch(() => {});
+    throw e;
+  }
+  if (second.done) {
+    await rows.cancel();
+    return `${head}${first.done ? '' : rowsJson(first.value, true)}]}`;
+  }
+  async function* rest(): AsyncGenerator<string> {
+    let wrote = first.value.length > 0;
+    try {
+      yield head + rowsJson(first.value, true);
+      yield rowsJson(second.value, !wrote);
+      wrote ||= second.value.length > 0;
+      for (;;) {
+        if (signal.aborted) break;
+        const n = await it.next();
+        if (n.done) break;
+        if (n.value.length === 0) continue;
+        yield rowsJson(n.value, !wrote);
+        wrote = true;
+      }
+    } finally {
+      await rows.cancel();
+    }
+    yield ']}';
+  }
+  return Readable.from(rest(), { objectMode: false });
 }
 
 export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -56,8 +85,13 @@ export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
     });
     const result = await deps.engine.stream(parsed.data.query, ctx, { signal: abort.signal });
     if (result.type !== 'rows') return reply.type('application/json').send(result);
-    reply.type('application/json');
-    return reply.send(Readable.from(tableJson(result, abort.signal), { objectMode: false }));
+    let body: string | Readable;
+    try {
+      body = await tableBody(result, abort.signal);
+    } catch (e) {
+      return reply.type('application/json').send(errorResult(e));
+    }
+    return reply.type('application/json').send(body);
   });
 
   app.get('/api/status', async () => ({

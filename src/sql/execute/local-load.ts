@@ -117,3 +117,42 @@ export async function loadBatches(
   }
   return count;
 }
+
+/**
+ * Loads a CSV file a source wrote itself (PostgreSQL COPY ... TO STDOUT, FORMAT csv) as
+ * `schema.name`: DuckDB's parallel CSV reader does the parsing, so no row passes through JS.
+ * An unquoted empty field is NULL, a quoted one the empty string (COPY's convention).
+ */
+export async function loadCsvFile(
+  conn: DuckDBConnection,
+  schema: string,
+  name: string,
+  fields: (FieldInfo & { scale?: number })[],
+  path: string,
+  opts: { hexBinary?: boolean } = {},
+): Promise<void> {
+  const q = (t: string) => `${dq(schema)}.${dq(t)}`;
+  const raw = `${name}__raw`;
+  const plans = fields.map((f) => {
+    const p = planColumn(f.type, f.scale ?? 10);
+    if (p.staging === 'BLOB' && opts.hexBinary)
+      return { staging: 'VARCHAR', view: (c: string) => `from_hex(substr(${c}, 3))` };
+    return p;
+  });
+  const width = fields.length;
+  const cols = width
+    ? fields.map((f, i) => `${lit(f.name)}: ${lit(plans[i].staging)}`).join(', ')
+    : `'__row': 'INTEGER'`;
+  await conn.run(
+    `CREATE TABLE ${q(raw)} AS SELECT * FROM read_csv(${lit(path)}, header = false, auto_detect = false, ` +
+      `columns = {${cols}}, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, null_padding = false)`,
+  );
+  const sel = width
+    ? fields.map((f, i) => `${plans[i].view(dq(f.name))} AS ${dq(f.name)}`).join(', ')
+    : '"__row"';
+  await conn.run(`CREATE VIEW ${q(name)} AS SELECT ${sel} FROM ${q(raw)}`);
+}
+
+function lit(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}

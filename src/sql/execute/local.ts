@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { QueryStream } from '../../sources/types.js';
 import { ErrorCode, SqlError } from '../errors.js';
@@ -9,19 +10,26 @@ import { ChunkReader } from './local-values.js';
  * connection per query so temp tables are private to it and vanish with it.
  */
 export class LocalEngine {
-  private constructor(private readonly instance: DuckDBInstance) {}
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    /** Where fragments may spill to disk (CSV exports, DuckDB's own temp files). */
+    readonly tempDir: string,
+  ) {}
 
-  static async create(
-    opts: { threads?: number; memoryLimit?: string; tempDir?: string } = {},
-  ): Promise<LocalEngine> {
+  static async create(opts: {
+    threads?: number;
+    memoryLimit?: string;
+    tempDir: string;
+  }): Promise<LocalEngine> {
+    mkdirSync(opts.tempDir, { recursive: true, mode: 0o700 });
     const config: Record<string, string> = {};
     if (opts.threads) config.threads = String(opts.threads);
     if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
-    if (opts.tempDir) config.temp_directory = opts.tempDir;
+    config.temp_directory = opts.tempDir;
     // No extension downloads can happen here; keep DuckDB from trying.
     config.autoinstall_known_extensions = 'false';
     config.autoload_known_extensions = 'true';
-    return new LocalEngine(await DuckDBInstance.create(':memory:', config));
+    return new LocalEngine(await DuckDBInstance.create(':memory:', config), opts.tempDir);
   }
 
   async connect(): Promise<DuckDBConnection> {

@@ -1,9 +1,12 @@
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { QueryStream } from '../../sources/types.js';
-import type { Plan } from '../plan/planner.js';
+import type { Fragment, Plan } from '../plan/planner.js';
 import type { Row } from '../types.js';
 import type { LocalEngine } from './local.js';
 import { localError } from './local.js';
-import { dq, loadBatches } from './local-load.js';
+import { dq, loadBatches, loadCsvFile } from './local-load.js';
 
 let querySeq = 0;
 
@@ -34,6 +37,10 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
   const streams: QueryStream[] = [];
   try {
     const loads = plan.fragments.map(async (f) => {
+      if (f.source.exportCsv && f.columnInfo.length) {
+        await loadViaCsv(local, schema, f, opts.signal);
+        return;
+      }
       const s = await f.source.query(f.sql, { signal: opts.signal });
       streams.push(s);
       const conn = await local.connect();
@@ -99,6 +106,33 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
       await cleanup();
     },
   };
+}
+
+/** A fragment the source can write as CSV itself: COPY into a temp file, DuckDB reads it in parallel. */
+async function loadViaCsv(
+  local: LocalEngine,
+  schema: string,
+  f: Fragment,
+  signal?: AbortSignal,
+): Promise<void> {
+  const path = join(local.tempDir, `${schema}_${f.temp}.csv`);
+  try {
+    await f.source.exportCsv!(f.sql, createWriteStream(path), { signal });
+    const fields = f.columnInfo.map((c) => ({ name: c.name, type: c.type, scale: scaleOf(c.nativeType) }));
+    const conn = await local.connect();
+    try {
+      await loadCsvFile(conn, schema, f.temp, fields, path, { hexBinary: f.source.dialect === 'postgres' });
+    } finally {
+      conn.closeSync();
+    }
+  } finally {
+    await rm(path, { force: true });
+  }
+}
+
+function scaleOf(nativeType: string): number | undefined {
+  const m = /\(\s*\d+\s*,\s*(\d+)\s*\)/.exec(nativeType);
+  return m ? Number(m[1]) : undefined;
 }
 
 async function* one(rows: Row[]): AsyncGenerator<Row[]> {

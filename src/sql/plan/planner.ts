@@ -24,6 +24,8 @@ export interface Fragment {
   /** Local temp table the fragment's rows land in. */
   temp: string;
   columns: string[];
+  /** Metadata of `columns`, in order (for loaders that need types before the first row). */
+  columnInfo: ColumnInfo[];
   pushedFilters: number;
 }
 
@@ -195,6 +197,7 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
       sql: compileFor(fast, dialect, mineLookup),
       temp,
       columns,
+      columnInfo: columns.map((n) => cols.find((c) => c.name === n)!),
       pushedFilters: pushed.length,
     });
     renameLocal(localItems[r.index], temp, r.qualifier);
