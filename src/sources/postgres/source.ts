@@ -1,5 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
+import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import type { Logger } from 'pino';
 import type { ColumnInfo } from '../../sql/types.js';
 import { interrupted, scrub, sourceClosed, unknownDatabase, unknownTable } from '../error-util.js';
@@ -237,6 +239,33 @@ export class PostgresSource implements Source {
       return { affectedRows: results.reduce((n, x) => n + (x.rowCount ?? 0), 0) };
     } catch (e) {
       this.checkin(client, isBrokenConnection(e));
+      throw mapPgError(this.ctx, e);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Fragments for the local engine: COPY (sql) TO STDOUT as CSV straight into `dest`.
+   * PostgreSQL formats the rows itself, so none is parsed into JS values on the way.
+   */
+  async exportCsv(sql: string, dest: NodeJS.WritableStream, opts: QueryOptions = {}): Promise<void> {
+    const { signal } = opts;
+    if (signal?.aborted) throw interrupted(this.name);
+    const client = await this.checkout();
+    const c = client as pg.PoolClient & { processID?: number; secretKey?: number };
+    const onAbort = () => {
+      if (typeof c.processID === 'number' && typeof c.secretKey === 'number')
+        void sendCancelRequest(this.params.host, this.params.port, c.processID, c.secretKey);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const copy = client.query(copyTo(`COPY (${sql}) TO STDOUT WITH (FORMAT csv)`));
+      await pipeline(copy, dest);
+      this.checkin(client, false);
+    } catch (e) {
+      this.checkin(client, true);
+      if (signal?.aborted) throw interrupted(this.name);
       throw mapPgError(this.ctx, e);
     } finally {
       signal?.removeEventListener('abort', onAbort);
