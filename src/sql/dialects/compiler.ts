@@ -238,18 +238,18 @@ export abstract class SqlCompiler {
     const qa = this.quoteIdent('_a');
     const qb = this.quoteIdent('_b');
     const c = (i: number) => this.quoteIdent(`c${i + 1}`);
-    const list = names.map((_, i) => c(i)).join(', ');
     const key = (t: string, i: number) => (folded[i] ? this.foldColumnSql(`${t}.${c(i)}`) : `${t}.${c(i)}`);
     const match = names.map((_, i) => `${key(qa, i)} IS NOT DISTINCT FROM ${key(qb, i)}`).join(' AND ');
     const sel = names.map(
       (n, i) =>
         `${folded[i] ? this.representative(`${qa}.${c(i)}`) : `${qa}.${c(i)}`} AS ${this.quoteIdent(n)}`,
     );
-    const left = this.setMember({ ...a, _next: null, set_op: null });
-    const right = this.setMember({ ...b, _next: null, set_op: null });
+    const cn = names.map((_, i) => `c${i + 1}`);
+    const left = this.selectStatement(aliasColumns({ ...a, _next: null, set_op: null }, cn));
+    const right = this.selectStatement(aliasColumns({ ...b, _next: null, set_op: null }, cn));
     return (
-      `SELECT ${sel.join(', ')} FROM (${left}) AS ${qa} (${list}) WHERE ${op === 'EXCEPT' ? 'NOT ' : ''}EXISTS ` +
-      `(SELECT 1 FROM (${right}) AS ${qb} (${list}) WHERE ${match}) GROUP BY ${names.map((_, i) => key(qa, i)).join(', ')}`
+      `SELECT ${sel.join(', ')} FROM (${left}) AS ${qa} WHERE ${op === 'EXCEPT' ? 'NOT ' : ''}EXISTS ` +
+      `(SELECT 1 FROM (${right}) AS ${qb} WHERE ${match}) GROUP BY ${names.map((_, i) => key(qa, i)).join(', ')}`
     );
   }
 
@@ -325,7 +325,7 @@ export abstract class SqlCompiler {
 
   protected setMember(m: AstNode): string {
     const core = this.selectCore(m);
-    const own = (m.orderby && m.orderby.length) || m.limit;
+    const own = m.orderby?.length || m.limit;
     return own || m.parentheses_symbol ? `(${core})` : core;
   }
 
@@ -441,10 +441,11 @@ export abstract class SqlCompiler {
     return `(array_agg(${sql}))[1]`;
   }
 
-  /** A one-column subquery whose values are folded for comparison; null if the target cannot say it. */
-  protected foldedSubquery(sql: string): string | null {
-    const v = `${this.quoteIdent('_in')}.${this.quoteIdent('v')}`;
-    return `SELECT ${this.foldColumnSql(v)} FROM (${sql}) AS ${this.quoteIdent('_in')} (${this.quoteIdent('v')})`;
+  /** A one-column subquery whose values are folded for comparison. */
+  protected foldedSubquery(ast: AstNode): string {
+    const v = this.quoteIdent('_v');
+    const inner = this.selectStatement(aliasColumns(ast, ['_v']));
+    return `SELECT ${this.foldColumnSql(`${this.quoteIdent('_in')}.${v}`)} FROM (${inner}) AS ${this.quoteIdent('_in')}`;
   }
 
   /** Folds an already-compiled SQL expression for comparison. */
@@ -1105,15 +1106,13 @@ export abstract class SqlCompiler {
   protected quantified(op: string, l: AstNode, quant: string, args: AstNode[]): string {
     const sub = args[0];
     if (args.length !== 1 || sub?.type !== 'subquery') return this.unsupported(`${quant} without a subquery`);
-    const sql = this.selectStatement(sub.ast);
     const folds =
       this.emulate &&
       !hasBinaryCollation(l) &&
       (this.kind(l) === 'string' || this.kind(sub) === 'string') &&
       this.kind(sub) !== 'number';
-    const folded = folds ? this.foldedSubquery(sql) : null;
-    if (folded) return `${this.foldSql(l)} ${op} ${quant} (${folded})`;
-    return `${this.operand(l)} ${op} ${quant} (${sql})`;
+    if (folds) return `${this.foldSql(l)} ${op} ${quant} (${this.foldedSubquery(sub.ast)})`;
+    return `${this.operand(l)} ${op} ${quant} (${this.selectStatement(sub.ast)})`;
   }
 
   /** A JSON extraction as unquoted text, when the node is one. */
@@ -1138,8 +1137,7 @@ export abstract class SqlCompiler {
         !hasBinaryCollation(l) &&
         (this.kind(l) === 'string' || (this.kind(l) === null && this.kind(sub) === 'string')) &&
         this.kind(sub) !== 'number';
-      const folded = folds ? this.foldedSubquery(this.selectStatement(sub.ast)) : null;
-      if (folded) return `${this.foldSql(l)} ${kw} (${folded})`;
+      if (folds) return `${this.foldSql(l)} ${kw} (${this.foldedSubquery(sub.ast)})`;
       return `${this.operand(l)} ${kw} (${this.selectStatement(sub.ast)})`;
     }
     if (items.length === 0) return this.unsupported('an empty IN list');
@@ -1604,7 +1602,7 @@ export abstract class SqlCompiler {
     const tables: AstNode[] = s.table ?? [];
     if (tables.length !== 1 || tables[0].join || tables[0].expr)
       return this.unsupported('UPDATE of several tables');
-    if ((s.orderby && s.orderby.length) || s.limit) return this.unsupported('UPDATE ... ORDER BY / LIMIT');
+    if (s.orderby?.length || s.limit) return this.unsupported('UPDATE ... ORDER BY / LIMIT');
     const scope = this.pushScope(tables);
     try {
       const t = tables[0];
@@ -1634,7 +1632,7 @@ export abstract class SqlCompiler {
     const from: AstNode[] = s.from ?? [];
     if (from.length !== 1 || from[0].join || from[0].expr)
       return this.unsupported('DELETE from several tables');
-    if ((s.orderby && s.orderby.length) || s.limit) return this.unsupported('DELETE ... ORDER BY / LIMIT');
+    if (s.orderby?.length || s.limit) return this.unsupported('DELETE ... ORDER BY / LIMIT');
     const scope = this.pushScope(from);
     try {
       let sql = `DELETE FROM ${this.dmlTarget(from[0], scope.byNode.get(from[0])!)}`;
@@ -1799,6 +1797,12 @@ function exprKey(n: AstNode): string {
   });
 }
 
+/** A select whose output columns are renamed (a shallow copy; the AST is not changed). */
+export function aliasColumns(ast: AstNode, names: string[]): AstNode {
+  const cols: AstNode[] = Array.isArray(ast.columns) ? ast.columns : [];
+  return { ...ast, columns: cols.map((c, i) => (i < names.length ? { ...c, as: names[i] } : c)) };
+}
+
 /** Structural equality of two expressions (for ORDER BY inside DISTINCT aggregates). */
 export function sameExpr(a: AstNode, b: AstNode): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
@@ -1806,6 +1810,7 @@ export function sameExpr(a: AstNode, b: AstNode): boolean {
 
 /** MySQL-escaped string literal. */
 export function mysqlStringLiteral(v: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and Ctrl-Z are exactly what MySQL escapes.
   return `'${v.replace(/[\\'\0\n\r\x1a]/g, (ch) => {
     switch (ch) {
       case '\0':

@@ -89,7 +89,9 @@ export class MysqlCompiler extends SqlCompiler {
   }
 
   override jsonExtract(j: AstNode, path: AstNode, unquote: boolean): string {
-    return `${this.operand(j)} ${unquote ? '->>' : '->'} ${this.expr(path)}`;
+    // MariaDB has no `->` / `->>`; the functions mean the same on MySQL.
+    const extract = `JSON_EXTRACT(${this.expr(j)}, ${this.expr(path)})`;
+    return unquote ? `JSON_UNQUOTE(${extract})` : extract;
   }
 
   override cast(e: AstNode, target: AstNode): string {
@@ -131,8 +133,8 @@ export class MysqlCompiler extends SqlCompiler {
   protected override verbatimFunction(node: AstNode, name: string, args: AstNode[]): string {
     if (!/^[A-Z0-9_$.]+$/i.test(name)) return this.unsupported(`function ${name}`);
     if (!node.args) return name;
-    // TRIM(BOTH 'x' FROM a) and friends carry keywords as arguments.
-    if (args.some((a) => a?.type === 'origin')) {
+    // TRIM(BOTH 'x' FROM a) reads as words; TIMESTAMPDIFF(DAY, a, b) has a keyword argument but commas.
+    if (args.some((a) => a?.type === 'origin' && /^from$/i.test(String(a.value)))) {
       return `${name}(${args.map((a) => this.verbatimArg(a)).join(' ')})`;
     }
     if (name === 'DATE_ADD' || name === 'DATE_SUB' || name === 'ADDDATE' || name === 'SUBDATE') {

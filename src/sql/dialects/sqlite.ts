@@ -33,16 +33,16 @@ export class SqliteCompiler extends SqlCompiler {
     return sql;
   }
 
-  /** SQLite has no column list on a derived table alias. */
-  protected override foldedSubquery(): string | null {
-    return null;
+  protected override quantified(_op: string, _l: AstNode, quant: string): string {
+    return this.unsupported(`comparison with ${quant} (subquery)`);
   }
 
+  /** The group's first value, in input order (SQLite has no first()). */
   protected override representative(sql: string): string {
-    return `min(${sql})`;
+    return `(json_group_array(${sql}) ->> '$[0]')`;
   }
 
-  protected override typedLiteral(type: string, value: string): string {
+  protected override typedLiteral(_type: string, value: string): string {
     return this.stringLiteral(value);
   }
 
@@ -60,7 +60,7 @@ export class SqliteCompiler extends SqlCompiler {
 
   protected override setMember(m: AstNode): string {
     const core = this.selectCore(m);
-    const own = (m.orderby && m.orderby.length) || m.limit;
+    const own = m.orderby?.length || m.limit;
     return own ? `SELECT * FROM (${core})` : core;
   }
 

@@ -41,7 +41,7 @@ const QUOTED_IDENT = new Set([
   'double_quote_string',
   'single_quote_string',
 ]);
-const STRING_TYPES = new Set(['single_quote_string', 'double_quote_string', 'natural_string']);
+const _STRING_TYPES = new Set(['single_quote_string', 'double_quote_string', 'natural_string']);
 const EXPONENT = /^\d+(\.\d*)?[eE][+-]?\d+$/;
 
 /** Mutates and returns the AST (or list of ASTs). Safe to call twice. */
@@ -159,8 +159,10 @@ function fix(node: any): any {
     case 'update':
       fixTables(n.table);
       fixChildren(n, ['table']);
-      if (Array.isArray(n.set))
-        for (const s of n.set) (s.column = ident(s.column)), (s.table = ident(s.table));
+      for (const s of Array.isArray(n.set) ? n.set : []) {
+        s.column = ident(s.column);
+        s.table = ident(s.table);
+      }
       fixLimit(n);
       return n;
     case 'delete':
@@ -345,7 +347,8 @@ export function isSubquery(node: unknown): node is AstNode & { ast: AstNode } {
   return !!node && typeof node === 'object' && (node as AstNode).type === 'subquery';
 }
 
-export type ExprVisitor = (node: AstNode, parent: AstNode | null) => boolean | void;
+/** Return `false` to skip the node's children; any other result continues. */
+export type ExprVisitor = (node: AstNode, parent: AstNode | null) => unknown;
 
 /**
  * Depth-first over an expression. The visitor returns `false` to skip a node's children.

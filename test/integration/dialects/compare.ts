@@ -61,7 +61,26 @@ export function canonicalJson(v: unknown): string {
 const numOf = (c: Cell): number | null =>
   typeof c === 'number' ? c : c && typeof c === 'object' ? c.num : null;
 
-export function cellsEqual(ref: Cell, got: Cell): boolean {
+export interface CompareOptions {
+  /**
+   * A JSON string as MariaDB prints it (`"Paris"`, quotes included) equals the text it holds:
+   * SPEC §2 encodes JSON results as JSON values, so the server's `"Paris"` JSON value is `Paris`.
+   */
+  jsonStrings?: boolean;
+}
+
+function jsonStringText(c: Cell): string | null {
+  if (typeof c !== 'string' || c.length < 2 || c[0] !== '"' || c[c.length - 1] !== '"') return null;
+  try {
+    const v = JSON.parse(c);
+    return typeof v === 'string' ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+export function cellsEqual(ref: Cell, got: Cell, opts: CompareOptions = {}): boolean {
+  if (opts.jsonStrings && typeof got === 'string' && jsonStringText(ref) === got) return true;
   const a = numOf(ref);
   const b = numOf(got);
   if (a !== null && b !== null) {
@@ -82,14 +101,19 @@ function sortKey(row: Cell[]): string {
 }
 
 /** null when equal; else what differs. `ordered`: compare in order, else as multisets. */
-export function compareRows(ref: Rows, got: Rows, ordered: boolean): string | null {
+export function compareRows(
+  ref: Rows,
+  got: Rows,
+  ordered: boolean,
+  opts: CompareOptions = {},
+): string | null {
   if (ref.length !== got.length) return `row count ${got.length}, expected ${ref.length}`;
   const a = ordered ? ref : [...ref].sort((x, y) => sortKey(x).localeCompare(sortKey(y)));
   const b = ordered ? got : [...got].sort((x, y) => sortKey(x).localeCompare(sortKey(y)));
   for (let i = 0; i < a.length; i++) {
     if (a[i].length !== b[i].length) return `row ${i}: ${b[i].length} columns, expected ${a[i].length}`;
     for (let j = 0; j < a[i].length; j++) {
-      if (!cellsEqual(a[i][j], b[i][j])) {
+      if (!cellsEqual(a[i][j], b[i][j], opts)) {
         return `row ${i} col ${j}: got ${JSON.stringify(b[i][j])}, expected ${JSON.stringify(a[i][j])}\n  got row ${JSON.stringify(b[i])}\n  expected ${JSON.stringify(a[i])}`;
       }
     }

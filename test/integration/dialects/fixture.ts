@@ -13,7 +13,20 @@ interface Column {
   mysql: string;
   postgres: string;
   duckdb: string;
+  sqlite: string;
 }
+
+const SQLITE_TYPE: Partial<Record<MysqlType, string>> = {
+  INT: 'INTEGER',
+  VARCHAR: 'TEXT',
+  DECIMAL: 'NUMERIC',
+  DOUBLE: 'REAL',
+  DATE: 'TEXT',
+  DATETIME: 'TEXT',
+  BOOLEAN: 'INTEGER',
+  TEXT: 'TEXT',
+  JSON: 'TEXT',
+};
 
 interface Table {
   name: string;
@@ -27,6 +40,7 @@ const col = (name: string, type: MysqlType, mysql: string, postgres: string, duc
   mysql,
   postgres,
   duckdb,
+  sqlite: SQLITE_TYPE[type] ?? 'TEXT',
 });
 
 const INT = (name: string) => col(name, 'INT', 'INT', 'integer', 'INTEGER');
@@ -172,16 +186,19 @@ export const COLUMN_TYPES: Record<string, MysqlType> = Object.fromEntries(
   TABLES.flatMap((t) => t.columns.map((c) => [c.name, c.type])),
 );
 
-function literal(dialect: 'mysql' | 'postgres' | 'duckdb', v: Value): string {
+function literal(dialect: Dialect, v: Value): string {
   if (v === null) return 'NULL';
-  if (typeof v === 'boolean') return dialect === 'mysql' ? (v ? '1' : '0') : v ? 'TRUE' : 'FALSE';
+  if (typeof v === 'boolean')
+    return dialect === 'mysql' || dialect === 'sqlite' ? (v ? '1' : '0') : v ? 'TRUE' : 'FALSE';
   if (typeof v === 'number') return String(v);
   if (dialect === 'mysql') return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
   return `'${v.replace(/'/g, "''")}'`;
 }
 
 /** CREATE TABLE + INSERT statements for one dialect. */
-export function fixtureSql(dialect: 'mysql' | 'postgres' | 'duckdb'): string[] {
+export type Dialect = 'mysql' | 'postgres' | 'duckdb' | 'sqlite';
+
+export function fixtureSql(dialect: Dialect): string[] {
   const q = (n: string) => (dialect === 'mysql' ? `\`${n}\`` : `"${n}"`);
   const out: string[] = [];
   for (const t of TABLES) {

@@ -160,8 +160,6 @@ export function duckDateFormat(t: string, fmt: string, lit: (s: string) => strin
 
 /** SQLite strftime(format, time): only the specifiers it prints the way MySQL does. */
 const SQLITE_STRFTIME: Record<string, string> = {
-  a: '%a',
-  b: '%b',
   d: '%d',
   H: '%H',
   h: '%I',
@@ -174,16 +172,46 @@ const SQLITE_STRFTIME: Record<string, string> = {
   S: '%S',
   s: '%S',
   T: '%H:%M:%S',
-  W: '%A',
   w: '%w',
   Y: '%Y',
-  y: '%y',
 };
+
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const DAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+
+/** Month / weekday names for SQLite, whose strftime prints none. */
+export function sqliteMonthName(t: string, abbrev = false): string {
+  const arms = MONTHS.map((m, i) => `WHEN ${i + 1} THEN '${abbrev ? m.slice(0, 3) : m}'`).join(' ');
+  return `CASE CAST(strftime('%m', ${t}) AS INTEGER) ${arms} END`;
+}
+
+export function sqliteDayName(t: string, abbrev = false): string {
+  const arms = DAYS.map((d, i) => `WHEN ${i} THEN '${abbrev ? d.slice(0, 3) : d}'`).join(' ');
+  return `CASE CAST(strftime('%w', ${t}) AS INTEGER) ${arms} END`;
+}
 
 const SQLITE_EXPR: Record<string, (t: string) => string> = {
   c: (t) => `CAST(CAST(strftime('%m', ${t}) AS INTEGER) AS TEXT)`,
   e: (t) => `CAST(CAST(strftime('%d', ${t}) AS INTEGER) AS TEXT)`,
   k: (t) => `CAST(CAST(strftime('%H', ${t}) AS INTEGER) AS TEXT)`,
+  M: (t) => sqliteMonthName(t),
+  b: (t) => sqliteMonthName(t, true),
+  W: (t) => sqliteDayName(t),
+  a: (t) => sqliteDayName(t, true),
+  y: (t) => `substr(strftime('%Y', ${t}), 3, 2)`,
 };
 
 export function sqliteDateFormat(t: string, fmt: string, lit: (s: string) => string): string {

@@ -18,7 +18,7 @@ import {
 } from './common.js';
 import { duckDateFormat, duckParseFormat, formatHasTime } from './date-format.js';
 
-const now = (c: Parameters<FunctionHandler>[0], p: unknown) =>
+const now = (_c: Parameters<FunctionHandler>[0], p: unknown) =>
   p ? 'current_localtimestamp()' : `date_trunc('second', current_localtimestamp())`;
 
 const trim: FunctionHandler = (c, _n, args) => {

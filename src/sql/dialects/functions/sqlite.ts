@@ -19,7 +19,7 @@ import {
   trimChar,
   trimParts,
 } from './common.js';
-import { sqliteDateFormat } from './date-format.js';
+import { sqliteDateFormat, sqliteDayName, sqliteMonthName } from './date-format.js';
 
 type C = SqlCompiler;
 const t = (c: C, x: AstNode) => c.expr(x);
@@ -40,7 +40,7 @@ const trim: FunctionHandler = (c, _n, args) => {
   return `${fn}(${c.text(p.value)}${ch ? `, ${ch}` : ''})`;
 };
 
-const repeat = (c: C, s: string, n: string) => `replace(hex(zeroblob(max(${n}, 0))), '00', ${s})`;
+const repeat = (_c: C, s: string, n: string) => `replace(hex(zeroblob(max(${n}, 0))), '00', ${s})`;
 
 const drop =
   (name: string): FunctionHandler =>
@@ -126,8 +126,8 @@ export const sqliteFunctions: FunctionMap = {
     (c, _n, [x]) =>
       `((CAST(strftime('%j', ${t(c, x)}) AS INTEGER) - CAST(strftime('%w', ${t(c, x)}) AS INTEGER) + 6) / 7)`,
   ),
-  MONTHNAME: arity('MONTHNAME', 1, 1, (c, _n, [x]) => `strftime('%B', ${t(c, x)})`),
-  DAYNAME: arity('DAYNAME', 1, 1, (c, _n, [x]) => `strftime('%A', ${t(c, x)})`),
+  MONTHNAME: arity('MONTHNAME', 1, 1, (c, _n, [x]) => sqliteMonthName(t(c, x))),
+  DAYNAME: arity('DAYNAME', 1, 1, (c, _n, [x]) => sqliteDayName(t(c, x))),
   LAST_DAY: arity(
     'LAST_DAY',
     1,
