@@ -33,6 +33,7 @@ export async function receiveToFile(
   const headParts: Buffer[] = [];
   let headLen = 0;
   const meter = new Transform({
+    highWaterMark: 1 << 20,
     transform(chunk: Buffer, _enc, cb) {
       bytes += chunk.length;
       if (bytes > maxBytes) return cb(tooLarge(maxBytes));
@@ -44,7 +45,11 @@ export async function receiveToFile(
     },
   });
   try {
-    await pipeline(body, meter, createWriteStream(path, { flags: 'wx', mode: 0o600 }));
+    await pipeline(
+      body,
+      meter,
+      createWriteStream(path, { flags: 'wx', mode: 0o600, highWaterMark: 1 << 20 }),
+    );
   } catch (e) {
     await rm(path, { force: true });
     throw e;

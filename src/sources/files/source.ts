@@ -190,7 +190,12 @@ export class FilesSource implements Source {
     });
     const received = this.tmpPath('upload');
     try {
+      const t0 = performance.now();
       const { head } = await receiveToFile(body, received, opts.maxBytes);
+      this.opts.logger.debug(
+        { table: name, ms: Math.round(performance.now() - t0) },
+        'files: upload received',
+      );
       return await this.ingestReceived(name, received, head, declared, opts);
     } finally {
       await rm(received, { force: true });
@@ -235,13 +240,15 @@ export class FilesSource implements Source {
     format = refineJson(format, head);
     return this.withLock(name, async () => {
       if (!opts.replace && this.get(name)) throw exists(name);
+      const t0 = performance.now();
       const staged = this.tmpPath('parquet');
       const size = (await stat(path)).size;
       // Each ingest gets its own small DuckDB: its memory is bounded (and spills to disk)
       // without limiting queries, and concurrent uploads do not share one budget.
       const large = size > LARGE_FILE;
       const db = await DuckDBInstance.create(':memory:', {
-        memory_limit: this.opts.ingestMemoryLimit ?? '128MB',
+        // A tight limit slows small ingests (more spilling and smaller buffers) for no gain.
+        memory_limit: large ? (this.opts.ingestMemoryLimit ?? '128MB') : '1GB',
         threads: large ? '1' : String(this.opts.threads ?? 2),
         temp_directory: join(this.tmpDir, 'duckdb'),
         autoinstall_known_extensions: 'false',
@@ -255,7 +262,8 @@ export class FilesSource implements Source {
         );
         const created = !this.get(name);
         const record = await this.register(name, format, staged, res);
-        this.opts.logger.info({ table: name, format, rows: res.rows }, 'files: table stored');
+        const ms = Math.round(performance.now() - t0);
+        this.opts.logger.info({ table: name, format, rows: res.rows, ingest_ms: ms }, 'files: table stored');
         return { record, created };
       } finally {
         conn.closeSync();

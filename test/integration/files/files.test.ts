@@ -22,6 +22,11 @@ async function put(name: string, body: string, headers: Record<string, string>, 
   return { status: res.status, body: (await res.json()) as any };
 }
 
+/** Statements go to the server's engine (the same one POST /api/sql/query calls). */
+function sql(query: string) {
+  return server.deps.engine.execute(query);
+}
+
 async function pgRows(sql: string): Promise<unknown[][]> {
   const c = new pg.Client({ ...PG, database: db.database });
   await c.connect();
@@ -42,7 +47,7 @@ before(async () => {
      INSERT INTO orders VALUES (1,1,10.50,'2024-01-02'),(2,1,4.25,'2024-01-05'),(3,2,99.99,'2024-02-01'),(4,3,1.00,'2024-02-03'),(5,9,7.00,'2024-03-01');`,
   );
   server = await startTestServer();
-  const r = await server.sql(
+  const r = await sql(
     `CREATE DATABASE pg WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(db.database)}`,
   );
   assert.equal(r.type, 'ok', JSON.stringify(r));
@@ -58,18 +63,18 @@ describe('files through the server', () => {
     const up = await put('orders', ORDERS_CSV, { 'content-type': 'text/csv' });
     assert.equal(up.status, 201, JSON.stringify(up.body));
     assert.equal(up.body.rows, 5);
-    const dbs = await server.sql('SHOW DATABASES');
+    const dbs = await sql('SHOW DATABASES');
     assert.ok(dbs.type === 'table' && dbs.data.some((r) => r[0] === 'files'));
-    const tables = await server.sql('SHOW TABLES FROM files');
+    const tables = await sql('SHOW TABLES FROM files');
     assert.ok(tables.type === 'table' && tables.data.some((r) => r[0] === 'orders'));
-    const desc = await server.sql('DESCRIBE files.orders');
+    const desc = await sql('DESCRIBE files.orders');
     assert.equal(desc.type, 'table', JSON.stringify(desc));
     if (desc.type !== 'table') return;
     const types = Object.fromEntries(desc.data.map((r) => [r[0], String(r[1]).toUpperCase()]));
     assert.match(types.order_id, /BIGINT/);
     assert.match(types.amount, /DOUBLE/);
     assert.match(types.placed, /DATE/);
-    const q = await server.sql(
+    const q = await sql(
       'SELECT order_id, placed FROM files.orders WHERE amount > 5 ORDER BY order_id LIMIT 2',
     );
     assert.deepEqual(q, {
@@ -83,7 +88,7 @@ describe('files through the server', () => {
   });
 
   test('a join of a file table with a PostgreSQL table matches the same join inside PostgreSQL', async () => {
-    const fed = await server.sql(
+    const fed = await sql(
       `SELECT c.city, COUNT(*) AS n, ROUND(SUM(o.amount), 2) AS total
          FROM files.orders o JOIN pg.customers c ON c.id = o.customer_id
         GROUP BY c.city ORDER BY c.city`,
@@ -102,29 +107,29 @@ describe('files through the server', () => {
   });
 
   test('CREATE TABLE files.t AS SELECT from PostgreSQL stores a file table; DROP TABLE removes it', async () => {
-    const c = await server.sql(
+    const c = await sql(
       `CREATE TABLE files.oslo AS SELECT id, name FROM pg.customers WHERE city = 'Oslo'`,
     );
     assert.equal(c.type, 'ok', JSON.stringify(c));
     const list = (await (await fetch(`${server.url}/api/files`)).json()) as any[];
     const rec = list.find((f) => f.name === 'oslo');
     assert.equal(rec?.rows, 2);
-    const q = await server.sql('SELECT name FROM files.oslo ORDER BY id');
+    const q = await sql('SELECT name FROM files.oslo ORDER BY id');
     assert.deepEqual(q.type === 'table' && q.data, [['Ann'], ['Cy']]);
-    const local = await server.sql(
+    const local = await sql(
       'CREATE TABLE files.big_orders AS SELECT * FROM files.orders WHERE amount > 5',
     );
     assert.deepEqual(local, { type: 'ok', affected_rows: 3 });
     const parquet = join(server.storageDir, 'files', 'oslo.parquet');
     assert.ok(existsSync(parquet));
-    assert.equal((await server.sql('DROP TABLE files.oslo')).type, 'ok');
+    assert.equal((await sql('DROP TABLE files.oslo')).type, 'ok');
     assert.ok(!existsSync(parquet));
-    const gone = await server.sql('SELECT * FROM files.oslo');
+    const gone = await sql('SELECT * FROM files.oslo');
     assert.equal(gone.type === 'error' && gone.error_code, 1146);
   });
 
   test('the files source cannot be dropped', async () => {
-    const r = await server.sql('DROP DATABASE files');
+    const r = await sql('DROP DATABASE files');
     assert.equal(r.type, 'error');
   });
 
@@ -151,7 +156,7 @@ describe('files through the server', () => {
       );
       assert.equal(code, 0, err);
       assert.equal(JSON.parse(out).name, 'price_list');
-      const q = await server.sql('SELECT SUM(price) FROM files.price_list');
+      const q = await sql('SELECT SUM(price) FROM files.price_list');
       assert.deepEqual(q.type === 'table' && q.data, [[7.5]]);
       const again = await runUploadCommand(
         server.deps.config,
