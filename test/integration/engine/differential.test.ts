@@ -1,0 +1,145 @@
+/**
+ * The engine's acceptance test: every corpus query (test/integration/dialects/corpus.ts)
+ * goes through the real server (POST /api/sql/query) and must answer what MariaDB answers
+ * natively over the same fixture:
+ *   (a) pg: through a postgres source (context.db = 'pg'): pushed down, compiled to PostgreSQL;
+ *   (b) my: through a mariadb source (context.db = 'my'): pushed down nearly verbatim;
+ *   (c) cross: the query's tables split between pg and my (differential-qualify.ts), plus
+ *       hand-written cross-source queries (differential-cross.ts): fragments from both
+ *       sources joined in the local DuckDB.
+ * Comparison rules are the dialect test's (dialects/compare.ts). Known gaps (the corpus's
+ * `known` for the dialect that runs, and differential-known.ts) are reported as todo.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import mysql from 'mysql2/promise';
+import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
+import { createMariaDatabase, createPgDatabase, MARIADB, mariaExec, pgExec } from '../../helpers/services.js';
+import { compareRows, normRows, REFERENCE_CONN_OPTIONS, type Rows } from '../dialects/compare.js';
+import { CORPUS } from '../dialects/corpus.js';
+import { fixtureSql } from '../dialects/fixture.js';
+import { CROSS_QUERIES } from './differential-cross.js';
+import { ENGINE_KNOWN, type Mode } from './differential-known.js';
+import { qualifyTables, tableRefs } from './differential-qualify.js';
+
+interface Case {
+  /** What the server runs. */
+  sql: string;
+  /** What MariaDB runs natively. */
+  reference: string;
+  ordered: boolean;
+  db?: string;
+  known?: string;
+}
+
+const MODES: { mode: Mode; title: string }[] = [
+  { mode: 'pg', title: '(a) through a postgres source' },
+  { mode: 'my', title: '(b) through a mariadb source' },
+  { mode: 'cross', title: '(c) across the postgres and mariadb sources' },
+];
+
+function cases(mode: Mode): Case[] {
+  const out: Case[] = [];
+  for (const q of CORPUS) {
+    const reference = q.reference ?? q.sql;
+    const ordered = !!q.ordered;
+    const own = ENGINE_KNOWN[mode]?.[q.sql];
+    if (mode === 'pg')
+      out.push({ sql: q.sql, reference, ordered, db: 'pg', known: own ?? q.known?.postgres });
+    else if (mode === 'my') out.push({ sql: q.sql, reference, ordered, db: 'my', known: own });
+    else if (tableRefs(q.sql).length >= 2) {
+      // Split across sources, the whole statement runs in the local DuckDB.
+      out.push({ sql: qualifyTables(q.sql).sql, reference, ordered, known: own ?? q.known?.duckdb });
+    }
+  }
+  if (mode === 'cross') {
+    for (const q of CROSS_QUERIES) {
+      out.push({
+        sql: qualifyTables(q.sql, q.placement).sql,
+        reference: q.sql,
+        ordered: !!q.ordered,
+        known: ENGINE_KNOWN.cross?.[q.sql],
+      });
+    }
+  }
+  return out;
+}
+
+let server: TestServer;
+let pgdb: { database: string; drop: () => Promise<void> };
+let maria: { database: string; drop: () => Promise<void> };
+let ref: mysql.Connection;
+const reference = new Map<string, Rows | Error>();
+const tally: Record<Mode, { total: number; pass: number; failed: string[]; known: number }> = {
+  pg: { total: 0, pass: 0, failed: [], known: 0 },
+  my: { total: 0, pass: 0, failed: [], known: 0 },
+  cross: { total: 0, pass: 0, failed: [], known: 0 },
+};
+
+before(async () => {
+  [pgdb, maria] = await Promise.all([createPgDatabase('ediff'), createMariaDatabase('ediff')]);
+  await Promise.all([
+    pgExec(pgdb.database, fixtureSql('postgres').join(';\n')),
+    mariaExec(maria.database, fixtureSql('mysql').join(';\n')),
+  ]);
+  // The reference reads the same MariaDB database the `my` source serves (read-only queries).
+  ref = await mysql.createConnection({ ...MARIADB, database: maria.database, ...REFERENCE_CONN_OPTIONS });
+  await ref.query("SET time_zone = '+00:00'");
+  server = await startTestServer();
+  for (const [name, sql] of [
+    ['pg', `CREATE DATABASE pg WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(pgdb.database)}`],
+    ['my', `CREATE DATABASE my WITH ENGINE = 'mariadb', PARAMETERS = ${mariaParams(maria.database)}`],
+  ]) {
+    const r = await server.sql(sql);
+    assert.equal(r.type, 'ok', `CREATE DATABASE ${name}: ${JSON.stringify(r)}`);
+  }
+});
+
+after(async () => {
+  for (const { mode, title } of MODES) {
+    const t = tally[mode];
+    process.stderr.write(
+      `engine differential ${title}: ${t.pass}/${t.total} equal to MariaDB, ${t.failed.length} failed, ${t.known} known\n`,
+    );
+    if (process.env.DIFF_VERBOSE) for (const q of t.failed) process.stderr.write(`  failed ${mode}: ${q}\n`);
+  }
+  await server?.stop();
+  await ref?.end();
+  await Promise.all([pgdb?.drop(), maria?.drop()]);
+});
+
+async function referenceRows(sql: string): Promise<Rows> {
+  let r = reference.get(sql);
+  if (!r) {
+    try {
+      const [rows] = await ref.query({ sql, rowsAsArray: true });
+      r = normRows(rows as unknown[][]);
+    } catch (e) {
+      r = e as Error;
+    }
+    reference.set(sql, r);
+  }
+  if (r instanceof Error) throw new Error(`MariaDB rejected the reference query: ${r.message}`);
+  return r;
+}
+
+for (const { mode, title } of MODES) {
+  describe(`engine differential ${title} vs MariaDB`, () => {
+    for (const c of cases(mode)) {
+      tally[mode].total++;
+      test(c.sql, c.known ? { todo: c.known } : {}, async () => {
+        const fail = (msg: string): never => {
+          if (c.known) tally[mode].known++;
+          else tally[mode].failed.push(c.sql);
+          assert.fail(msg);
+        };
+        const expected = await referenceRows(c.reference);
+        const r = await server.sql(c.sql, c.db ? { db: c.db } : undefined);
+        if (r.type !== 'table') return fail(`server answered ${JSON.stringify(r)}`);
+        const diff = compareRows(expected, normRows(r.data), c.ordered, { jsonStrings: true });
+        if (diff) return fail(diff);
+        tally[mode].pass++;
+      });
+    }
+  });
+}
