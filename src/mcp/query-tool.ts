@@ -143,8 +143,8 @@ async function runQuery(
 function progressReporter(ctx: ServerContext, intervalMs: number): ((rows: number) => void) | undefined {
   const token = ctx.mcpReq._meta?.progressToken;
   if (token === undefined) return undefined;
-  // Quick queries finish before the first interval and send nothing.
-  let lastSentAt = performance.now();
+  // The first batch is reported at once (the client asked); later ones at most every interval.
+  let lastSentAt = Number.NEGATIVE_INFINITY;
   let lastSent = 0;
   return (rows: number) => {
     if (rows <= lastSent || ctx.mcpReq.signal.aborted) return;

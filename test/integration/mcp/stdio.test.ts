@@ -4,6 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Client as ModernClient } from '@modelcontextprotocol/client';
@@ -13,6 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { jsonContents, resultOf } from './helpers/clients.js';
 import { createShopDatabase } from './helpers/fixture.js';
 
+const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
 const SERVER = fileURLToPath(new URL('./helpers/stdio-server.ts', import.meta.url));
 const ARGS = ['--import', 'tsx', SERVER];
 
@@ -132,5 +136,68 @@ describe('stdio transport', () => {
     assert.match(lines[1], /secret-literal/);
     assert.match(err, /mcp tool call/);
     assert.ok(!err.includes('secret-literal'), 'literals are not logged');
+  });
+});
+
+describe('tributary --mcp-stdio (the real CLI)', () => {
+  let storage: string;
+  before(() => {
+    storage = mkdtempSync(join(tmpdir(), 'tributary-stdio-'));
+  });
+  after(() => {
+    rmSync(storage, { recursive: true, force: true });
+  });
+
+  test('serves the capabilities over the real engine, adding a source through the query tool', async (t) => {
+    const started = performance.now();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', MAIN, '--mcp-stdio'],
+      env: { ...env, TRIBUTARY_STORAGE_DIR: storage },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (d) => {
+      stderr += d;
+    });
+    const client = new Client({ name: 'stdio-cli-test', version: '1' });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      t.diagnostic(`spawn to first tools/list: ${Math.round(performance.now() - started)} ms (through tsx)`);
+      assert.deepEqual(
+        tools.map((x) => x.name),
+        ['query'],
+      );
+      const params = JSON.stringify({
+        host: '127.0.0.1',
+        port: 3306,
+        user: 'root',
+        password: '',
+        database: db.database,
+      });
+      const created = await client.callTool({
+        name: 'query',
+        arguments: { query: `CREATE DATABASE shop WITH ENGINE = 'mariadb', PARAMETERS = ${params}` },
+      });
+      assert.deepEqual(resultOf(created).type, 'ok');
+      assert.deepEqual(jsonContents(await client.readResource({ uri: 'schema://databases' })), [
+        'files',
+        'shop',
+      ]);
+      const tables = jsonContents(await client.readResource({ uri: 'schema://databases/shop/tables' })) as {
+        TABLE_NAME: string;
+      }[];
+      assert.ok(tables.some((x) => x.TABLE_NAME === 'customers'));
+      const call = await client.callTool({
+        name: 'query',
+        arguments: { query: 'SELECT name FROM shop.customers ORDER BY id LIMIT 1' },
+      });
+      assert.deepEqual(resultOf(call).data, [['Ada']]);
+    } finally {
+      await client.close();
+    }
+    assert.match(stderr, /mcp stdio ready/);
+    assert.ok(!stderr.includes('"password":"'), 'no secrets in logs');
   });
 });
