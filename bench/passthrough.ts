@@ -130,6 +130,13 @@ async function serveBareProxy(upstreamUrl: string): Promise<void> {
 
 /** The real server with a rest_api source created through SQL, if this checkout has both. */
 async function realServer(upstreamUrl: string): Promise<Child | null> {
+  try {
+    const { httpRoutes } = await import('../src/cli/wiring.js');
+    const { registerPassthroughRoutes } = await import('../src/http/routes/passthrough.js');
+    if (!httpRoutes.includes(registerPassthroughRoutes)) return null;
+  } catch {
+    return null;
+  }
   let server: Awaited<ReturnType<typeof startChildServer>> | null = null;
   try {
     server = await startChildServer({
