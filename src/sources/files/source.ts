@@ -650,7 +650,7 @@ function exists(name: string): FileError {
   return new FileError(
     409,
     'file_exists',
-    `A file table named '${name}' already exists; add ?replace=true to replace it`,
+    `A file table named '${name}' already exists; replace it with ?replace=true (tributary upload --replace)`,
   );
 }
 

@@ -22,9 +22,9 @@ async function put(name: string, body: string, headers: Record<string, string>, 
   return { status: res.status, body: (await res.json()) as any };
 }
 
-/** Statements go to the server's engine (the same one POST /api/sql/query calls). */
+/** Statements through POST /api/sql/query. */
 function sql(query: string) {
-  return server.deps.engine.execute(query);
+  return server.sql(query);
 }
 
 async function pgRows(sql: string): Promise<unknown[][]> {
@@ -47,9 +47,7 @@ before(async () => {
      INSERT INTO orders VALUES (1,1,10.50,'2024-01-02'),(2,1,4.25,'2024-01-05'),(3,2,99.99,'2024-02-01'),(4,3,1.00,'2024-02-03'),(5,9,7.00,'2024-03-01');`,
   );
   server = await startTestServer();
-  const r = await sql(
-    `CREATE DATABASE pg WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(db.database)}`,
-  );
+  const r = await sql(`CREATE DATABASE pg WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(db.database)}`);
   assert.equal(r.type, 'ok', JSON.stringify(r));
 });
 
@@ -107,18 +105,14 @@ describe('files through the server', () => {
   });
 
   test('CREATE TABLE files.t AS SELECT from PostgreSQL stores a file table; DROP TABLE removes it', async () => {
-    const c = await sql(
-      `CREATE TABLE files.oslo AS SELECT id, name FROM pg.customers WHERE city = 'Oslo'`,
-    );
+    const c = await sql(`CREATE TABLE files.oslo AS SELECT id, name FROM pg.customers WHERE city = 'Oslo'`);
     assert.equal(c.type, 'ok', JSON.stringify(c));
     const list = (await (await fetch(`${server.url}/api/files`)).json()) as any[];
     const rec = list.find((f) => f.name === 'oslo');
     assert.equal(rec?.rows, 2);
     const q = await sql('SELECT name FROM files.oslo ORDER BY id');
     assert.deepEqual(q.type === 'table' && q.data, [['Ann'], ['Cy']]);
-    const local = await sql(
-      'CREATE TABLE files.big_orders AS SELECT * FROM files.orders WHERE amount > 5',
-    );
+    const local = await sql('CREATE TABLE files.big_orders AS SELECT * FROM files.orders WHERE amount > 5');
     assert.deepEqual(local, { type: 'ok', affected_rows: 3 });
     const parquet = join(server.storageDir, 'files', 'oslo.parquet');
     assert.ok(existsSync(parquet));
@@ -131,6 +125,32 @@ describe('files through the server', () => {
   test('the files source cannot be dropped', async () => {
     const r = await sql('DROP DATABASE files');
     assert.equal(r.type, 'error');
+  });
+
+  test('tributary upload without --url stores into the storage dir; the running server sees it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tributary-upload-'));
+    try {
+      const path = join(dir, 'events.ndjson');
+      writeFileSync(path, '{"kind":"click","n":2}\n{"kind":"view","n":5}\n');
+      let err = '';
+      const code = await runUploadCommand(
+        server.deps.config,
+        [path, 'events_cli'],
+        {},
+        new Writable({ write: (_c, _e, cb) => cb() }),
+        new Writable({
+          write(c, _e, cb) {
+            err += String(c);
+            cb();
+          },
+        }),
+      );
+      assert.equal(code, 0, err);
+      const q = await sql('SELECT SUM(n) FROM files.events_cli');
+      assert.deepEqual(q.type === 'table' && q.data, [[7]]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('tributary upload sends a local file to a running server (--url)', async () => {
