@@ -26,6 +26,20 @@ SELECT constraint_type, constraint_column_names FROM duckdb_constraints()
 WHERE database_name = current_database() AND schema_name = $1 AND table_name = $2
   AND constraint_type IN ('PRIMARY KEY', 'UNIQUE')`;
 
+/**
+ * Interrupts until the statement in flight (if any) settles: an interrupt that lands before
+ * DuckDB starts a query is forgotten when it starts.
+ */
+async function interruptUntilSettled(
+  conn: DuckDBConnection,
+  inFlight: () => Promise<unknown> | null,
+): Promise<void> {
+  for (let p = inFlight(); p; p = inFlight()) {
+    conn.interrupt();
+    await Promise.race([p.catch(() => {}), new Promise((r) => setTimeout(r, 20))]);
+  }
+}
+
 function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
@@ -177,11 +191,8 @@ export class DuckdbSource implements Source {
         }
         return converter.rows(chunk);
       },
-      cancel: async () => {
-        conn.interrupt();
-        // Closing the connection under a running fetch is not safe; the interrupt ends it quickly.
-        await pending?.catch(() => {});
-      },
+      // Closing the connection under a fetch in flight is not safe: stop it first.
+      cancel: async () => interruptUntilSettled(conn, () => pending),
       release: async () => {
         this.active.delete(stream);
         conn.closeSync();
@@ -198,10 +209,15 @@ export class DuckdbSource implements Source {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
     const conn = await this.connect();
-    const onAbort = () => conn.interrupt();
+    let running: Promise<unknown> | null = null;
+    const onAbort = () => void interruptUntilSettled(conn, () => running);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const r = await conn.run(sql);
+      const run = conn.run(sql);
+      running = run;
+      const r = await run.finally(() => {
+        running = null;
+      });
       return { affectedRows: r.rowsChanged };
     } catch (e) {
       throw mapDuckError(this.name, this.params.path, e);

@@ -1,5 +1,5 @@
-import type { ConnectionOptions } from 'node:tls';
 import { pipeline } from 'node:stream/promises';
+import type { ConnectionOptions } from 'node:tls';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Logger } from 'pino';

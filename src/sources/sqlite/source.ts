@@ -17,7 +17,7 @@ SELECT name, type FROM sqlite_schema
 WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
 ORDER BY name`;
 
-const TABLE_INFO_SQL = 'SELECT name, type, "notnull" AS notnull, dflt_value, pk FROM pragma_table_info(?)';
+const TABLE_INFO_SQL = 'SELECT name, type, "notnull" AS not_null, dflt_value, pk FROM pragma_table_info(?)';
 
 /** Index columns: which are alone in a unique index (UNI) or lead an index (MUL), as MySQL's DESCRIBE. */
 const INDEX_INFO_SQL = `
@@ -79,7 +79,7 @@ export class SqliteSource implements Source {
   }
 
   async listColumns(table: string): Promise<ColumnInfo[]> {
-    type Info = { name: string; type: string; notnull: number; dflt_value: string | null; pk: number };
+    type Info = { name: string; type: string; not_null: number; dflt_value: string | null; pk: number };
     const cols = this.all<Info>(TABLE_INFO_SQL, [table]);
     if (cols.length === 0) throw unknownTable(this.name, table);
     const idx = this.all<{ col: string | null; uniq: number; seqno: number; ncols: number }>(INDEX_INFO_SQL, [
@@ -95,7 +95,7 @@ export class SqliteSource implements Source {
       name: c.name,
       type: mysqlTypeOfDeclared(c.type) ?? 'BLOB',
       nativeType: c.type,
-      nullable: !c.notnull && c.pk === 0,
+      nullable: !c.not_null && c.pk === 0,
       key: key(c),
       default: c.dflt_value,
     }));
@@ -133,6 +133,7 @@ export class SqliteSource implements Source {
       first.push(r.row);
       return true;
     };
+    let types: MysqlType[];
     try {
       // Types come from the first batch: the declared type of the column a value comes from,
       // else the values themselves. Reading it here is also what runs the statement.
@@ -143,17 +144,17 @@ export class SqliteSource implements Source {
         while (first.length < size && step());
         if (first.length < size) done = true;
       } else done = true;
+      const cache = new Map<string, Map<string, string>>();
+      types = cursor.names.map((name, i) => {
+        const t = tables[i];
+        const declared = t ? this.declaredTypes(t, cache).get(name.toLowerCase()) : undefined;
+        return mysqlTypeOfDeclared(declared) ?? mysqlTypeOfValues(first.map((row) => row[i]));
+      });
     } catch (e) {
       cursor.finalize();
       this.open.delete(cursor);
       throw mapSqliteError(this.name, this.params.path, e);
     }
-    const cache = new Map<string, Map<string, string>>();
-    const types: MysqlType[] = cursor.names.map((name, i) => {
-      const t = tables[i];
-      const declared = t ? this.declaredTypes(t, cache).get(name.toLowerCase()) : undefined;
-      return mysqlTypeOfDeclared(declared) ?? mysqlTypeOfValues(first.map((row) => row[i]));
-    });
     const convs = types.map(converterFor);
     const convert = (rows: Row[]): Row[] => {
       for (const row of rows)
