@@ -100,12 +100,7 @@ export function registerPassthroughRoutes(
     const entry = { source: name, method: methodForLog(request.body), path: pathForLog(request.body) };
     try {
       const source = await findSource(deps, name);
-      const out = await callPassthrough(
-        source,
-        request.body,
-        settingsOf(deps, opts),
-        clientSignal(reply),
-      );
+      const out = await callPassthrough(source, request.body, settingsOf(deps, opts), clientSignal(reply));
       log.info(
         {
           ...entry,
