@@ -32,7 +32,7 @@ after(async () => {
   await fx.close();
 });
 
-async function put(path: string, body: RequestInit["body"], headers: Record<string, string> = {}) {
+async function put(path: string, body: RequestInit['body'], headers: Record<string, string> = {}) {
   const res = await fetch(`${url}${path}`, { method: 'PUT', body, headers });
   return { status: res.status, body: (await res.json()) as any };
 }
