@@ -165,5 +165,6 @@ function cleanMessage(msg: string, paths: string[], label: string): string {
   let m = msg.split(/\n\s*\n|\nLINE \d+:|\nThe search space|\nPossible fixes/)[0].trim();
   for (const p of paths) m = m.split(p).join(label);
   m = m.replace(/^(Invalid Input Error|Conversion Error|Binder Error|IO Error|Parser Error): /, '');
+  m = m.replace(/\s*\n\s*/g, ' ');
   return m.length > 600 ? `${m.slice(0, 600)}…` : m;
 }
