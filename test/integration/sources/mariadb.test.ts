@@ -278,6 +278,12 @@ describe('mariadb source', () => {
     await bad.close();
   });
 
+  test('ssl against a server without TLS is 2003', async () => {
+    const tls = makeSource('my6', { host: '127.0.0.1', user: 'root', database, ssl: true });
+    await expectSqlError(tls.test(), 2003, /^Can't connect to source 'my6' \(127\.0\.0\.1:3306\): /);
+    await tls.close();
+  });
+
   const sleeping = (marker: string) => async () =>
     (
       await adminRows(

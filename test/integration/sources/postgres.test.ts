@@ -236,6 +236,15 @@ describe('postgres source', () => {
     await bad.close();
   });
 
+  test('sslmode require against a server without TLS is 2003; disable connects', async () => {
+    const tls = makeSource('pg6', { host: '127.0.0.1', user: 'postgres', database, sslmode: 'require' });
+    await expectSqlError(tls.test(), 2003, /^Can't connect to source 'pg6' \(127\.0\.0\.1:5432\): .*SSL/);
+    await tls.close();
+    const plain = makeSource('pg7', { host: '127.0.0.1', user: 'postgres', database, sslmode: 'disable' });
+    await plain.test();
+    await plain.close();
+  });
+
   test('the schema parameter sets the default schema', async () => {
     const o = makeSource('pgo', { host: '127.0.0.1', user: 'postgres', database, schema: 'other' });
     assert.equal(o.defaultSchema, 'other');
