@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Logger } from 'pino';
@@ -249,7 +250,7 @@ export class FilesSource implements Source {
       const db = await DuckDBInstance.create(':memory:', {
         // A tight limit slows small ingests (more spilling and smaller buffers) for no gain.
         memory_limit: large ? (this.opts.ingestMemoryLimit ?? '128MB') : '1GB',
-        threads: large ? '1' : String(this.opts.threads ?? 2),
+        threads: large ? '1' : String(this.opts.threads ?? availableParallelism()),
         temp_directory: join(this.tmpDir, 'duckdb'),
         autoinstall_known_extensions: 'false',
       });
