@@ -470,7 +470,7 @@ export abstract class SqlCompiler {
         let alias: string | null = c.as ?? null;
         if (alias == null && this.emulate && this.opts.autoAlias !== false) {
           if (e?.type !== 'column_ref') alias = displayName(e);
-          else if (this.grouping) alias = columnName(e);
+          else if (this.grouping && sql !== this.plainColumn(e)) alias = columnName(e);
           else if (this.opts.columnName) {
             const written = columnName(e);
             if (this.realColumnName(e) !== written) alias = written;
@@ -479,6 +479,17 @@ export abstract class SqlCompiler {
         return alias != null ? `${sql} AS ${this.quoteIdent(alias)}` : sql;
       })
       .join(', ');
+  }
+
+  /** A column reference as written, without grouping rewrites. */
+  private plainColumn(e: AstNode): string {
+    const g = this.grouping;
+    this.grouping = null;
+    try {
+      return this.expr(e);
+    } finally {
+      this.grouping = g;
+    }
   }
 
   protected groupByClause(cols: AstNode[], modifiers: AstNode[]): string {
@@ -1002,8 +1013,11 @@ export abstract class SqlCompiler {
     return this.operand(node);
   }
 
+  /** A number-valued argument (function arguments need no parentheses). */
   num(node: AstNode): string {
-    return this.numOperand(node);
+    if (this.emulate && (node?.type === 'string' || this.kind(node) === 'string'))
+      return this.numOperand(node);
+    return this.expr(node);
   }
 
   protected xor(l: AstNode, r: AstNode): string {

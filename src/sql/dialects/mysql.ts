@@ -234,4 +234,5 @@ class DisplayCompiler extends MysqlCompiler {
 }
 
 const display = new DisplayCompiler();
-setDisplayNameProvider((e) => display.expr(e));
+// MySQL labels a string literal column with the string itself.
+setDisplayNameProvider((e) => (e?.type === 'string' ? String(e.value) : display.expr(e)));
