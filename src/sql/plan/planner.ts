@@ -66,8 +66,10 @@ export class ColumnLookup {
     for (const t of this.tables) {
       const c = t.cols.find((x) => x.name.toLowerCase() === col);
       if (c) {
-        if (hit) return undefined; // ambiguous: let the source say so
-        hit = c;
+        // The same table in a subquery (`WHERE x > (SELECT AVG(x) FROM t)`) repeats the name
+        // in another scope; the lookup is flat, so only a real disagreement stays unknown.
+        if (hit && (hit.type !== c.type || hit.name !== c.name)) return undefined;
+        hit ??= c;
       }
     }
     return hit;

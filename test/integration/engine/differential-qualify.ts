@@ -160,3 +160,40 @@ export function qualifyTables(sql: string, placement?: SourceName[]): Qualified 
   if (unplaced.length) throw new Error(`rewrite left ${unplaced.length} table(s) unqualified: ${out}`);
   return { sql: out, placed: refs.map((t, i) => ({ table: t.value, source: sources[i] })) };
 }
+
+/**
+ * A one-table query made cross-source without changing its answer: the table goes to
+ * `source` and its SELECT gains the always-true conjunct `EXISTS (SELECT 1 FROM
+ * <other source>.products)` (TRUE AND x is x for every x, NULL included), so the engine
+ * loads a fragment from each source and runs the whole statement in the local DuckDB.
+ */
+export function guardSingleTable(sql: string, source: SourceName): Qualified {
+  const refs = tableRefs(sql);
+  if (refs.length !== 1) throw new Error(`expected one table reference in ${sql}`);
+  const table = refs[0];
+  const guard = `EXISTS (SELECT 1 FROM ${other(source)}.products)`;
+  const tokens = tokenize(sql);
+  let k = tokens.findIndex((t) => t.start === table.start);
+  let depth = 0;
+  let insert: { at: number; text: string } | null = null;
+  for (k++; k < tokens.length && !insert; k++) {
+    const t = tokens[k];
+    if (isPunct(t, '(')) depth++;
+    else if (isPunct(t, ')')) {
+      if (depth === 0) insert = { at: t.start, text: ` WHERE ${guard} ` };
+      else depth--;
+    } else if (depth === 0 && isKeyword(t, 'WHERE')) insert = { at: t.end, text: ` ${guard} AND` };
+    else if (depth === 0 && t.kind === 'ident' && END_FROM.has(t.value.toUpperCase()))
+      insert = { at: t.start, text: `WHERE ${guard} ` };
+  }
+  insert ??= { at: sql.length, text: ` WHERE ${guard}` };
+  const out =
+    sql.slice(0, table.start) +
+    `${source}.${sql.slice(table.start, insert.at)}${insert.text}${sql.slice(insert.at)}`;
+  const ast = parseOne(out);
+  const ctes = cteNames(ast);
+  const items = tableItems(ast).filter((n) => !ctes.has(String(n.table).toLowerCase()));
+  if (items.length !== 2 || items.some((n) => !n.db))
+    throw new Error(`guard rewrite did not give two qualified tables: ${out}`);
+  return { sql: out, placed: [{ table: table.value, source }] };
+}

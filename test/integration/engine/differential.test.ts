@@ -20,7 +20,7 @@ import { CORPUS } from '../dialects/corpus.js';
 import { fixtureSql } from '../dialects/fixture.js';
 import { CROSS_QUERIES } from './differential-cross.js';
 import { ENGINE_KNOWN, type Mode } from './differential-known.js';
-import { qualifyTables, tableRefs } from './differential-qualify.js';
+import { guardSingleTable, qualifyTables, tableRefs } from './differential-qualify.js';
 
 interface Case {
   /** What the server runs. */
@@ -30,7 +30,11 @@ interface Case {
   ordered: boolean;
   db?: string;
   known?: string;
+  /** Kind of cross-source case, tallied apart. */
+  group?: CrossGroup;
 }
+
+type CrossGroup = 'split' | 'hand-written' | 'guarded';
 
 const MODES: { mode: Mode; title: string }[] = [
   { mode: 'pg', title: '(a) through a postgres source' },
@@ -47,9 +51,16 @@ function cases(mode: Mode): Case[] {
     if (mode === 'pg')
       out.push({ sql: q.sql, reference, ordered, db: 'pg', known: own ?? q.known?.postgres });
     else if (mode === 'my') out.push({ sql: q.sql, reference, ordered, db: 'my', known: own });
-    else if (tableRefs(q.sql).length >= 2) {
-      // Split across sources, the whole statement runs in the local DuckDB.
-      out.push({ sql: qualifyTables(q.sql).sql, reference, ordered, known: own ?? q.known?.duckdb });
+    else {
+      // Split across sources (or one table plus a cross-source guard): the statement runs
+      // in the local DuckDB over fragments from both sources.
+      const n = tableRefs(q.sql).length;
+      if (n === 0) continue;
+      const known = own ?? q.known?.duckdb;
+      if (n >= 2) out.push({ sql: qualifyTables(q.sql).sql, reference, ordered, known, group: 'split' });
+      else
+        for (const source of ['pg', 'my'] as const)
+          out.push({ sql: guardSingleTable(q.sql, source).sql, reference, ordered, known, group: 'guarded' });
     }
   }
   if (mode === 'cross') {
@@ -59,6 +70,7 @@ function cases(mode: Mode): Case[] {
         reference: q.sql,
         ordered: !!q.ordered,
         known: ENGINE_KNOWN.cross?.[q.sql],
+        group: 'hand-written',
       });
     }
   }
@@ -70,10 +82,18 @@ let pgdb: { database: string; drop: () => Promise<void> };
 let maria: { database: string; drop: () => Promise<void> };
 let ref: mysql.Connection;
 const reference = new Map<string, Rows | Error>();
-const tally: Record<Mode, { total: number; pass: number; failed: string[]; known: number }> = {
-  pg: { total: 0, pass: 0, failed: [], known: 0 },
-  my: { total: 0, pass: 0, failed: [], known: 0 },
-  cross: { total: 0, pass: 0, failed: [], known: 0 },
+interface Tally {
+  total: number;
+  pass: number;
+  failed: string[];
+  known: number;
+}
+const newTally = (): Tally => ({ total: 0, pass: 0, failed: [], known: 0 });
+const tally: Record<Mode, Tally> = { pg: newTally(), my: newTally(), cross: newTally() };
+const crossTally: Record<CrossGroup, Tally> = {
+  split: newTally(),
+  'hand-written': newTally(),
+  guarded: newTally(),
 };
 
 before(async () => {
@@ -103,6 +123,11 @@ after(async () => {
     );
     if (process.env.DIFF_VERBOSE) for (const q of t.failed) process.stderr.write(`  failed ${mode}: ${q}\n`);
   }
+  for (const [group, t] of Object.entries(crossTally)) {
+    process.stderr.write(
+      `  (c) ${group}: ${t.pass}/${t.total}, ${t.failed.length} failed, ${t.known} known\n`,
+    );
+  }
   await server?.stop();
   await ref?.end();
   await Promise.all([pgdb?.drop(), maria?.drop()]);
@@ -126,11 +151,14 @@ async function referenceRows(sql: string): Promise<Rows> {
 for (const { mode, title } of MODES) {
   describe(`engine differential ${title} vs MariaDB`, () => {
     for (const c of cases(mode)) {
-      tally[mode].total++;
+      const tallies = c.group ? [tally[mode], crossTally[c.group]] : [tally[mode]];
+      for (const t of tallies) t.total++;
       test(c.sql, c.known ? { todo: c.known } : {}, async () => {
         const fail = (msg: string): never => {
-          if (c.known) tally[mode].known++;
-          else tally[mode].failed.push(c.sql);
+          for (const t of tallies) {
+            if (c.known) t.known++;
+            else t.failed.push(c.sql);
+          }
           assert.fail(msg);
         };
         const expected = await referenceRows(c.reference);
@@ -138,7 +166,7 @@ for (const { mode, title } of MODES) {
         if (r.type !== 'table') return fail(`server answered ${JSON.stringify(r)}`);
         const diff = compareRows(expected, normRows(r.data), c.ordered, { jsonStrings: true });
         if (diff) return fail(diff);
-        tally[mode].pass++;
+        for (const t of tallies) t.pass++;
       });
     }
   });
