@@ -17,8 +17,8 @@ export interface RowReader {
   next(): Promise<Row[] | null>;
   /** Stop work in flight on the source (a read may be pending); release follows. */
   cancel(): Promise<void>;
-  /** Give the connection back. `failed` is set when the query ended in an error. */
-  release(failed: boolean): Promise<void>;
+  /** Give the connection back (each reader knows whether it is still fit for reuse). */
+  release(): Promise<void>;
 }
 
 /**
@@ -36,14 +36,14 @@ export function makeQueryStream(
   let released: Promise<void> | null = null;
   let cancelling: Promise<void> | null = null;
   let stopped = false;
-  const release = (failed: boolean) => {
-    released ??= reader.release(failed).catch(() => {});
+  const release = () => {
+    released ??= reader.release().catch(() => {});
     return released;
   };
   const cancel = () => {
     if (!cancelling) {
       stopped = true;
-      cancelling = (released ? Promise.resolve() : reader.cancel().catch(() => {})).then(() => release(true));
+      cancelling = (released ? Promise.resolve() : reader.cancel().catch(() => {})).then(release);
     }
     return cancelling;
   };
@@ -51,7 +51,6 @@ export function makeQueryStream(
   signal?.addEventListener('abort', onAbort, { once: true });
 
   async function* batches(): AsyncGenerator<Row[]> {
-    let failed = false;
     try {
       while (!stopped) {
         let batch: Row[] | null;
@@ -59,7 +58,6 @@ export function makeQueryStream(
           batch = await reader.next();
         } catch (e) {
           if (stopped) break;
-          failed = true;
           throw mapError(e);
         }
         if (batch === null || stopped) break;
@@ -69,7 +67,7 @@ export function makeQueryStream(
     } finally {
       signal?.removeEventListener('abort', onAbort);
       if (cancelling) await cancelling;
-      else await release(failed);
+      else await release();
     }
   }
   return { columns, batches: batches(), cancel };
