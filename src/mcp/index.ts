@@ -3,6 +3,7 @@ import type { AppDeps } from '../http/deps.js';
 import { createMcpServerFactory } from './server.js';
 import { registerMcpRoutes } from './transports/http.js';
 
+export { deferredDeps } from './deferred-deps.js';
 export { createMcpServerFactory } from './server.js';
 export { registerMcpRoutes } from './transports/http.js';
 export { serveMcpStdio } from './transports/stdio.js';

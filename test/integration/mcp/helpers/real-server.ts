@@ -40,7 +40,7 @@ export async function startRealServer(env: Record<string, string> = {}): Promise
     hooks: httpHooks,
     routes: wired ? httpRoutes : [...httpRoutes, registerMcp],
   });
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port: config.api.http.port });
   const addr = app.server.address();
   const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
   const sql = async (query: string, context?: { db?: string }, token?: string): Promise<Result> => {
