@@ -11,6 +11,8 @@ import { createLogger } from '../logger.js';
 import type { Source } from '../sources/types.js';
 import { Engine } from '../sql/engine.js';
 import { LocalEngine } from '../sql/execute/local.js';
+import '../sources/rest-api/register.js';
+import { closeEgressAgents } from '../egress/agent.js';
 import { builtinSources } from './builtins.js';
 import { VERSION } from './version.js';
 import { httpHooks, httpRoutes } from './wiring.js';
@@ -58,6 +60,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
+  await closeEgressAgents();
   await deps.engine.close();
   await deps.catalog.close();
 }

@@ -1,6 +1,7 @@
 import { registerSecurityHooks } from '../http/hooks/index.js';
 import { registerAuthRoutes } from '../http/routes/auth.js';
 import { registerFileRoutes } from '../http/routes/files.js';
+import { registerPassthroughRoutes } from '../http/routes/passthrough.js';
 import type { RouteRegistrar } from '../http/server.js';
 
 /**
@@ -8,4 +9,8 @@ import type { RouteRegistrar } from '../http/server.js';
  * route: Host/Origin checks, CORS, authentication, rate limit (DESIGN.md "HTTP and MCP").
  */
 export const httpHooks: RouteRegistrar[] = [registerSecurityHooks];
-export const httpRoutes: RouteRegistrar[] = [registerAuthRoutes, registerFileRoutes];
+export const httpRoutes: RouteRegistrar[] = [
+  registerAuthRoutes,
+  registerFileRoutes,
+  (app, deps) => registerPassthroughRoutes(app, deps),
+];

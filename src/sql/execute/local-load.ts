@@ -15,7 +15,19 @@ interface ColumnPlan {
 
 const str = (a: DuckDBAppender, v: any) => a.appendVarchar(typeof v === 'string' ? v : String(v));
 
-function planColumn(type: MysqlType, scale: number): ColumnPlan {
+/**
+ * Text → DECIMAL. DuckDB parses text into a DECIMAL wider than 18 digits about 100x slower
+ * than into one that fits 64 bits, so the narrow parse is tried first and only the values
+ * that do not fit take the wide one.
+ */
+function decimalCast(c: string, precision: number | undefined, scale: number): string {
+  if (precision !== undefined && precision <= 18)
+    return `CAST(${c} AS DECIMAL(${Math.max(precision, scale)},${scale}))`;
+  if (scale > 17) return `CAST(${c} AS DECIMAL(38,${scale}))`;
+  return `COALESCE(CAST(TRY_CAST(${c} AS DECIMAL(18,${scale})) AS DECIMAL(38,${scale})), CAST(${c} AS DECIMAL(38,${scale})))`;
+}
+
+function planColumn(type: MysqlType, scale: number, precision?: number): ColumnPlan {
   switch (type) {
     case 'BOOLEAN':
       return { staging: 'BOOLEAN', view: (c) => c, append: (a, v) => a.appendBoolean(!!v) };
@@ -33,7 +45,7 @@ function planColumn(type: MysqlType, scale: number): ColumnPlan {
     case 'DOUBLE':
       return { staging: 'DOUBLE', view: (c) => c, append: (a, v) => a.appendDouble(Number(v)) };
     case 'DECIMAL':
-      return { staging: 'VARCHAR', view: (c) => `CAST(${c} AS DECIMAL(38,${scale}))`, append: str };
+      return { staging: 'VARCHAR', view: (c) => decimalCast(c, precision, scale), append: str };
     case 'DATE':
       return { staging: 'VARCHAR', view: (c) => `TRY_CAST(${c} AS DATE)`, append: str };
     case 'DATETIME':
@@ -127,14 +139,14 @@ export async function loadCsvFile(
   conn: DuckDBConnection,
   schema: string,
   name: string,
-  fields: (FieldInfo & { scale?: number })[],
+  fields: (FieldInfo & { scale?: number; precision?: number })[],
   path: string,
   opts: { hexBinary?: boolean } = {},
 ): Promise<void> {
   const q = (t: string) => `${dq(schema)}.${dq(t)}`;
   const raw = `${name}__raw`;
   const plans = fields.map((f) => {
-    const p = planColumn(f.type, f.scale ?? 10);
+    const p = planColumn(f.type, f.scale ?? 10, f.precision);
     if (p.staging === 'BLOB' && opts.hexBinary)
       return { staging: 'VARCHAR', view: (c: string) => `from_hex(substr(${c}, 3))` };
     return p;

@@ -20,6 +20,10 @@ export interface RunOptions {
 /** Run a plan to a stream of canonical rows. */
 export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions = {}): Promise<QueryStream> {
   if (plan.kind === 'pushdown') return plan.source.query(plan.sql, { signal: opts.signal });
+  if (plan.fragments.length === 0 && plan.info.length === 0) {
+    // Nothing to load (SELECT 1, CTEs over literals): no per-query schema needed.
+    return local.query(await local.connect(), plan.localSql, true, opts.signal);
+  }
 
   // Each query gets its own schema so fragments load in parallel on separate connections.
   const schema = `q${process.pid}_${++querySeq}`;
@@ -118,7 +122,7 @@ async function loadViaCsv(
   const path = join(local.tempDir, `${schema}_${f.temp}.csv`);
   try {
     await f.source.exportCsv!(f.sql, createWriteStream(path), { signal });
-    const fields = f.columnInfo.map((c) => ({ name: c.name, type: c.type, scale: scaleOf(c.nativeType) }));
+    const fields = f.columnInfo.map((c) => ({ name: c.name, type: c.type, ...decimalOf(c.nativeType) }));
     const conn = await local.connect();
     try {
       await loadCsvFile(conn, schema, f.temp, fields, path, { hexBinary: f.source.dialect === 'postgres' });
@@ -130,9 +134,10 @@ async function loadViaCsv(
   }
 }
 
-function scaleOf(nativeType: string): number | undefined {
-  const m = /\(\s*\d+\s*,\s*(\d+)\s*\)/.exec(nativeType);
-  return m ? Number(m[1]) : undefined;
+/** Precision and scale of `numeric(p,s)` / `decimal(p,s)`, when the type says them. */
+function decimalOf(nativeType: string): { precision?: number; scale?: number } {
+  const m = /\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\)/.exec(nativeType);
+  return m ? { precision: Number(m[1]), scale: Number(m[2] ?? 0) } : {};
 }
 
 async function* one(rows: Row[]): AsyncGenerator<Row[]> {
