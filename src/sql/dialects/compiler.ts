@@ -450,7 +450,7 @@ export abstract class SqlCompiler {
 
   /** Folds an already-compiled SQL expression for comparison. */
   foldColumnSql(sql: string): string {
-    return `lower(rtrim(CAST(${sql} AS ${this.textType})))`;
+    return this.accentFold(`lower(rtrim(CAST(${sql} AS ${this.textType})))`);
   }
 
   protected lockingClause(_text: string): string {
@@ -1068,8 +1068,23 @@ export abstract class SqlCompiler {
 
   /** A string expression folded for comparison: lower case, trailing spaces removed. */
   foldSql(node: AstNode): string {
-    if (node?.type === 'string') return this.stringLiteral(foldLiteral(String(node.value)));
-    return `lower(rtrim(${this.text(node)}))`;
+    if (node?.type === 'string')
+      return this.stringLiteral(this.foldText(String(node.value).replace(/ +$/, '')));
+    return this.accentFold(`lower(rtrim(${this.text(node)}))`);
+  }
+
+  /**
+   * MySQL's default collation also ignores accents (é = e, ß = s, but æ <> a): the
+   * accented letters it equates are translated to their base letter. Targets without
+   * translate() override this and foldText together.
+   */
+  accentFold(sql: string): string {
+    return `translate(${sql}, '${ACCENTED}', '${UNACCENTED}')`;
+  }
+
+  /** A literal folded in JS exactly as accentFold(lower(...)) folds it in SQL. */
+  foldText(v: string): string {
+    return [...v.toLowerCase()].map((ch) => ACCENT_MAP.get(ch) ?? ch).join('');
   }
 
   /** An expression as text (cast unless it already is a string). */
@@ -1182,9 +1197,23 @@ export abstract class SqlCompiler {
 
   protected like(l: AstNode, r: AstNode, not: boolean): string {
     const caseSensitive = hasBinaryCollation(l) || hasBinaryCollation(r);
-    const op = this.likeOperator(caseSensitive);
     const esc = r?.escape?.value ? ` ESCAPE ${this.expr(r.escape.value)}` : this.likeDefaultEscape();
+    const kw = not ? 'NOT LIKE' : 'LIKE';
+    if (this.emulate && !caseSensitive && this.likeFolds()) {
+      // Case- and accent-insensitive, but trailing spaces count in LIKE.
+      const pattern =
+        r?.type === 'string'
+          ? this.stringLiteral(this.foldText(String(r.value)))
+          : this.accentFold(`lower(${this.text(r)})`);
+      return `${this.accentFold(`lower(${this.text(l)})`)} ${kw} ${pattern}${esc}`;
+    }
+    const op = this.likeOperator(caseSensitive);
     return `${this.textOperand(l)} ${not ? 'NOT ' : ''}${op} ${this.textOperand(r)}${esc}`;
+  }
+
+  /** Whether LIKE folds both sides (case and accents) rather than relying on likeOperator. */
+  protected likeFolds(): boolean {
+    return true;
   }
 
   protected textOperand(node: AstNode): string {
@@ -1737,10 +1766,10 @@ export function mysqlStringToNumber(s: string): number {
   return m ? Number(m[0]) : 0;
 }
 
-/** Folds a string literal the way the default collation compares it. */
-export function foldLiteral(v: string): string {
-  return v.toLowerCase().replace(/ +$/, '');
-}
+/** Lower-case accented letters utf8mb4_general_ci compares equal to a base letter, and those letters. */
+const ACCENTED = 'àáâãäåçèéêëìíîïñòóôõöùúûüýÿšžß';
+const UNACCENTED = 'aaaaaaceeeeiiiinooooouuuuyyszs';
+const ACCENT_MAP = new Map([...ACCENTED].map((ch, i) => [ch, UNACCENTED[i]]));
 
 export function hasBinaryCollation(node: AstNode | null | undefined): boolean {
   const c = node?.collate?.collate?.name ?? node?.collate?.name;

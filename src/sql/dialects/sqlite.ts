@@ -82,6 +82,20 @@ export class SqliteCompiler extends SqlCompiler {
     return `((${a} | ${b}) - (${a} & ${b}))`;
   }
 
+  /** No translate() in SQLite: only case and trailing spaces are folded. */
+  override accentFold(sql: string): string {
+    return sql;
+  }
+
+  override foldText(v: string): string {
+    return v.toLowerCase();
+  }
+
+  /** SQLite's LIKE already ignores (ASCII) case. */
+  protected override likeFolds(): boolean {
+    return false;
+  }
+
   protected override likeOperator(caseSensitive: boolean): string {
     if (caseSensitive) return this.unsupported('case-sensitive LIKE');
     return 'LIKE';

@@ -34,7 +34,11 @@ const TYPES: Record<string, MysqlType> = {
 };
 const typed: CompileOptions = { columnType: (r) => TYPES[r.column] ?? null };
 
-const c = (sql: string, target: Target, opts: CompileOptions = {}) => compile(parse(sql), target, opts);
+const ACCENTS = ", 'àáâãäåçèéêëìíîïñòóôõöùúûüýÿšžß', 'aaaaaaceeeeiiiinooooouuuuyyszs')";
+/** Compiled SQL without the accent folding (checked on its own below), to keep expectations readable. */
+const unaccent = (sql: string) => sql.replaceAll('translate(', '').replaceAll(ACCENTS, '');
+const raw = (sql: string, target: Target, opts: CompileOptions = {}) => compile(parse(sql), target, opts);
+const c = (sql: string, target: Target, opts: CompileOptions = {}) => unaccent(raw(sql, target, opts));
 const pg = (sql: string, opts?: CompileOptions) => c(sql, 'postgres', opts);
 const duck = (sql: string, opts?: CompileOptions) => c(sql, 'duckdb', opts);
 const my = (sql: string, opts?: CompileOptions) => c(sql, 'mysql', opts);
@@ -280,6 +284,18 @@ describe('MySQL semantics on postgres and duckdb', () => {
     );
   });
 
+  test('accents are folded as utf8mb4_general_ci does (é = e, ß = s, but æ <> a)', () => {
+    assert.equal(
+      raw("SELECT 1 FROM t WHERE name = 'Crème Brûlée'", 'postgres', { ...typed, autoAlias: false }),
+      `SELECT 1 FROM "t" WHERE translate(lower(rtrim("name"))${ACCENTS} = 'creme brulee'`,
+    );
+    assert.match(raw("SELECT 1 FROM t WHERE name = 'Æsir'", 'duckdb', typed), /= 'æsir'$/);
+    assert.match(
+      raw("SELECT 1 FROM t WHERE name = 'É'", 'sqlite', typed),
+      /WHERE lower\(rtrim\("name"\)\) = 'é'$/,
+    );
+  });
+
   test('numbers and dates written as strings are not folded', () => {
     assert.match(pg("SELECT 1 FROM t WHERE id = '5'"), /WHERE "id" = '5'/);
     assert.match(pg("SELECT 1 FROM t WHERE d >= '2021-01-01'"), /WHERE "d" >= '2021-01-01'/);
@@ -290,10 +306,20 @@ describe('MySQL semantics on postgres and duckdb', () => {
     assert.match(pg("SELECT 1 FROM t WHERE name COLLATE utf8mb4_bin = 'Bob'", typed), /WHERE "name" = 'Bob'/);
   });
 
-  test('LIKE is ILIKE; DuckDB gets the backslash escape MySQL assumes', () => {
-    assert.match(pg("SELECT 1 FROM t WHERE name LIKE 'a%'", typed), /"name" ILIKE 'a%'/);
-    assert.match(pg("SELECT 1 FROM t WHERE id NOT LIKE '1%'"), /CAST\("id" AS text\) NOT ILIKE '1%'/);
-    assert.match(duck("SELECT 1 FROM t WHERE name LIKE 'a\\_%'", typed), /"name" ILIKE 'a\\_%' ESCAPE '\\'/);
+  test('LIKE ignores case and accents (not trailing spaces); DuckDB gets the escape MySQL assumes', () => {
+    assert.match(pg("SELECT 1 FROM t WHERE name LIKE 'É%'", typed), /lower\("name"\) LIKE 'e%'$/);
+    assert.match(
+      pg("SELECT 1 FROM t WHERE id NOT LIKE '1%'"),
+      /lower\(CAST\("id" AS text\)\) NOT LIKE '1%'$/,
+    );
+    assert.match(
+      duck("SELECT 1 FROM t WHERE name LIKE 'a\\_%'", typed),
+      /lower\("name"\) LIKE 'a\\_%' ESCAPE '\\'$/,
+    );
+    assert.match(
+      pg("SELECT 1 FROM t WHERE name COLLATE utf8mb4_bin LIKE 'A%'", typed),
+      /WHERE "name" LIKE 'A%'$/,
+    );
     assert.match(lite("SELECT 1 FROM t WHERE name LIKE 'a%'", typed), /"name" LIKE 'a%' ESCAPE '\\'/);
   });
 
