@@ -1,5 +1,6 @@
 import type { ColumnInfo } from '../../sql/types.js';
 import type { TableInfo } from '../types.js';
+import { jsonColumnOfCheck } from './json-columns.js';
 import { mysqlTypeOfDataType } from './types.js';
 
 export const LIST_TABLES_SQL = `
@@ -32,8 +33,8 @@ export interface ColumnRow {
 export function jsonColumnsFromChecks(rows: { clause: string }[]): Set<string> {
   const out = new Set<string>();
   for (const r of rows) {
-    const m = /^json_valid\(`((?:[^`]|``)+)`\)$/i.exec(r.clause.trim());
-    if (m) out.add(m[1].replace(/``/g, '`'));
+    const col = jsonColumnOfCheck(r.clause);
+    if (col) out.add(col);
   }
   return out;
 }

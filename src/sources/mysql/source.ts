@@ -7,6 +7,7 @@ import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
 import { isBrokenConnection, type MysqlErrorContext, mapMysqlError } from './errors.js';
+import { JsonColumns } from './json-columns.js';
 import {
   type ColumnRow,
   jsonColumnsFromChecks,
@@ -36,6 +37,7 @@ export class MysqlSource implements Source {
   private readonly active = new Set<QueryStream>();
   private closed = false;
   private mariadb: boolean | null = null;
+  private readonly jsonColumns = new JsonColumns((sql, values) => this.side(sql, values));
 
   constructor(
     readonly name: string,
@@ -101,21 +103,24 @@ export class MysqlSource implements Source {
     });
   }
 
+  /** One statement on a connection of its own, outside the pool: for work while a pooled one is busy. */
+  private side = async <T>(sql: string, values: unknown[] = []): Promise<T[]> => {
+    const c = mysql.createConnection({ ...this.connOptions, connectTimeout: 5000 });
+    c.on('error', noop);
+    try {
+      return await new Promise<T[]>((resolve, reject) =>
+        c.query({ sql, values }, (e: unknown, r: unknown) => (e ? reject(e) : resolve(r as T[]))),
+      );
+    } finally {
+      c.destroy();
+    }
+  };
+
   /** KILL QUERY from a separate connection: the busy one cannot take commands. */
   private killQuery = async (threadId: number): Promise<void> => {
-    const c = mysql.createConnection({ ...this.connOptions, database: undefined, connectTimeout: 5000 });
-    c.on('error', noop);
-    await new Promise<void>((resolve) => {
-      c.query(`KILL QUERY ${Number(threadId)}`, (e: unknown) => {
-        if (e)
-          this.log.warn(
-            { source: this.name, error: scrub(String(e), this.ctx.password) },
-            'KILL QUERY failed',
-          );
-        resolve();
-      });
-    });
-    c.destroy();
+    await this.side(`KILL QUERY ${Number(threadId)}`).catch((e: unknown) =>
+      this.log.warn({ source: this.name, error: scrub(String(e), this.ctx.password) }, 'KILL QUERY failed'),
+    );
   };
 
   /** One short statement with object rows; retried on a connection that turns out dead (reads only). */
@@ -207,7 +212,11 @@ export class MysqlSource implements Source {
         detach();
         this.active.delete(qs);
       });
-      const columns = fields.map((f) => ({ name: f.name, type: mysqlTypeOfField(f) }));
+      const json = await this.jsonColumns.find(fields);
+      const columns = fields.map((f, i) => ({
+        name: f.name,
+        type: json.has(i) ? ('JSON' as const) : mysqlTypeOfField(f),
+      }));
       const qs = makeQueryStream(this.name, columns, reader, signal, (e) => mapMysqlError(this.ctx, e));
       this.active.add(qs);
       return qs;
