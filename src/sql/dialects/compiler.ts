@@ -44,6 +44,8 @@ interface Scope {
   substitute: boolean;
   /** ORDER BY of a UNION: names refer to output columns, unqualified. */
   outputNames: boolean;
+  /** This select's grouping while its select list / HAVING / ORDER BY compile (for correlated subqueries). */
+  grouping: Grouping | null;
 }
 
 interface Grouping {
@@ -344,10 +346,12 @@ export abstract class SqlCompiler {
       const parts = ['SELECT'];
       if (s.distinct && !distinctAsGroup) parts.push('DISTINCT');
       this.grouping = plan;
+      scope.grouping = plan;
       try {
         parts.push(this.selectList(s.columns));
       } finally {
         this.grouping = null;
+        scope.grouping = null;
       }
       if (from) parts.push(`FROM ${from}`);
       if (where) parts.push(`WHERE ${where}`);
@@ -361,6 +365,7 @@ export abstract class SqlCompiler {
         parts.push(this.groupByClause(group, s.groupby.modifiers ?? []));
       }
       this.grouping = plan;
+      scope.grouping = plan;
       try {
         if (s.having) {
           scope.substitute = this.emulate;
@@ -374,6 +379,7 @@ export abstract class SqlCompiler {
         }
       } finally {
         this.grouping = null;
+        scope.grouping = null;
       }
       const limit = this.limitClause(s, 'limit');
       if (limit) parts.push(limit.trim());
@@ -402,7 +408,8 @@ export abstract class SqlCompiler {
     else return null;
     const keys = items.map((node) => {
       const folded = this.kind(node) === 'string' && !hasBinaryCollation(node);
-      return { node, folded, sql: folded ? this.foldSql(node) : this.expr(node) };
+      // Keys are grouped as they are (a boolean column stays boolean; the select list may cast it).
+      return { node, folded, sql: folded ? this.foldSql(node) : this.exprInner(node, 'value') };
     });
     return { keys, rollup };
   }
@@ -555,6 +562,7 @@ export abstract class SqlCompiler {
       aliases: new Map(),
       substitute: false,
       outputNames: false,
+      grouping: null,
     };
     const used = new Set<string>();
     for (const f of Array.isArray(from) ? from : []) {
@@ -616,6 +624,11 @@ export abstract class SqlCompiler {
   }
 
   protected resolve(ref: AstNode): ScopeItem | null {
+    return this.resolveIn(ref)?.item ?? null;
+  }
+
+  /** The scope item a qualified column names, and the index of the scope holding it. */
+  protected resolveIn(ref: AstNode): { item: ScopeItem; depth: number } | null {
     const table = ref.table ? String(ref.table).toLowerCase() : null;
     if (!table) return null;
     const db = ref.db ? String(ref.db).toLowerCase() : null;
@@ -629,8 +642,8 @@ export abstract class SqlCompiler {
             item.db?.toLowerCase() === db &&
             (schema === null || item.schema?.toLowerCase() === schema)
           )
-            return item;
-        } else if (item.key === table) return item;
+            return { item, depth: i };
+        } else if (item.key === table) return { item, depth: i };
       }
     }
     return null;
@@ -737,7 +750,22 @@ export abstract class SqlCompiler {
       }
     }
     const name = this.quoteIdent(this.realColumnName(node));
-    return node.table ? `${this.qualifier(node)}.${name}` : name;
+    if (!node.table) return name;
+    const found = this.resolveIn(node);
+    const sql = `${this.quoteIdent(found ? found.item.alias : String(node.table))}.${name}`;
+    const outer = found && found.depth < this.scopes.length - 1 ? this.scopes[found.depth].grouping : null;
+    return outer ? this.outerGrouped(outer, node, sql) : sql;
+  }
+
+  /**
+   * A correlated reference, from a subquery, to a column of a grouped outer query: it must
+   * be grouped there, else read through the representative (an outer-level aggregate).
+   */
+  private outerGrouped(g: Grouping, node: AstNode, sql: string): string {
+    const i = g.keys.findIndex((k) => sameGroupExpr(k.node, node));
+    if (i >= 0 && !g.keys[i].folded) return sql;
+    const rep = this.representative(sql);
+    return i >= 0 && g.rollup ? `CASE WHEN GROUPING(${g.keys[i].sql}) = 1 THEN NULL ELSE ${rep} END` : rep;
   }
 
   // ---------------------------------------------------------------------------------

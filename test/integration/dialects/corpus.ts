@@ -445,4 +445,13 @@ export const CORPUS: CorpusQuery[] = [
   },
   { sql: 'SELECT SUM(CASE WHEN active THEN score ELSE 0 END) FROM customers' },
   { sql: 'SELECT id, qty BETWEEN 1 AND 2 AS small FROM orders' },
+  {
+    sql: 'SELECT c.city, (SELECT COUNT(*) FROM orders o JOIN customers c2 ON c2.id = o.customer_id WHERE c2.city = c.city) AS n FROM customers c GROUP BY c.city',
+  },
+  {
+    sql: 'SELECT c.id, c.name, (SELECT SUM(amount) FROM orders o WHERE o.customer_id = c.id) AS spent FROM customers c GROUP BY c.id',
+  },
+  {
+    sql: 'SELECT c.active, COUNT(*), (SELECT COUNT(*) FROM orders o WHERE o.customer_id IN (SELECT id FROM customers x WHERE x.active = c.active)) FROM customers c GROUP BY c.active',
+  },
 ];
