@@ -33,7 +33,7 @@ export async function builtinSources(
 
 /** The demo dataset (bundled CSVs) as a DuckDB file, built once per storage dir. */
 async function ensureDemoDatabase(storageDir: string): Promise<string> {
-  const path = join(storageDir, 'demo-v1.duckdb');
+  const path = join(storageDir, 'demo-v2.duckdb');
   if (existsSync(path)) return path;
   const tmp = `${path}.${process.pid}.tmp`;
   rmSync(tmp, { force: true });
@@ -45,6 +45,8 @@ async function ensureDemoDatabase(storageDir: string): Promise<string> {
       `CREATE TABLE ${t} AS SELECT * FROM read_csv('${file}', header = true, auto_detect = true)`,
     );
   }
+  // Money is exact, as it would be in a real shop database.
+  await conn.run('ALTER TABLE products ALTER price TYPE DECIMAL(10,2)');
   conn.closeSync();
   db.closeSync();
   renameSync(tmp, path);

@@ -22,7 +22,7 @@ export async function runQueryCommand(
     );
     return 0;
   }
-  const table = new Table({ head: result.column_names, style: { head: [], border: [] } });
+  const table = new Table({ head: result.column_names, style: { head: [], border: [], compact: true } });
   for (const row of result.data)
     table.push(row.map((v) => (v === null ? 'NULL' : typeof v === 'object' ? JSON.stringify(v) : String(v))));
   process.stdout.write(`${table.toString()}\n${result.data.length} row(s)\n`);

@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ErrorCode, SqlError } from '../../sql/errors.js';
-import { ChunkReader } from '../../sql/execute/local-values.js';
+import { DuckChunkConverter as ChunkReader } from '../duckdb/values.js';
 import type { QueryStream } from '../types.js';
 
 /**

@@ -7,7 +7,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Logger } from 'pino';
 import type { FileRecord } from '../../catalog/types.js';
 import { ErrorCode, SqlError } from '../../sql/errors.js';
-import { mysqlTypeOf } from '../../sql/execute/local-values.js';
+import { duckTypeToMysql as mysqlTypeOf } from '../duckdb/values.js';
 import { columnTypeFor, literalFor } from '../../sql/plan/target-names.js';
 import type { ColumnInfo, FieldInfo, Row } from '../../sql/types.js';
 import type { PushdownCapabilities, QueryOptions, QueryStream, Source, TableInfo } from '../types.js';

@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { DuckChunkConverter as ChunkReader } from '../../sources/duckdb/values.js';
 import type { QueryStream } from '../../sources/types.js';
 import { ErrorCode, SqlError } from '../errors.js';
-import { ChunkReader } from './local-values.js';
 
 /**
  * The local DuckDB: runs what no single source can (cross-source joins, aggregates

@@ -1,5 +1,6 @@
-import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { constants, createWriteStream } from 'node:fs';
+import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { QueryStream } from '../../sources/types.js';
 import type { Fragment, Plan } from '../plan/planner.js';
@@ -112,7 +113,11 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
   };
 }
 
-/** A fragment the source can write as CSV itself: COPY into a temp file, DuckDB reads it in parallel. */
+/**
+ * A fragment the source can write as CSV itself (PostgreSQL COPY). The CSV goes through a
+ * named pipe so DuckDB parses while the source is still sending: no row passes through JS
+ * and the two overlap. Where a pipe cannot be made, a temp file is used instead.
+ */
 async function loadViaCsv(
   local: LocalEngine,
   schema: string,
@@ -120,17 +125,51 @@ async function loadViaCsv(
   signal?: AbortSignal,
 ): Promise<void> {
   const path = join(local.tempDir, `${schema}_${f.temp}.csv`);
-  try {
-    await f.source.exportCsv!(f.sql, createWriteStream(path), { signal });
-    const fields = f.columnInfo.map((c) => ({ name: c.name, type: c.type, ...decimalOf(c.nativeType) }));
+  const fields = f.columnInfo.map((c) => ({ name: c.name, type: c.type, ...decimalOf(c.nativeType) }));
+  const load = async () => {
     const conn = await local.connect();
     try {
       await loadCsvFile(conn, schema, f.temp, fields, path, { hexBinary: f.source.dialect === 'postgres' });
     } finally {
       conn.closeSync();
     }
+  };
+  try {
+    if (!makeFifo(path)) {
+      await f.source.exportCsv!(f.sql, createWriteStream(path), { signal });
+      await load();
+      return;
+    }
+    const writer = createWriteStream(path);
+    const exported = f.source.exportCsv!(f.sql, writer, { signal });
+    // DuckDB may fail before it opens the pipe: then release the writer still waiting on it.
+    const loaded = load().catch(async (err) => {
+      await unblockWriter(path);
+      throw err;
+    });
+    const [e, l] = await Promise.allSettled([exported, loaded]);
+    if (e.status === 'rejected') throw e.reason;
+    if (l.status === 'rejected') throw l.reason;
   } finally {
     await rm(path, { force: true });
+  }
+}
+
+function makeFifo(path: string): boolean {
+  try {
+    execFileSync('mkfifo', ['-m', '600', path], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function unblockWriter(path: string): Promise<void> {
+  try {
+    const h = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    await h.close();
+  } catch {
+    // nothing waiting
   }
 }
 

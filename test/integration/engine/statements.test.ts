@@ -265,3 +265,76 @@ describe('SQL statements end to end over HTTP', () => {
     assert.equal((await s.sql('DROP DATABASE IF EXISTS secretive')).type, 'ok');
   });
 });
+
+describe('cross-source failures', () => {
+  let s: TestServer;
+  let pg: { database: string; drop: () => Promise<void> };
+  let my: { database: string; drop: () => Promise<void> };
+  before(async () => {
+    pg = await createPgDatabase();
+    my = await createMariaDatabase();
+    await pgExec(pg.database, 'CREATE TABLE a (id int, v int); INSERT INTO a VALUES (1, 0), (2, 5);');
+    await mariaExec(my.database, 'CREATE TABLE b (id INT, w INT); INSERT INTO b VALUES (1, 10), (2, 20);');
+    s = await startTestServer();
+    await s.sql(`CREATE DATABASE pg WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(pg.database)}`);
+    await s.sql(`CREATE DATABASE my WITH ENGINE = 'mysql', PARAMETERS = ${mariaParams(my.database)}`);
+  });
+  after(async () => {
+    await s?.stop();
+    await pg?.drop();
+    await my?.drop();
+  });
+
+  test('an error in one fragment is reported with its source and the server keeps serving', async () => {
+    const r = (await s.sql(
+      'SELECT a.id FROM pg.a a JOIN my.b b ON a.id = b.id WHERE 10 / a.v > 1 AND a.nosuch = 1',
+    )) as any;
+    assert.equal(r.type, 'error');
+    assert.equal(r.error_code, 1054, r.error_message);
+    const ok = (await s.sql('SELECT a.id, b.w FROM pg.a a JOIN my.b b ON a.id = b.id ORDER BY a.id')) as any;
+    assert.deepEqual(ok.data, [
+      [1, 10],
+      [2, 20],
+    ]);
+  });
+
+  test('a source dropped between queries gives 1049 and leaves the others working', async () => {
+    await s.sql(`CREATE DATABASE pg2 WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(pg.database)}`);
+    assert.equal((await s.sql('DROP DATABASE pg2')).type, 'ok');
+    const r = (await s.sql('SELECT * FROM pg2.a')) as any;
+    assert.equal(r.error_code, 1049);
+    assert.equal(((await s.sql('SELECT COUNT(*) FROM my.b')) as any).data[0][0], 2);
+  });
+});
+
+describe('a source that goes down and comes back', () => {
+  test('queries get 2003 while it is down and work again when it is back', async () => {
+    const { TcpProxy } = await import('../../helpers/tcp-proxy.js');
+    const pg = await createPgDatabase();
+    await pgExec(pg.database, 'CREATE TABLE t (id int); INSERT INTO t VALUES (1);');
+    const proxy = new TcpProxy(5432);
+    const port = await proxy.start();
+    const s = await startTestServer();
+    try {
+      const params = JSON.stringify({ host: '127.0.0.1', port, user: 'postgres', database: pg.database });
+      assert.equal(
+        (await s.sql(`CREATE DATABASE flaky WITH ENGINE = 'postgres', PARAMETERS = ${params}`)).type,
+        'ok',
+      );
+      assert.deepEqual(((await s.sql('SELECT id FROM flaky.t')) as any).data, [[1]]);
+      await proxy.stop();
+      const down = (await s.sql('SELECT id FROM flaky.t')) as any;
+      assert.equal(down.type, 'error');
+      assert.equal(down.error_code, 2003, down.error_message);
+      assert.match(down.error_message, /flaky/);
+      assert.equal(((await s.sql('SHOW DATABASES')) as any).type, 'table', 'the server keeps serving');
+      await proxy.start(port);
+      const back = (await s.sql('SELECT id FROM flaky.t')) as any;
+      assert.deepEqual(back.data, [[1]], JSON.stringify(back));
+    } finally {
+      await s.stop();
+      await proxy.stop();
+      await pg.drop();
+    }
+  });
+});
