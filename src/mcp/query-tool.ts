@@ -118,7 +118,8 @@ async function runQuery(
     deps.logger.info(
       {
         tool: 'query',
-        session: ctx.sessionId,
+        // A prefix correlates the calls of a session without putting a usable session id in the logs.
+        session: ctx.sessionId?.slice(0, 8),
         kind: statementKind(sql),
         statement: redactSql(sql),
         sources,

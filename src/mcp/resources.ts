@@ -102,9 +102,14 @@ export function registerSchemaResources(server: McpServer, deps: AppDeps): void 
   );
 }
 
+/** Completions never fail a client's typing: a catalog hiccup just offers nothing. */
 export async function completeDatabases(engine: SqlEngine, prefix: string): Promise<string[]> {
-  const p = prefix.toLowerCase();
-  return (await engine.listDatabases()).filter((d) => d.toLowerCase().startsWith(p));
+  try {
+    const p = prefix.toLowerCase();
+    return (await engine.listDatabases()).filter((d) => d.toLowerCase().startsWith(p));
+  } catch {
+    return [];
+  }
 }
 
 /** Table names of `db` starting with `prefix`; nothing when the source is not named or unknown. */

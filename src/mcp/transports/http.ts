@@ -64,6 +64,7 @@ export function registerMcpRoutes(
       method: ['GET', 'POST', 'DELETE'],
       url: '/mcp/streamable',
       bodyLimit: MCP_BODY_LIMIT,
+      exposeHeadRoute: false,
       handler: async (request, reply) => {
         const body = request.body;
         const res = hijack(reply);
@@ -77,7 +78,8 @@ export function registerMcpRoutes(
       },
     });
 
-    scope.get('/mcp/sse', async (_request, reply) => {
+    // No implicit HEAD route: a HEAD must not open a session.
+    scope.get('/mcp/sse', { exposeHeadRoute: false }, async (_request, reply) => {
       await sse.open(hijack(reply));
     });
 

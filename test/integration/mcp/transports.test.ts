@@ -114,6 +114,12 @@ describe('legacy SSE', () => {
     assert.equal(gone.status, 404);
   });
 
+  test('HEAD /mcp/sse does not open a session', async () => {
+    const res = await fetch(`${app.url}/mcp/sse`, { method: 'HEAD' });
+    assert.notEqual(res.status, 200);
+    assert.equal(app.mcp.sessions().sse, 0);
+  });
+
   test('a message without a session id is 400, with an unknown one 404', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
     const headers = { 'content-type': 'application/json' };
