@@ -332,6 +332,8 @@ export abstract class SqlCompiler {
   }
 
   protected selectCore(s: AstNode): string {
+    // SELECT ... INTO @var / OUTFILE writes somewhere other than the result.
+    if (s.into && typeof s.into === 'object' && s.into.type) return this.unsupported('SELECT ... INTO');
     const scope = this.pushScope(s.from);
     try {
       const cols: AstNode[] = Array.isArray(s.columns) ? s.columns : [];
@@ -565,7 +567,15 @@ export abstract class SqlCompiler {
       grouping: null,
     };
     const used = new Set<string>();
-    for (const f of Array.isArray(from) ? from : []) {
+    const flat: AstNode[] = [];
+    const flatten = (list: AstNode[]) => {
+      for (const f of list) {
+        if (f?.type === 'join_group') flatten(f.expr ?? []);
+        else flat.push(f);
+      }
+    };
+    flatten(Array.isArray(from) ? from : []);
+    for (const f of flat) {
       if (!f || f.type === 'dual') continue;
       let item: ScopeItem;
       if (f.expr) {
@@ -646,6 +656,8 @@ export abstract class SqlCompiler {
         } else if (item.key === table) return { item, depth: i };
       }
     }
+    // `db.t.c` where the planner has already re-bound the table (its db cleared): match by name.
+    if (db) return this.resolveIn({ ...ref, db: null, schema: null });
     return null;
   }
 
@@ -661,7 +673,8 @@ export abstract class SqlCompiler {
     let first = true;
     for (const f of from) {
       if (!f || f.type === 'dual') continue;
-      const src = this.fromItem(f, scope.byNode.get(f)!);
+      const src =
+        f.type === 'join_group' ? `(${this.fromClause(f.expr)})` : this.fromItem(f, scope.byNode.get(f)!);
       if (first) {
         sql = src;
         first = false;

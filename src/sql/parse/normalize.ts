@@ -24,6 +24,8 @@
  *   rewritten to the OFFSET form. Use `limitOf()` rather than reading it by hand.
  * - GROUP BY is `{columns: Node[], modifiers: Node[]}` (modifiers without nulls).
  * - Interval units and EXTRACT fields are upper case.
+ * - FROM is always a list; a parenthesized join group inside it is an item
+ *   `{type: 'join_group', expr: [items...], join?, on?}`.
  */
 import { SCHEMA_SEP } from './prepass.js';
 
@@ -167,6 +169,7 @@ function fix(node: any): any {
       return n;
     case 'delete':
       fixTables(n.table);
+      n.from = fromList(n.from);
       fixTables(n.from);
       fixChildren(n, ['table', 'from']);
       fixLimit(n);
@@ -257,9 +260,21 @@ function fixTables(list: unknown): void {
     if (t.as !== undefined && t.as !== null) t.as = ident(t.as);
     if (typeof t.table === 'string') splitSchema(t);
     if (Array.isArray(t.using)) t.using = t.using.map((u: unknown) => ident(u));
-    if (t.expr && typeof t.expr === 'object') t.expr = fix(t.expr);
+    if (Array.isArray(t.expr)) {
+      // A parenthesized join group: `LEFT JOIN (t2 JOIN t3 ON ...) ON ...`.
+      t.type = 'join_group';
+      fixTables(t.expr);
+    } else if (t.expr && typeof t.expr === 'object') t.expr = fix(t.expr);
     if (t.on) t.on = fix(t.on);
   }
+}
+
+/** `FROM (t1 JOIN t2 ON ...)` arrives as one object; the outer parentheses change nothing. */
+function fromList(from: unknown): unknown {
+  if (from && typeof from === 'object' && !Array.isArray(from) && Array.isArray((from as AstNode).expr)) {
+    return (from as AstNode).expr;
+  }
+  return from;
 }
 
 function fixLimit(n: AstNode): void {
@@ -293,6 +308,7 @@ function fixSelect(n: AstNode): AstNode {
       }
     }
   }
+  n.from = fromList(n.from);
   fixTables(n.from);
   if (n.groupby) {
     if (Array.isArray(n.groupby)) n.groupby = { columns: n.groupby, modifiers: [] };
@@ -395,10 +411,14 @@ export function walkStatement(
   if (stmt.type === 'select') {
     for (const w of stmt.with ?? []) if (opts.subqueries) walkStatement(w.stmt?.ast, visitor, opts);
     for (const c of Array.isArray(stmt.columns) ? stmt.columns : []) visit(c.expr);
-    for (const f of stmt.from ?? []) {
-      if (f.expr) visit(f.expr);
-      if (f.on) visit(f.on);
-    }
+    const fromItems = (list: AstNode[]) => {
+      for (const f of list ?? []) {
+        if (f.type === 'join_group') fromItems(f.expr);
+        else if (f.expr) visit(f.expr);
+        if (f.on) visit(f.on);
+      }
+    };
+    fromItems(stmt.from);
     visit(stmt.where);
     visit(stmt.groupby?.columns);
     visit(stmt.having);
@@ -467,10 +487,14 @@ export function tableRefs(stmt: AstNode): TableRefNode[] {
           visitStmt(w.stmt?.ast, ctes);
         }
       }
-      for (const f of s.from ?? []) {
-        if (f.expr?.type === 'subquery') visitStmt(f.expr.ast, ctes);
-        else add(f, ctes);
-      }
+      const fromItems = (list: AstNode[]) => {
+        for (const f of list ?? []) {
+          if (f.type === 'join_group') fromItems(f.expr);
+          else if (f.expr?.type === 'subquery') visitStmt(f.expr.ast, ctes);
+          else add(f, ctes);
+        }
+      };
+      fromItems(s.from);
       inExprs({ ...s, _next: null, with: null }, ctes);
       if (s._next) visitStmt(s._next, ctes);
       return;

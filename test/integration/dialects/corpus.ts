@@ -454,4 +454,7 @@ export const CORPUS: CorpusQuery[] = [
   {
     sql: 'SELECT c.active, COUNT(*), (SELECT COUNT(*) FROM orders o WHERE o.customer_id IN (SELECT id FROM customers x WHERE x.active = c.active)) FROM customers c GROUP BY c.active',
   },
+  {
+    sql: 'SELECT c.id, o.id AS oid, oi.product_id FROM customers c LEFT JOIN (orders o JOIN order_items oi ON oi.order_id = o.id) ON o.customer_id = c.id WHERE c.id < 4',
+  },
 ];

@@ -149,6 +149,27 @@ describe('clauses', () => {
     );
   });
 
+  test('parenthesized join groups keep their grouping', () => {
+    assert.equal(
+      pg('SELECT t1.a FROM t1 LEFT JOIN (t2 JOIN t3 ON t2.a = t3.a) ON t1.a = t2.a'),
+      'SELECT "t1"."a" FROM "t1" LEFT JOIN ("t2" INNER JOIN "t3" ON "t2"."a" = "t3"."a") ON "t1"."a" = "t2"."a"',
+    );
+    assert.equal(
+      pg('SELECT a FROM (t1 JOIN t2 ON t1.id = t2.id)'),
+      'SELECT "a" FROM "t1" INNER JOIN "t2" ON "t1"."id" = "t2"."id"',
+    );
+  });
+
+  test('SELECT ... INTO is refused everywhere (it writes variables or server files)', () => {
+    for (const t of ['mysql', 'postgres'] as const) {
+      assert.deepEqual(canCompile(parse("SELECT a FROM t INTO OUTFILE '/tmp/x'"), t), {
+        ok: false,
+        reason: 'SELECT ... INTO',
+      });
+      assert.equal(canCompile(parse('SELECT a INTO @x FROM t'), t).ok, false);
+    }
+  });
+
   test('window functions with partitions, frames and named windows', () => {
     assert.equal(
       pg(

@@ -199,6 +199,15 @@ describe('tableRefs and walkers', () => {
     assert.deepEqual(names('CREATE TABLE db.t AS SELECT * FROM src'), ['db.t', 'src']);
   });
 
+  test('parenthesized join groups are walked', () => {
+    assert.deepEqual(names('SELECT * FROM t1 LEFT JOIN (t2 JOIN t3 ON t2.a = t3.a) ON t1.a = t2.a'), [
+      't1',
+      't2',
+      't3',
+    ]);
+    assert.deepEqual(names('SELECT * FROM (t1 JOIN t2 ON t1.a = t2.a)'), ['t1', 't2']);
+  });
+
   test('the refs are the AST nodes themselves', () => {
     const ast = parse('SELECT * FROM t');
     tableRefs(ast)[0].table = 'renamed';
