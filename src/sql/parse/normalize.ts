@@ -27,6 +27,7 @@
  * - FROM is always a list; a parenthesized join group inside it is an item
  *   `{type: 'join_group', expr: [items...], join?, on?}`.
  */
+import { isKeyword, type Token, tokenize } from './lexer.js';
 import { SCHEMA_SEP } from './prepass.js';
 
 /** A normalized AST node: node-sql-parser's loose shape, with the rules above. */
@@ -527,5 +528,101 @@ export function tableRefs(stmt: AstNode): TableRefNode[] {
     }
   };
   visitStmt(stmt, new Set());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Text the parser cannot read, said in a form it can (run before node-sql-parser).
+
+const DISTINCT_AGGREGATES = new Set([
+  'SUM',
+  'AVG',
+  'MIN',
+  'MAX',
+  'STD',
+  'STDDEV',
+  'STDDEV_POP',
+  'STDDEV_SAMP',
+  'VARIANCE',
+  'VAR_POP',
+  'VAR_SAMP',
+  'BIT_AND',
+  'BIT_OR',
+  'BIT_XOR',
+  'COUNT',
+]);
+
+const isPunct = (t: Token | undefined, v: string) => !!t && t.kind === 'punct' && t.value === v;
+
+/** Index of the ')' closing the '(' at `open`, or -1. */
+function closing(tokens: Token[], open: number): number {
+  let depth = 0;
+  for (let i = open; i < tokens.length; i++) {
+    if (isPunct(tokens[i], '(')) depth++;
+    else if (isPunct(tokens[i], ')') && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/**
+ * Rewrites MySQL that node-sql-parser 5.4 rejects into equivalent text it accepts:
+ * `SUM(DISTINCT x)` (and AVG/MIN/MAX/...) → `SUM(DISTINCT(x))` (normalizeAst turns it back
+ * into a DISTINCT aggregate); `SUM(ALL x)` → `SUM(x)`; `STD(x)` → `STDDEV_POP(x)`;
+ * `SUBSTRING(s FROM a FOR b)` → `SUBSTRING(s, a, b)`; bare `LOCALTIME` / `LOCALTIMESTAMP`
+ * → with `()`; `.5` → `0.5`. Strings, quoted names and comments are never touched.
+ * Returns the text unchanged when it cannot be tokenized (the parser then reports the error).
+ */
+export function rewriteParserGaps(sql: string): string {
+  let tokens: Token[];
+  try {
+    tokens = tokenize(sql);
+  } catch {
+    return sql;
+  }
+  const edits: { at: number; del: number; text: string }[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    const next = tokens[i + 1];
+    if (t.kind === 'ident' && isPunct(next, '(') && next.start === t.end) {
+      const name = t.value.toUpperCase();
+      const inner = tokens[i + 2];
+      if (DISTINCT_AGGREGATES.has(name) && isKeyword(inner, 'ALL')) {
+        edits.push({ at: inner.start, del: inner.end - inner.start, text: '' });
+      } else if (DISTINCT_AGGREGATES.has(name) && name !== 'COUNT' && isKeyword(inner, 'DISTINCT')) {
+        const close = closing(tokens, i + 1);
+        if (close > i + 3) {
+          edits.push({ at: inner.end, del: 0, text: '(' });
+          edits.push({ at: tokens[close].start, del: 0, text: ')' });
+        }
+      }
+      if (name === 'STD') edits.push({ at: t.start, del: t.end - t.start, text: 'STDDEV_POP' });
+      if (name === 'SUBSTRING' || name === 'SUBSTR' || name === 'MID') {
+        const close = closing(tokens, i + 1);
+        let depth = 0;
+        for (let j = i + 1; j < close; j++) {
+          if (isPunct(tokens[j], '(')) depth++;
+          else if (isPunct(tokens[j], ')')) depth--;
+          else if (depth === 1 && isKeyword(tokens[j], 'FROM', 'FOR')) {
+            edits.push({ at: tokens[j].start, del: tokens[j].end - tokens[j].start, text: ',' });
+          }
+        }
+      }
+    }
+    if (isKeyword(t, 'LOCALTIME', 'LOCALTIMESTAMP') && !isPunct(next, '(') && !isPunct(tokens[i - 1], '.')) {
+      edits.push({ at: t.end, del: 0, text: '()' });
+    }
+    if (isPunct(t, '.') && next?.kind === 'number' && next.start === t.end) {
+      const prev = tokens[i - 1];
+      const qualifier =
+        prev &&
+        prev.end === t.start &&
+        (prev.kind === 'ident' || prev.kind === 'quoted' || isPunct(prev, ')'));
+      if (!qualifier) edits.push({ at: t.start, del: 0, text: '0' });
+    }
+  }
+  if (edits.length === 0) return sql;
+  edits.sort((a, b) => b.at - a.at);
+  let out = sql;
+  for (const e of edits) out = out.slice(0, e.at) + e.text + out.slice(e.at + e.del);
   return out;
 }

@@ -457,4 +457,10 @@ export const CORPUS: CorpusQuery[] = [
   {
     sql: 'SELECT c.id, o.id AS oid, oi.product_id FROM customers c LEFT JOIN (orders o JOIN order_items oi ON oi.order_id = o.id) ON o.customer_id = c.id WHERE c.id < 4',
   },
+  {
+    sql: 'SELECT SUM(DISTINCT qty), AVG(DISTINCT qty), COUNT(DISTINCT status), MAX(DISTINCT amount) FROM orders',
+  },
+  { sql: 'SELECT customer_id, SUM(DISTINCT qty) FROM orders GROUP BY customer_id' },
+  { sql: 'SELECT id, SUBSTRING(name FROM 2 FOR 2), SUBSTRING(name FROM 3) FROM customers' },
+  { sql: 'SELECT STD(amount), SUM(ALL qty) FROM orders' },
 ];

@@ -6,6 +6,7 @@ import {
   columnName,
   limitOf,
   normalizeAst,
+  rewriteParserGaps,
   tableRefs,
   unescapeMysqlString,
   walkExpr,
@@ -242,5 +243,44 @@ describe('tableRefs and walkers', () => {
     const cols: string[] = [];
     walkStatement(ast, (n) => void (n.type === 'column_ref' && cols.push(columnName(n))));
     assert.deepEqual(cols.sort(), ['a', 'g', 'h', 'k', 'k', 'o', 'w', 'z']);
+  });
+});
+
+describe('rewriteParserGaps', () => {
+  const parseGap = (sql: string) => parse(rewriteParserGaps(sql));
+
+  test('aggregates with DISTINCT parse and come back as DISTINCT aggregates', () => {
+    const cols = parseGap(
+      'SELECT SUM(DISTINCT qty), AVG( distinct a + b ), MAX(DISTINCT(x)), COUNT(DISTINCT a) FROM t',
+    ).columns;
+    assert.deepEqual(
+      cols.map((c: AstNode) => [c.expr.name, c.expr.args.distinct]),
+      [
+        ['SUM', 'DISTINCT'],
+        ['AVG', 'DISTINCT'],
+        ['MAX', 'DISTINCT'],
+        ['COUNT', 'DISTINCT'],
+      ],
+    );
+    assert.equal(cols[1].expr.args.expr.type, 'binary_expr');
+  });
+
+  test('ALL, STD, SUBSTRING FROM/FOR, LOCALTIME and .5', () => {
+    assert.equal(
+      rewriteParserGaps('SELECT SUM(ALL x), STD(y), SUBSTRING(n FROM 2 FOR 3), LOCALTIME, .5 FROM t'),
+      'SELECT SUM( x), STDDEV_POP(y), SUBSTRING(n , 2 , 3), LOCALTIME(), 0.5 FROM t',
+    );
+    const cols = parseGap(
+      'SELECT SUM(ALL x), STD(y), SUBSTRING(n FROM 2 FOR 3), LOCALTIME, .5 FROM t',
+    ).columns;
+    assert.deepEqual(
+      cols.map((c: AstNode) => c.expr.name ?? c.expr.value),
+      ['SUM', 'STDDEV_POP', 'SUBSTRING', 'LOCALTIME', '0.5'],
+    );
+  });
+
+  test('strings, comments, quoted names and qualifiers are left alone', () => {
+    const sql = "SELECT 'SUM(DISTINCT x)', `SUM`, t.5x FROM t -- SUM(DISTINCT y)";
+    assert.equal(rewriteParserGaps(sql), sql);
   });
 });
