@@ -35,11 +35,13 @@ export async function startRealServer(env: Record<string, string> = {}): Promise
     },
   });
   const deps = await createDeps(config, createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'));
-  const wired = httpRoutes.some((r) => r.name === registerMcp.name);
-  const app = await buildHttpServer(deps, {
-    hooks: httpHooks,
-    routes: wired ? httpRoutes : [...httpRoutes, registerMcp],
-  });
+  // Use the server as cli/wiring.ts builds it; add the MCP routes only if it does not list them yet.
+  let app = await buildHttpServer(deps, { hooks: httpHooks, routes: httpRoutes });
+  await app.ready();
+  if (!app.hasRoute({ method: 'GET', url: '/mcp/status' })) {
+    await app.close();
+    app = await buildHttpServer(deps, { hooks: httpHooks, routes: [...httpRoutes, registerMcp] });
+  }
   await app.listen({ host: '127.0.0.1', port: config.api.http.port });
   const addr = app.server.address();
   const url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
