@@ -146,7 +146,8 @@ export class Engine implements SqlEngine {
         plan = await this.plan(structuredClone(stmt.ast), ctx);
         if (plan.kind === 'pushdown') this.plans.set(planKey, plan);
       }
-      return { kind: 'stream', stream: await runPlan(plan, this.deps.local, this.runOpts(opts)) };
+      const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
+      return { kind: 'stream', stream: relabel(stream, stmt.labels) };
     }
     // Anything but a SELECT may change what later plans should say.
     this.forgetColumns();
@@ -163,7 +164,8 @@ export class Engine implements SqlEngine {
     const ast = stmt.ast;
     if (ast.type === 'select') {
       const plan = await this.plan(ast, ctx);
-      return { kind: 'stream', stream: await runPlan(plan, this.deps.local, this.runOpts(opts)) };
+      const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
+      return { kind: 'stream', stream: relabel(stream, stmt.labels) };
     }
     return runWrite(this, ast, ctx, opts);
   }
@@ -256,6 +258,20 @@ function assertReadOnly(stmt: Statement): void {
     ErrorCode.READ_ONLY,
     'The server is in read-only mode: only SELECT, SHOW, DESCRIBE and EXPLAIN are allowed',
   );
+}
+
+/**
+ * Names result columns as MySQL would (parse/labels.ts): what a source or the local engine
+ * calls them is its own recompiled text, truncated by PostgreSQL past 63 bytes.
+ */
+function relabel(stream: QueryStream, labels: string[] | null | undefined): QueryStream {
+  if (!labels || labels.length !== stream.columns.length) return stream;
+  if (stream.columns.every((c, i) => c.name === labels[i])) return stream;
+  return {
+    columns: stream.columns.map((c, i) => ({ ...c, name: labels[i] })),
+    batches: stream.batches,
+    cancel: () => stream.cancel(),
+  };
 }
 
 async function* once<T>(x: T): AsyncGenerator<T> {

@@ -1,5 +1,6 @@
 import pkg from 'node-sql-parser/build/mysql.js';
 import { ErrorCode, SqlError } from '../errors.js';
+import { selectLabels } from './labels.js';
 import { isKeyword, tokenize } from './lexer.js';
 import { normalizeAst } from './normalize.js';
 import { foldThreePartNames } from './prepass.js';
@@ -32,7 +33,9 @@ export function parseStatement(sql: string, isSource: (name: string) => boolean)
     if (ast.length !== 1) throw new SqlError(ErrorCode.SYNTAX, 'Syntax error: send one statement at a time');
     ast = ast[0];
   }
-  return { kind: 'sql', ast: normalizeAst(ast), text: sql };
+  const normalized = normalizeAst(ast);
+  const labels = normalized?.type === 'select' ? selectLabels(sql, normalized) : null;
+  return { kind: 'sql', ast: normalized, text: sql, labels };
 }
 
 function syntaxMessage(sql: string, e: Error & { location?: { start?: { offset?: number } } }): string {

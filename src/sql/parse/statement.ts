@@ -23,4 +23,10 @@ export type Statement =
   | { kind: 'noop' }
   | { kind: 'drop_table'; table: TableName; ifExists: boolean }
   | { kind: 'explain'; inner: Statement }
-  | { kind: 'sql'; ast: any; text: string };
+  | {
+      kind: 'sql';
+      ast: any;
+      text: string;
+      /** Result column names of a SELECT as MySQL gives them (parse/labels.ts), when known. */
+      labels?: string[] | null;
+    };

@@ -29,11 +29,13 @@ export function nameOf(v: any): string | null {
   return null;
 }
 
-/** Every FROM/JOIN/target item that names a table (not subqueries, not DUAL). */
+/** Every FROM/JOIN/target item that names a table (not subqueries, not DUAL), nested joins included. */
 export function tableItems(ast: any): any[] {
   const out: any[] = [];
-  visit(ast, (n, key) => {
-    if ((key === 'from' || key === 'table') && typeof n.table === 'string' && !n.expr) out.push(n);
+  visit(ast, (n, key, parent) => {
+    // `a LEFT JOIN (b JOIN c ON ...) ON ...` holds b and c in a join_group's `expr`.
+    const place = key === 'from' || key === 'table' || (key === 'expr' && parent?.type === 'join_group');
+    if (place && typeof n.table === 'string' && !n.expr) out.push(n);
   });
   return out;
 }
