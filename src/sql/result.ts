@@ -1,5 +1,5 @@
-import type { FieldInfo, MysqlType } from './types.js';
 import { SqlError } from './errors.js';
+import type { FieldInfo, MysqlType } from './types.js';
 
 /** SPEC §2 result shapes: the same object from MCP and from POST /api/sql/query. */
 export interface TableResult {
@@ -47,23 +47,32 @@ export function encodeValue(v: unknown, type: MysqlType): unknown {
       }
       return v;
     default:
-      if (v instanceof Uint8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
+      if (v instanceof Uint8Array)
+        return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
       if (v instanceof Date) return formatDateTime(v);
       return v;
   }
 }
 
+/**
+ * Encode rows in place (the rows are the caller's own fresh arrays). Plain strings and
+ * finite numbers are already what a result holds, so only other values pay for encoding.
+ */
 export function encodeRows(fields: FieldInfo[], rows: unknown[][]): unknown[][] {
   const types = fields.map((f) => f.type);
+  const json = types.map((t) => t === 'JSON');
   const n = types.length;
-  const out = new Array(rows.length);
   for (let r = 0; r < rows.length; r++) {
     const row = rows[r];
-    const enc = new Array(n);
-    for (let c = 0; c < n; c++) enc[c] = encodeValue(row[c], types[c]);
-    out[r] = enc;
+    for (let c = 0; c < n; c++) {
+      const v = row[c];
+      if (v === null) continue;
+      const t = typeof v;
+      if ((t === 'string' && !json[c]) || (t === 'number' && Number.isFinite(v))) continue;
+      row[c] = encodeValue(v, types[c]);
+    }
   }
-  return out;
+  return rows;
 }
 
 function pad(n: number, w = 2): string {

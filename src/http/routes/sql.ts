@@ -12,12 +12,9 @@ const QueryBody = z.object({
 });
 
 function rowsJson(batch: unknown[][], first: boolean): string {
-  let chunk = '';
-  for (const row of batch) {
-    chunk += first ? JSON.stringify(row) : ',' + JSON.stringify(row);
-    first = false;
-  }
-  return chunk;
+  if (batch.length === 0) return '';
+  const body = JSON.stringify(batch);
+  return first ? body.slice(1, -1) : `,${body.slice(1, -1)}`;
 }
 
 /**
