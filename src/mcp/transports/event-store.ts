@@ -9,24 +9,40 @@ const SEP = '::';
  * client gone for minutes, and a session must never hold many query results in memory.
  */
 export class BoundedEventStore implements EventStore {
-  private readonly events: { id: EventId; streamId: StreamId; message: JSONRPCMessage; size: number }[] = [];
+  private readonly events: {
+    id: EventId;
+    streamId: StreamId;
+    message: JSONRPCMessage;
+    size: number;
+    at: number;
+  }[] = [];
   private bytes = 0;
   private seq = 0;
 
   constructor(
-    private readonly maxEvents = 200,
-    private readonly maxBytes = 4 * 1024 * 1024,
+    private readonly maxEvents = 100,
+    private readonly maxBytes = 2 * 1024 * 1024,
+    /** Events older than this are of no use to a reconnecting client. */
+    private readonly maxAgeMs = 120_000,
   ) {}
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
     const id = `${streamId}${SEP}${++this.seq}`;
     const size = approximateSize(message);
-    this.events.push({ id, streamId, message, size });
+    const now = Date.now();
+    this.events.push({ id, streamId, message, size, at: now });
     this.bytes += size;
     while (this.events.length > this.maxEvents || (this.bytes > this.maxBytes && this.events.length > 1)) {
       this.bytes -= this.events.shift()!.size;
     }
+    this.prune(now);
     return id;
+  }
+
+  /** Drop events past their age, so a quiet session does not keep its last results. */
+  prune(now = Date.now()): void {
+    const cutoff = now - this.maxAgeMs;
+    while (this.events.length > 0 && this.events[0].at < cutoff) this.bytes -= this.events.shift()!.size;
   }
 
   async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {

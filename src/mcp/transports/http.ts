@@ -24,7 +24,7 @@ export interface McpHttpHandle {
 const DEFAULTS: StreamableOptions = {
   sessionIdleMs: 10 * 60_000,
   sweepIntervalMs: 30_000,
-  maxSessions: 10_000,
+  maxSessions: 2_000,
   keepAliveMs: 20_000,
 };
 

@@ -29,6 +29,7 @@ export interface StreamableOptions {
 interface Session {
   server: McpServer;
   transport: NodeStreamableHTTPServerTransport;
+  events: BoundedEventStore;
   /** Requests (including an open GET stream) not yet finished: a session with one is never idle. */
   inFlight: number;
   lastSeen: number;
@@ -123,16 +124,17 @@ export class StreamableEndpoint {
       }
     }
     const server = this.factory();
+    const events = new BoundedEventStore();
     let session: Session | undefined;
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       keepAliveMs: this.opts.keepAliveMs,
       maxRequestBodySize: MCP_BODY_LIMIT,
       // Resumability: a broken stream is resumed with Last-Event-ID within these bounds.
-      eventStore: new BoundedEventStore(),
+      eventStore: events,
       retryInterval: RETRY_MS,
       onsessioninitialized: (id) => {
-        session = { server, transport, inFlight: 0, lastSeen: Date.now() };
+        session = { server, transport, events, inFlight: 0, lastSeen: Date.now() };
         this.sessions.set(id, session);
         this.logger.debug({ session: id }, 'mcp session opened');
       },
@@ -175,8 +177,10 @@ export class StreamableEndpoint {
 
   /** Close sessions with nothing in flight and no request for `sessionIdleMs`. */
   sweep(): void {
-    const cutoff = Date.now() - this.opts.sessionIdleMs;
+    const now = Date.now();
+    const cutoff = now - this.opts.sessionIdleMs;
     for (const [id, s] of this.sessions) {
+      s.events.prune(now);
       if (s.inFlight > 0 || s.lastSeen > cutoff) continue;
       this.sessions.delete(id);
       this.logger.debug({ session: id }, 'mcp session closed after idle timeout');

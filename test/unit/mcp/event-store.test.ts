@@ -65,3 +65,15 @@ describe('BoundedEventStore', () => {
     assert.deepEqual(sent, []);
   });
 });
+
+describe('BoundedEventStore age limit', () => {
+  test('prune drops events older than maxAgeMs', async () => {
+    const s = new BoundedEventStore(100, 1_000_000, 1_000);
+    await s.storeEvent('a', note(1));
+    await s.storeEvent('a', note(2));
+    s.prune(Date.now() + 500);
+    assert.equal(s.size.events, 2);
+    s.prune(Date.now() + 5_000);
+    assert.deepEqual(s.size, { events: 0, bytes: 0 });
+  });
+});
