@@ -88,9 +88,10 @@ async function main(): Promise<void> {
   if (command !== undefined) throw new ConfigError(`Unknown command '${command}'. Run tributary --help`);
 
   if (values['mcp-stdio']) {
-    const { serveMcpStdio } = await import('../mcp/transports/stdio.js');
-    const { createMcpServerFactory } = await import('../mcp/server.js');
-    const deps = await createDeps(config);
+    // Answer initialize/tools/list at once; the engine loads behind them (mcp/deferred-deps.ts).
+    const { createMcpServerFactory, deferredDeps, serveMcpStdio } = await import('../mcp/index.js');
+    const logger = createLogger(config.logLevel);
+    const deps = deferredDeps({ config, logger, version: VERSION }, () => createDeps(config, logger));
     await serveMcpStdio(deps, createMcpServerFactory(deps));
     return;
   }

@@ -3,6 +3,7 @@ import { registerAuthRoutes } from '../http/routes/auth.js';
 import { registerFileRoutes } from '../http/routes/files.js';
 import { registerPassthroughRoutes } from '../http/routes/passthrough.js';
 import type { RouteRegistrar } from '../http/server.js';
+import { registerMcp } from '../mcp/index.js';
 
 /**
  * Which hooks and routes the HTTP server carries, in order. Hooks run before every
@@ -13,4 +14,5 @@ export const httpRoutes: RouteRegistrar[] = [
   registerAuthRoutes,
   registerFileRoutes,
   (app, deps) => registerPassthroughRoutes(app, deps),
+  registerMcp,
 ];
