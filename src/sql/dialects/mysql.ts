@@ -3,7 +3,8 @@
  * planner's table mapping, backtick quoting) and literals are re-escaped MySQL's way.
  */
 import type { AstNode } from '../parse/normalize.js';
-import { type FunctionMap, mysqlStringLiteral, SqlCompiler, setDisplayNameProvider } from './compiler.js';
+import { type FunctionMap, SqlCompiler } from './compiler.js';
+import { mysqlStringLiteral, setDisplayNameProvider } from './support.js';
 
 const SIMPLE_IDENT = /^[A-Za-z_][A-Za-z0-9_$]*$/;
 

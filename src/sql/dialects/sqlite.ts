@@ -3,8 +3,9 @@
  * date types (dates are text handled by date()/datetime()), no ROLLUP, no REGEXP.
  */
 import type { AstNode } from '../parse/normalize.js';
-import { DATE_UNITS, type FunctionMap, intervalParts, SqlCompiler } from './compiler.js';
+import { type FunctionMap, SqlCompiler } from './compiler.js';
 import { sqliteFunctions } from './functions/sqlite.js';
+import { DATE_UNITS, intervalParts } from './support.js';
 
 const MODIFIER_UNIT: Record<string, string> = {
   microsecond: 'seconds',

@@ -107,6 +107,11 @@ describe('clauses', () => {
     assert.equal(my('SELECT a FROM t ORDER BY a, b DESC'), 'SELECT `a` FROM `t` ORDER BY `a`, `b` DESC');
   });
 
+  test('ORDER BY a constant (MySQL: no ordering) is dropped where targets reject it', () => {
+    assert.equal(pg('SELECT qty FROM t GROUP BY qty ORDER BY NULL'), 'SELECT "qty" FROM "t" GROUP BY "qty"');
+    assert.equal(my('SELECT qty FROM t ORDER BY NULL'), 'SELECT `qty` FROM `t` ORDER BY NULL');
+  });
+
   test('HAVING names a select alias: the alias becomes its expression', () => {
     assert.equal(
       pg('SELECT a, COUNT(*) AS n FROM t GROUP BY a HAVING n > 1 ORDER BY n DESC'),
