@@ -230,7 +230,20 @@ describe('malformed requests', () => {
       body: huge,
     });
     assert.equal(res.status, 413);
+    assert.equal(((await res.json()) as any).jsonrpc, '2.0');
   });
+
+  for (const path of ['/mcp/streamable', '/mcp/messages?session_id=x']) {
+    test(`${path}: a body that is not application/json is refused with 415`, async () => {
+      const res = await fetch(`${app.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(INIT),
+      });
+      assert.equal(res.status, 415);
+      assert.equal(((await res.json()) as any).error.code, -32000);
+    });
+  }
 });
 
 describe('session cleanup under churn', () => {
