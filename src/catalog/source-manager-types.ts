@@ -13,7 +13,12 @@ export interface SourceManager {
   /** Names as created, `files` first. */
   names(): Promise<string[]>;
   /** Validate params against the engine schema, test the connection, then store. Throws SqlError. */
-  create(name: string, engine: string, params: Record<string, unknown>, opts?: { ifNotExists?: boolean }): Promise<void>;
+  create(
+    name: string,
+    engine: string,
+    params: Record<string, unknown>,
+    opts?: { ifNotExists?: boolean },
+  ): Promise<void>;
   /** Close pools and remove from the catalog. Throws SqlError 1008 unless ifExists. */
   drop(name: string, opts?: { ifExists?: boolean }): Promise<void>;
   close(): Promise<void>;

@@ -52,7 +52,7 @@ export async function infoSchemaRows(
       const tables = await source.listTables().catch(() => []);
       for (const t of tables) {
         const cols = await source.listColumns(t.name, t.schema).catch(() => []);
-        cols.forEach((c, i) =>
+        cols.forEach((c, i) => {
           rows.push([
             'def',
             n,
@@ -64,8 +64,8 @@ export async function infoSchemaRows(
             c.type.toLowerCase(),
             c.nativeType,
             c.key ?? '',
-          ]),
-        );
+          ]);
+        });
       }
     }
     return {

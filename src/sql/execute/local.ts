@@ -59,7 +59,7 @@ export class LocalEngine {
     async function* batches() {
       try {
         for (;;) {
-          let chunk;
+          let chunk: Awaited<ReturnType<typeof result.fetchChunk>>;
           try {
             chunk = await result.fetchChunk();
           } catch (e) {

@@ -38,7 +38,10 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
     }
   };
   let loaded = 0;
-  const progress = (n: number) => opts.onProgress?.((loaded += n));
+  const progress = (n: number) => {
+    loaded += n;
+    opts.onProgress?.(loaded);
+  };
   const streams: QueryStream[] = [];
   try {
     const loads = plan.fragments.map(async (f) => {

@@ -156,7 +156,7 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
       const t = nameOf(c.table)?.toLowerCase() ?? null;
       const col = nameOf(c.column) ?? '';
       if (t === q) {
-        if (col === '*') cols.forEach((x) => needed.add(x.name));
+        if (col === '*') for (const x of cols) needed.add(x.name);
         else if (byLower.has(col.toLowerCase())) needed.add(byLower.get(col.toLowerCase())!);
         else if (ownsQualifier(refs, r, q))
           throw new SqlError(
@@ -166,7 +166,7 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
       } else if (t === null && byLower.has(col.toLowerCase())) needed.add(byLower.get(col.toLowerCase())!);
     }
     for (const u of using) if (byLower.has(u)) needed.add(byLower.get(u)!);
-    if (all) cols.forEach((x) => needed.add(x.name));
+    if (all) for (const x of cols) needed.add(x.name);
     const columns = cols.map((c) => c.name).filter((n) => needed.has(n));
 
     // WHERE conjuncts that touch only this table, when it is not on an outer join's null side.
