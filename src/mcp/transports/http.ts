@@ -59,22 +59,21 @@ export function registerMcpRoutes(
   // An encapsulated scope so the JSON-RPC body parser applies to MCP routes only.
   app.register(async (scope) => {
     useJsonRpcBodyParser(scope);
-    // Errors raised before the handler (body too large, wrong media type) answer in JSON-RPC terms too.
-    scope.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, request, reply) => {
-      const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
-      if (status === 500) log.error({ err: err.message, url: request.url }, 'mcp request failed');
+    // Body errors (too large, wrong media type, malformed) answer in JSON-RPC terms; anything
+    // else (a hook's 401/429, a bug) goes on to the app's error handler and its error shape.
+    scope.setErrorHandler((err: { statusCode?: number; code?: string; message: string }, _request, reply) => {
+      if (!err.code?.startsWith('FST_ERR_CTP_')) throw err;
+      const status = err.statusCode ?? 400;
       const message =
         status === 413
           ? `Payload Too Large: an MCP message may be at most ${MCP_BODY_LIMIT} bytes`
           : status === 415
             ? 'Unsupported Media Type: Content-Type must be application/json'
-            : status === 500
-              ? 'Internal server error'
-              : `Bad Request: ${err.message}`;
+            : `Bad Request: ${err.message}`;
       return reply
         .code(status)
         .type('application/json')
-        .send({ jsonrpc: '2.0', error: { code: status === 500 ? -32603 : -32000, message }, id: null });
+        .send({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
     });
 
     scope.route({

@@ -277,6 +277,7 @@ describe('behind app-wide Fastify hooks', () => {
       hooks: (a) => {
         a.addHook('onRequest', async (request, reply) => {
           reply.header('x-hooked', 'yes');
+          if (request.headers['x-throw']) throw Object.assign(new Error('slow down'), { statusCode: 429 });
           if (request.url.startsWith('/mcp/status')) return;
           if (request.headers.authorization !== 'Bearer good') {
             return reply.code(401).send({ error_code: 'unauthorized', message: 'token required' });
@@ -301,6 +302,16 @@ describe('behind app-wide Fastify hooks', () => {
       }
     });
   }
+
+  test("an error a hook throws keeps the app's error shape, not JSON-RPC", async () => {
+    const res = await fetch(`${hooked.url}/mcp/streamable`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: 'Bearer good', 'x-throw': '1' },
+      body: JSON.stringify(INIT),
+    });
+    assert.equal(res.status, 429);
+    assert.equal('jsonrpc' in ((await res.json()) as object), false);
+  });
 
   test('headers set by hooks reach hijacked responses', async () => {
     const init = await fetch(`${hooked.url}/mcp/streamable`, {
