@@ -569,7 +569,9 @@ function closing(tokens: Token[], open: number): number {
  * `SUM(DISTINCT x)` (and AVG/MIN/MAX/...) → `SUM(DISTINCT(x))` (normalizeAst turns it back
  * into a DISTINCT aggregate); `SUM(ALL x)` → `SUM(x)`; `STD(x)` → `STDDEV_POP(x)`;
  * `SUBSTRING(s FROM a FOR b)` → `SUBSTRING(s, a, b)`; bare `LOCALTIME` / `LOCALTIMESTAMP`
- * → with `()`; `.5` → `0.5`. Strings, quoted names and comments are never touched.
+ * → with `()`; `.5` → `0.5`; decimal literals of more than 15 digits → an exact
+ * `CAST('...' AS DECIMAL(p, s))`, and `-<big integer>` → `-(<big integer>)`, because the
+ * parser reads numbers through JS doubles. Strings, quoted names and comments are never touched.
  * Returns the text unchanged when it cannot be tokenized (the parser then reports the error).
  */
 export function rewriteParserGaps(sql: string): string {
@@ -610,6 +612,25 @@ export function rewriteParserGaps(sql: string): string {
     }
     if (isKeyword(t, 'LOCALTIME', 'LOCALTIMESTAMP') && !isPunct(next, '(') && !isPunct(tokens[i - 1], '.')) {
       edits.push({ at: t.end, del: 0, text: '()' });
+    }
+    if (t.kind === 'number') {
+      // The parser reads literals through JS numbers: keep long ones exact.
+      const dec = /^(\d*)\.(\d+)$/.exec(t.value);
+      if (
+        dec &&
+        dec[1].replace(/^0+/, '').length + dec[2].length > 15 &&
+        dec[1].length + dec[2].length <= 65 &&
+        dec[2].length <= 30
+      ) {
+        const p = Math.max(dec[1].length + dec[2].length, 1);
+        edits.push({
+          at: t.start,
+          del: t.end - t.start,
+          text: `CAST('${t.value}' AS DECIMAL(${p}, ${dec[2].length}))`,
+        });
+      } else if (/^\d{16,}$/.test(t.value) && isPunct(tokens[i - 1], '-')) {
+        edits.push({ at: t.start, del: t.end - t.start, text: `(${t.value})` });
+      }
     }
     if (isPunct(t, '.') && next?.kind === 'number' && next.start === t.end) {
       const prev = tokens[i - 1];

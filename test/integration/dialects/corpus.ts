@@ -463,4 +463,16 @@ export const CORPUS: CorpusQuery[] = [
   { sql: 'SELECT customer_id, SUM(DISTINCT qty) FROM orders GROUP BY customer_id' },
   { sql: 'SELECT id, SUBSTRING(name FROM 2 FOR 2), SUBSTRING(name FROM 3) FROM customers' },
   { sql: 'SELECT STD(amount), SUM(ALL qty) FROM orders' },
+  { sql: 'SELECT 1.123456789012345678901234567890 * 2, -9007199254740993 + 1, 0.1 + 0.2' },
+  {
+    sql: "SELECT id, SUBSTRING_INDEX(email, '@', 1), SUBSTRING_INDEX(email, '.', -1), SUBSTRING_INDEX(email, '.', 0) FROM customers",
+  },
+  {
+    sql: "SELECT id, FIND_IN_SET('VIP', 'new,vip,late'), FIND_IN_SET(status, 'pending,shipped') FROM orders",
+  },
+  { sql: 'SELECT MD5(name), SHA2(name, 256) FROM customers WHERE id < 3' },
+  {
+    sql: 'SELECT ROUND(RADIANS(180), 6), DEGREES(PI()), ROUND(SIN(1), 6), ROUND(ATAN2(1, 1), 6), ROUND(ATAN(1, 2), 6), ROUND(COT(1), 6)',
+  },
+  { sql: 'SELECT id, CONVERT(name USING utf8mb4) FROM customers' },
 ];

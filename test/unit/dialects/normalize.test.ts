@@ -279,6 +279,16 @@ describe('rewriteParserGaps', () => {
     );
   });
 
+  test('long numeric literals stay exact', () => {
+    const cols = parseGap('SELECT 1.123456789012345678901234567890, -9007199254740993, 2.5 FROM t').columns;
+    assert.equal(cols[0].expr.type, 'cast');
+    assert.deepEqual(cols[0].expr.expr, { type: 'string', value: '1.123456789012345678901234567890' });
+    assert.deepEqual([cols[0].expr.target[0].length, cols[0].expr.target[0].scale], [31, 30]);
+    assert.equal(cols[1].expr.type, 'unary_expr');
+    assert.equal(cols[1].expr.expr.value, '9007199254740993');
+    assert.equal(cols[2].expr.value, '2.5');
+  });
+
   test('strings, comments, quoted names and qualifiers are left alone', () => {
     const sql = "SELECT 'SUM(DISTINCT x)', `SUM`, t.5x FROM t -- SUM(DISTINCT y)";
     assert.equal(rewriteParserGaps(sql), sql);

@@ -370,6 +370,55 @@ const windowFns: FunctionMap = {
   NTH_VALUE: plain('nth_value', 2, 2),
 };
 
+/** SUBSTRING_INDEX(s, delim, n): the part before the n-th delimiter (after the -n-th from the end). */
+export function substringIndexFn(
+  slice: (parts: string, n: number) => string,
+  split: string,
+): FunctionHandler {
+  return arity('SUBSTRING_INDEX', 3, 3, (c, _n, [s, d, count]) => {
+    const n = intLiteral(count);
+    if (n === null) return c.unsupported('SUBSTRING_INDEX with a computed count');
+    const delim = c.text(d);
+    if (n === 0) return `CASE WHEN ${c.text(s)} IS NULL OR ${delim} IS NULL THEN NULL ELSE '' END`;
+    return `array_to_string(${slice(`${split}(${c.text(s)}, ${delim})`, n)}, ${delim})`;
+  });
+}
+
+/** FIND_IN_SET(s, list): 1-based position in a comma list, compared case-insensitively; 0 when absent. */
+export function findInSetFn(
+  position: (list: string, item: string) => string,
+  split: string,
+): FunctionHandler {
+  return arity('FIND_IN_SET', 2, 2, (c, _n, [x, list]) => {
+    const item = c.text(x);
+    const l = c.text(list);
+    return `CASE WHEN ${item} IS NULL OR ${l} IS NULL THEN NULL ELSE COALESCE(${position(`${split}(lower(${l}), ',')`, `lower(${item})`)}, 0) END`;
+  });
+}
+
+const pgSha2: FunctionHandler = arity('SHA2', 2, 2, (c, _n, [x, bits]) => {
+  const b = intLiteral(bits);
+  const fn =
+    b === 0 || b === 256
+      ? 'sha256'
+      : b === 224
+        ? 'sha224'
+        : b === 384
+          ? 'sha384'
+          : b === 512
+            ? 'sha512'
+            : null;
+  if (!fn) return c.unsupported('SHA2 with a computed or unknown bit length');
+  return `encode(${fn}(convert_to(${c.text(x)}, 'UTF8')), 'hex')`;
+});
+
+/** CONVERT(x USING charset): text is already Unicode on the targets. */
+const convertUsing: FunctionHandler = arity('CONVERT', 1, 1, (c, _n, [x]) => {
+  if (typeof x?.suffix !== 'string' || !/^USING /i.test(x.suffix)) return c.unsupported('this CONVERT form');
+  const { suffix: _s, ...plainNode } = x;
+  return c.text(plainNode);
+});
+
 const concat: FunctionHandler = arity('CONCAT', 1, Infinity, (c, _n, args) =>
   args.length === 1 ? c.text(args[0]) : `(${args.map((a) => c.text(a)).join(' || ')})`,
 );
@@ -409,7 +458,26 @@ export const commonFunctions: FunctionMap = {
   ELT: elt,
   STRCMP: strcmp,
   FORMAT: pgFormat,
+  SUBSTRING_INDEX: substringIndexFn(
+    (parts, n) => (n > 0 ? `(${parts})[1:${n}]` : `(${parts})[cardinality(${parts}) - ${-n - 1}:]`),
+    'string_to_array',
+  ),
+  FIND_IN_SET: findInSetFn((list, item) => `array_position(${list}, ${item})`, 'string_to_array'),
+  MD5: textual('md5', 1, 1),
+  SHA2: pgSha2,
+  UUID: arity('UUID', 0, 0, () => 'CAST(gen_random_uuid() AS text)'),
+  CONVERT: convertUsing,
   // numbers
+  RADIANS: numeric('radians', 1, 1),
+  DEGREES: numeric('degrees', 1, 1),
+  SIN: numeric('sin', 1, 1),
+  COS: numeric('cos', 1, 1),
+  TAN: numeric('tan', 1, 1),
+  COT: numeric('cot', 1, 1),
+  ASIN: numeric('asin', 1, 1),
+  ACOS: numeric('acos', 1, 1),
+  ATAN: arity('ATAN', 1, 2, (c, _n, [a, b]) => (b ? `atan2(${c.num(a)}, ${c.num(b)})` : `atan(${c.num(a)})`)),
+  ATAN2: numeric('atan2', 2, 2),
   ABS: numeric('abs', 1, 1),
   CEIL: numeric('ceil', 1, 1),
   CEILING: numeric('ceil', 1, 1),

@@ -4,6 +4,7 @@ import {
   aggregateFn,
   arity,
   commonFunctions,
+  findInSetFn,
   intLiteral,
   jsonUnquoteFn,
   locateFn,
@@ -11,6 +12,7 @@ import {
   numeric,
   plain,
   substringFn,
+  substringIndexFn,
   temporal,
   textual,
   trimChar,
@@ -119,4 +121,16 @@ export const duckdbFunctions: FunctionMap = {
   JSON_ARRAYAGG: plain('json_group_array', 1, 1),
   JSON_OBJECTAGG: plain('json_group_object', 2, 2),
   BIT_XOR: aggregateFn('bit_xor'),
+  SUBSTRING_INDEX: substringIndexFn(
+    (parts, n) => (n > 0 ? `${parts}[1:${n}]` : `${parts}[${n}:]`),
+    'string_split',
+  ),
+  FIND_IN_SET: findInSetFn((list, item) => `list_position(${list}, ${item})`, 'string_split'),
+  SHA2: arity('SHA2', 2, 2, (c, _n, [x, bits]) => {
+    const b = intLiteral(bits);
+    if (b !== 0 && b !== 256) return c.unsupported('SHA2 with a bit length other than 256');
+    return `sha256(${c.text(x)})`;
+  }),
+  UUID: arity('UUID', 0, 0, () => 'CAST(uuid() AS VARCHAR)'),
+  ATAN: arity('ATAN', 1, 2, (c, _n, [a, b]) => (b ? `atan2(${c.num(a)}, ${c.num(b)})` : `atan(${c.num(a)})`)),
 };

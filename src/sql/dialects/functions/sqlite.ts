@@ -172,6 +172,12 @@ export const sqliteFunctions: FunctionMap = {
   BIT_AND: drop('BIT_AND'),
   BIT_OR: drop('BIT_OR'),
   BIT_XOR: drop('BIT_XOR'),
+  SUBSTRING_INDEX: drop('SUBSTRING_INDEX'),
+  FIND_IN_SET: drop('FIND_IN_SET'),
+  MD5: drop('MD5'),
+  SHA2: drop('SHA2'),
+  UUID: drop('UUID'),
+  COT: drop('COT'),
   JSON_ARRAYAGG: plain('json_group_array', 1, 1),
   JSON_OBJECTAGG: plain('json_group_object', 2, 2),
 };
