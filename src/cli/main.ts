@@ -2,9 +2,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createLogger } from '../logger.js';
-import { runQueryCommand } from './query-command.js';
-import { closeDeps, createDeps, startServer } from './start.js';
-import { runUploadCommand, UPLOAD_HELP } from './upload-command.js';
+import { UPLOAD_HELP } from './upload-help.js';
 import { VERSION } from './version.js';
 
 const HELP = `tributary ${VERSION}: federated SQL (MySQL syntax) over databases, APIs and files, for AI agents
@@ -70,6 +68,10 @@ async function main(): Promise<void> {
   if (command === 'query') {
     const sql = positionals.slice(1).join(' ');
     if (!sql) throw new ConfigError('Usage: tributary query "<SQL>" [--db source]');
+    // The engine and its drivers load only for the commands that need them (stdio MCP
+    // answers its first messages before they are loaded).
+    const { closeDeps, createDeps } = await import('./start.js');
+    const { runQueryCommand } = await import('./query-command.js');
     const deps = await createDeps(
       config,
       createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
@@ -82,6 +84,7 @@ async function main(): Promise<void> {
     return;
   }
   if (command === 'upload') {
+    const { runUploadCommand } = await import('./upload-command.js');
     process.exitCode = await runUploadCommand(config, positionals.slice(1), values);
     return;
   }
@@ -91,11 +94,14 @@ async function main(): Promise<void> {
     // Answer initialize/tools/list at once; the engine loads behind them (mcp/deferred-deps.ts).
     const { createMcpServerFactory, deferredDeps, serveMcpStdio } = await import('../mcp/index.js');
     const logger = createLogger(config.logLevel);
-    const deps = deferredDeps({ config, logger, version: VERSION }, () => createDeps(config, logger));
+    const deps = deferredDeps({ config, logger, version: VERSION }, async () =>
+      (await import('./start.js')).createDeps(config, logger),
+    );
     await serveMcpStdio(deps, createMcpServerFactory(deps));
     return;
   }
 
+  const { startServer } = await import('./start.js');
   const running = await startServer(config);
   const log = running.deps.logger;
   const shutdown = async (signal: string) => {

@@ -7,9 +7,7 @@ import { createLogger } from '../logger.js';
 import { FileError, FilesSource, tableNameFromFile } from '../sources/files/index.js';
 import { closeDeps, createDeps } from './start.js';
 
-export const UPLOAD_HELP = `  tributary upload FILE [NAME]        store a CSV/TSV/JSON/NDJSON/Parquet/XLSX file as the table files.NAME
-                                      (NAME defaults to the file name; --replace, --format F, --sheet S;
-                                      --url http://host:port [--token T] sends it to a running server)`;
+export { UPLOAD_HELP } from './upload-help.js';
 
 export interface UploadArgs {
   url?: string;
