@@ -187,6 +187,7 @@ export class Engine implements SqlEngine {
     return planQuery(ast, refs, {
       source: (n) => this.deps.sources.get(n),
       columns: (s, schema, table) => this.columns(s, schema, table),
+      defaultSource: async () => (ctx.db ? this.deps.sources.get(ctx.db).catch(() => null) : null),
     });
   }
 

@@ -2,7 +2,7 @@ import pkg from 'node-sql-parser/build/mysql.js';
 import { ErrorCode, SqlError } from '../errors.js';
 import { selectLabels } from './labels.js';
 import { isKeyword, tokenize } from './lexer.js';
-import { normalizeAst } from './normalize.js';
+import { normalizeAst, rewriteParserGaps } from './normalize.js';
 import { foldThreePartNames } from './prepass.js';
 import { parseServiceStatement } from './service.js';
 import type { Statement } from './statement.js';
@@ -22,7 +22,8 @@ export function parseStatement(sql: string, isSource: (name: string) => boolean)
     const rest = sql.slice(tokens[1]?.start ?? sql.length);
     return { kind: 'explain', inner: parseStatement(rest, isSource) };
   }
-  const text = foldThreePartNames(sql, isSource);
+  // Three-part names first (the rewrite below keeps quoted names as they are).
+  const text = rewriteParserGaps(foldThreePartNames(sql, isSource));
   let ast: any;
   try {
     ast = parser.astify(text, OPTS);

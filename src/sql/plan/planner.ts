@@ -36,6 +36,8 @@ export type Plan =
 export interface PlanLookup {
   source(name: string): Promise<Source>;
   columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]>;
+  /** The default database (context.db / USE), if any: where a statement without tables may run. */
+  defaultSource?(): Promise<Source | null>;
 }
 
 /**
@@ -114,6 +116,15 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
       if (canCompile(pushed, dialect, compileOpts(dialect, lookup2)).ok) {
         return { kind: 'pushdown', source, sql: compileFor(pushed, dialect, lookup2) };
       }
+    }
+  }
+
+  // No table at all (`SELECT NOW()`, a recursive CTE of constants): a MySQL default database
+  // answers it natively; anything else is evaluated locally.
+  if (names.size === 0 && info.length === 0 && lookup.defaultSource) {
+    const s = await lookup.defaultSource();
+    if (s?.dialect === 'mysql' && s.capabilities.fullStatements && canCompile(ast, 'mysql').ok) {
+      return { kind: 'pushdown', source: s, sql: compileFor(ast, 'mysql') };
     }
   }
 
@@ -211,7 +222,15 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
     sourceRefs.map((r) => ({ qualifier: r.qualifier, cols: colsByRef.get(r.index)! })),
   );
   const check = canCompile(local, 'duckdb', compileOpts('duckdb', localLookup));
-  if (!check.ok) throw new SqlError(ErrorCode.NOT_SUPPORTED, `Not supported across sources: ${check.reason}`);
+  if (!check.ok) {
+    const only = sources.size === 1 ? sources.values().next().value! : null;
+    throw new SqlError(
+      ErrorCode.NOT_SUPPORTED,
+      only
+        ? `Not supported: ${check.reason} (neither source '${only.name}' (${only.engine}) nor the local engine can run it)`
+        : `Not supported across sources: ${check.reason}`,
+    );
+  }
   return { kind: 'local', fragments, info, localSql: compileFor(local, 'duckdb', localLookup) };
 }
 
