@@ -13,6 +13,6 @@ export const httpHooks: RouteRegistrar[] = [registerSecurityHooks];
 export const httpRoutes: RouteRegistrar[] = [
   registerAuthRoutes,
   registerFileRoutes,
-  (app, deps) => registerPassthroughRoutes(app, deps),
+  registerPassthroughRoutes,
   registerMcp,
 ];
