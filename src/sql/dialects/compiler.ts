@@ -84,6 +84,7 @@ export abstract class SqlCompiler {
   /** Set while compiling the select list, HAVING and ORDER BY of a grouped query. */
   protected grouping: Grouping | null = null;
   private generated = 0;
+  private inRecursiveCte = false;
 
   /** Type names used by casts the compiler inserts; targets override. */
   readonly textType: string = 'text';
@@ -172,10 +173,11 @@ export abstract class SqlCompiler {
       if (!s._next) return sql + this.selectCore(s);
       const members: AstNode[] = [];
       for (let m: AstNode | null = s; m; m = m._next) members.push(m);
-      const ci =
-        this.emulate && members.length === 2 ? this.caseInsensitiveSetOp(members[0], members[1]) : null;
+      // A recursive CTE body must stay `anchor UNION recursive-term`: no rewriting there.
+      const rewrite = this.emulate && !this.inRecursiveCte;
+      const ci = rewrite && members.length === 2 ? this.caseInsensitiveSetOp(members[0], members[1]) : null;
       if (ci) return sql + this.setOpTail(s, members, ci);
-      const names = this.emulate ? this.caseInsensitiveUnion(members) : null;
+      const names = rewrite ? this.caseInsensitiveUnion(members) : null;
       const op = (m: AstNode) => (names ? 'UNION ALL' : this.setOperator(String(m.set_op ?? 'UNION')));
       let body = this.setMember(members[0]);
       for (let i = 1; i < members.length; i++) body += ` ${op(members[i - 1])} ${this.setMember(members[i])}`;
@@ -330,7 +332,13 @@ export abstract class SqlCompiler {
         Array.isArray(w.columns) && w.columns.length
           ? ` (${w.columns.map((c: string) => this.quoteIdent(c)).join(', ')})`
           : '';
-      return `${this.quoteIdent(name)}${cols} AS (${this.selectStatement(w.stmt.ast)})`;
+      const prev = this.inRecursiveCte;
+      this.inRecursiveCte = recursive;
+      try {
+        return `${this.quoteIdent(name)}${cols} AS (${this.selectStatement(w.stmt.ast)})`;
+      } finally {
+        this.inRecursiveCte = prev;
+      }
     });
     return `WITH ${recursive ? 'RECURSIVE ' : ''}${parts.join(', ')}`;
   }

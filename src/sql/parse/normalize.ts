@@ -391,13 +391,10 @@ export function walkExpr(
     if (k === 'type' || k === 'loc') continue;
     const v = expr[k];
     if (!v || typeof v !== 'object') continue;
+    // Children without a type (window specs, ORDER BY items, args lists) are walked too.
     if (Array.isArray(v)) {
       for (const item of v) if (item && typeof item === 'object') walkExpr(item, visitor, opts, expr);
-    } else if (k === 'over' || k === 'args' || v.type !== undefined || k === 'as_window_specification') {
-      walkExpr(v, visitor, opts, expr);
-    } else {
-      walkExpr(v, visitor, opts, expr);
-    }
+    } else walkExpr(v, visitor, opts, expr);
   }
 }
 

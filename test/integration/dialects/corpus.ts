@@ -475,4 +475,7 @@ export const CORPUS: CorpusQuery[] = [
     sql: 'SELECT ROUND(RADIANS(180), 6), DEGREES(PI()), ROUND(SIN(1), 6), ROUND(ATAN2(1, 1), 6), ROUND(ATAN(1, 2), 6), ROUND(COT(1), 6)',
   },
   { sql: 'SELECT id, CONVERT(name USING utf8mb4) FROM customers' },
+  {
+    sql: "WITH RECURSIVE r AS (SELECT 'a' AS s UNION SELECT CONCAT(s, 'a') FROM r WHERE LENGTH(s) < 3) SELECT s FROM r",
+  },
 ];
