@@ -33,7 +33,7 @@ export async function runWrite(
   const refs = bindTables(ast, ctx);
   const targetNode = kind === 'delete' ? (ast.from?.[0] ?? ast.table?.[0]) : ast.table?.[0];
   const target = refs.find((r) => r.node === targetNode) ?? refs.find((r) => r.kind === 'source');
-  if (!target || target.kind !== 'source')
+  if (target?.kind !== 'source')
     throw new SqlError(ErrorCode.NOT_SUPPORTED, 'Writes need a table in a data source (source.table)');
   const source = await engine.sources.get(target.source!);
   if (!source.dialect)
@@ -63,7 +63,7 @@ export async function runWrite(
 
   const select =
     kind === 'create' ? ast.query_expr : kind === 'insert' || kind === 'replace' ? ast.values : null;
-  if (!select || select.type !== 'select') {
+  if (select?.type !== 'select') {
     const why = others.length ? 'it reads another source' : `the ${source.engine} dialect cannot express it`;
     throw new SqlError(
       ErrorCode.NOT_SUPPORTED,

@@ -100,7 +100,7 @@ class Cursor {
   private like(): string | null {
     if (this.kw('LIKE')) {
       const tok = this.peek();
-      if (!tok || tok.kind !== 'string') this.fail('a quoted pattern after LIKE');
+      if (tok?.kind !== 'string') this.fail('a quoted pattern after LIKE');
       this.i++;
       return tok.value;
     }
@@ -129,7 +129,7 @@ class Cursor {
       } else if (this.kw('PARAMETERS')) {
         this.punct('=');
         const tok = this.peek();
-        if (!tok || tok.kind !== 'json') this.fail('a JSON object after PARAMETERS');
+        if (tok?.kind !== 'json') this.fail('a JSON object after PARAMETERS');
         this.i++;
         try {
           const v = JSON.parse(tok.value);

@@ -3,7 +3,7 @@
 /** Visit every object node (depth-first); return false from `fn` to skip a node's children. */
 export function visit(
   node: unknown,
-  fn: (n: any, key: string | null, parent: any) => boolean | void,
+  fn: (n: any, key: string | null, parent: any) => unknown,
   key: string | null = null,
   parent: any = null,
 ): void {
