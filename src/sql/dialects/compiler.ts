@@ -1396,9 +1396,10 @@ export abstract class SqlCompiler {
     }
   }
 
+  /** CAST(x AS CHAR(n)) keeps n characters; the result stays plain text (varchar(n) would not unify with text). */
   protected castText(e: AstNode, length: number | null): string {
     const sql = this.text(e);
-    return length != null ? `CAST(${sql} AS varchar(${length}))` : sql;
+    return length != null ? `left(${sql}, ${length})` : sql;
   }
 
   /** MySQL reads a string cast to an integer up to its first non-digit. */

@@ -47,11 +47,6 @@ export class DuckdbCompiler extends SqlCompiler {
     return not ? `NOT ${call}` : call;
   }
 
-  protected override castText(e: AstNode, length: number | null): string {
-    const sql = this.text(e);
-    return length != null ? `left(${sql}, ${length})` : sql;
-  }
-
   protected override castDecimal(sql: string, p: number, s: number): string {
     const prec = Math.min(Math.max(p, 1), 38);
     return `CAST(${sql} AS DECIMAL(${prec}, ${Math.min(s, prec)}))`;

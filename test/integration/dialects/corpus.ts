@@ -476,6 +476,6 @@ export const CORPUS: CorpusQuery[] = [
   },
   { sql: 'SELECT id, CONVERT(name USING utf8mb4) FROM customers' },
   {
-    sql: "WITH RECURSIVE r AS (SELECT 'a' AS s UNION SELECT CONCAT(s, 'a') FROM r WHERE LENGTH(s) < 3) SELECT s FROM r",
+    sql: "WITH RECURSIVE r AS (SELECT CAST('a' AS CHAR(10)) AS s UNION SELECT CONCAT(s, 'a') FROM r WHERE LENGTH(s) < 3) SELECT s FROM r",
   },
 ];
