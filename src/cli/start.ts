@@ -40,9 +40,21 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
 /** Start the HTTP server (API + MCP). */
 export async function startServer(config: Config, opts: { logger?: Logger } = {}): Promise<Running> {
   const deps = await createDeps(config, opts.logger);
-  const app = await buildHttpServer(deps, { hooks: httpHooks, routes: httpRoutes });
   const { host, port } = config.api.http;
-  await app.listen({ host, port });
+  let app: FastifyInstance;
+  try {
+    app = await buildHttpServer(deps, { hooks: httpHooks, routes: httpRoutes });
+    try {
+      await app.listen({ host, port });
+    } catch (e) {
+      await app.close().catch(() => {});
+      throw e;
+    }
+  } catch (e) {
+    // Pools, the catalog and DuckDB must not outlive a server that never started.
+    await closeDeps(deps).catch(() => {});
+    throw e;
+  }
   const addr = app.server.address();
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
