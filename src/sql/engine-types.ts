@@ -1,6 +1,6 @@
-import type { ColumnInfo, FieldInfo } from './types.js';
-import type { Result } from './result.js';
 import type { TableInfo } from '../sources/types.js';
+import type { Result } from './result.js';
+import type { ColumnInfo, FieldInfo } from './types.js';
 
 /** Per-session state: the default database (context.db / USE). `USE x` mutates it. */
 export interface QueryContext {
