@@ -146,6 +146,11 @@ export async function loadCsvFile(
   const q = (t: string) => `${dq(schema)}.${dq(t)}`;
   const raw = `${name}__raw`;
   const plans = fields.map((f) => {
+    // A DECIMAL that fits 64 bits is parsed by the CSV reader itself: no text column, no cast.
+    if (f.type === 'DECIMAL' && f.precision !== undefined && f.precision <= 18) {
+      const scale = f.scale ?? 0;
+      return { staging: `DECIMAL(${Math.max(f.precision, scale, 1)},${scale})`, view: (c: string) => c };
+    }
     const p = planColumn(f.type, f.scale ?? 10, f.precision);
     if (p.staging === 'BLOB' && opts.hexBinary)
       return { staging: 'VARCHAR', view: (c: string) => `from_hex(substr(${c}, 3))` };

@@ -44,7 +44,8 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
   };
   const streams: QueryStream[] = [];
   try {
-    const loads = plan.fragments.map(async (f) => {
+    const loads = plan.fragments.map(loadFragment);
+    async function loadFragment(f: Fragment): Promise<void> {
       if (f.source.exportCsv && f.columnInfo.length) {
         await loadViaCsv(local, schema, f, opts.signal);
         return;
@@ -61,7 +62,7 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
       } finally {
         conn.closeSync();
       }
-    });
+    }
     for (const r of plan.info) {
       loads.push(
         (async () => {
