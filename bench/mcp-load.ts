@@ -1,0 +1,110 @@
+/** A fixed number of calls at a fixed concurrency: throughput, latency percentiles, CPU per call. */
+
+import { performance } from 'node:perf_hooks';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { percentile, round } from './lib.js';
+import { cpuMs } from './mcp-procs.js';
+
+/** One call; `i` picks the call's parameters so every target sees the same sequence. */
+export type Call = (worker: number, i: number) => Promise<unknown>;
+
+export interface LoadResult {
+  calls: number;
+  calls_per_s: number;
+  p50_ms: number;
+  p99_ms: number;
+  /** Server process CPU (user + system, all threads) per call; absent for the driver. */
+  server_cpu_ms_per_call?: number;
+  /** This bench process's CPU per call: the MCP client, or the driver itself. */
+  client_cpu_ms_per_call: number;
+}
+
+async function drive(call: Call, concurrency: number, calls: number, offset: number, lat?: number[]) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (next < calls) {
+        const i = next++;
+        const t0 = performance.now();
+        await call(w, offset + i);
+        lat?.push(performance.now() - t0);
+      }
+    }),
+  );
+}
+
+/** Untimed calls (JIT warm-up, pools filled). */
+export function warmUp(call: Call, concurrency: number, calls: number): Promise<void> {
+  return drive(call, concurrency, calls, 2_000_000);
+}
+
+/**
+ * `calls` calls after `warmup` untimed ones, measured in `rounds` equal rounds: calls/s and
+ * CPU per call are the median over rounds (other work on a shared machine disturbs some
+ * rounds more than others), latency percentiles are over every call.
+ */
+export async function runLoad(
+  call: Call,
+  o: { concurrency: number; calls: number; warmup: number; serverPid?: number; rounds?: number },
+): Promise<LoadResult> {
+  await drive(call, o.concurrency, o.warmup, 1_000_000);
+  const rounds = Math.max(1, o.rounds ?? 3);
+  const perRound = Math.ceil(o.calls / rounds);
+  const lat: number[] = [];
+  const rates: number[] = [];
+  const serverCpu: number[] = [];
+  const clientCpu: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const cpu0 = o.serverPid === undefined ? 0 : cpuMs(o.serverPid);
+    const own0 = process.cpuUsage();
+    const t0 = performance.now();
+    await drive(call, o.concurrency, perRound, r * perRound, lat);
+    const wall = performance.now() - t0;
+    const own = process.cpuUsage(own0);
+    if (o.serverPid !== undefined) serverCpu.push((cpuMs(o.serverPid) - cpu0) / perRound);
+    rates.push((perRound * 1000) / wall);
+    clientCpu.push((own.user + own.system) / 1000 / perRound);
+  }
+  return {
+    calls: perRound * rounds,
+    calls_per_s: round(percentile(rates, 50), 0),
+    p50_ms: round(percentile(lat, 50), 3),
+    p99_ms: round(percentile(lat, 99), 3),
+    ...(o.serverPid === undefined ? {} : { server_cpu_ms_per_call: round(percentile(serverCpu, 50), 3) }),
+    client_cpu_ms_per_call: round(percentile(clientCpu, 50), 3),
+  };
+}
+
+/**
+ * One official-SDK client session per concurrent worker. `tools/list` is not called, so the
+ * client does not validate `structuredContent` against the output schema: the same client
+ * work for a server with an output schema (Tributary) and one without (DBHub).
+ */
+export async function mcpClients(url: string, n: number): Promise<Client[]> {
+  return Promise.all(
+    Array.from({ length: n }, async () => {
+      const c = new Client({ name: 'tributary-bench', version: '0.1.0' });
+      await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+      return c;
+    }),
+  );
+}
+
+export async function closeClients(clients: Client[]): Promise<void> {
+  await Promise.allSettled(
+    clients.map(async (c) => {
+      const t = c.transport as StreamableHTTPClientTransport | undefined;
+      // End the session on the server too (a stateless server answers 405, which is fine).
+      await t?.terminateSession().catch(() => {});
+      await c.close();
+    }),
+  );
+}
+
+/** Calls a tool and fails loudly on a protocol or tool error, so a broken target cannot look fast. */
+export async function callTool(c: Client, name: string, args: Record<string, unknown>): Promise<any> {
+  const r: any = await c.callTool({ name, arguments: args });
+  if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content).slice(0, 300)}`);
+  return r;
+}
