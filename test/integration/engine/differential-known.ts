@@ -5,11 +5,17 @@
  */
 export type Mode = 'pg' | 'my' | 'cross';
 
+const GC_DISTINCT_ORDER =
+  "SELECT c.city, GROUP_CONCAT(DISTINCT o.status ORDER BY o.status SEPARATOR '/') FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.city";
+const GC_DISTINCT_ORDER_WHY =
+  'dialects: GROUP_CONCAT(DISTINCT x ORDER BY x) neither dedups nor sorts case-insensitively on PostgreSQL/DuckDB (string_agg(DISTINCT ...) needs the ORDER BY expression among its arguments, so the fold is skipped)';
+
 export const ENGINE_KNOWN: Partial<Record<Mode, Record<string, string>>> = {
-  pg: {},
+  pg: {
+    [GC_DISTINCT_ORDER]: GC_DISTINCT_ORDER_WHY,
+  },
   my: {},
   cross: {
-    "SELECT c.city, GROUP_CONCAT(DISTINCT o.status ORDER BY o.status SEPARATOR '/') FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.city":
-      'dialects: GROUP_CONCAT(DISTINCT x ORDER BY x) neither dedups nor sorts case-insensitively on PostgreSQL/DuckDB (string_agg(DISTINCT ...) needs the ORDER BY expression in its arguments, so the fold is skipped); pushdown to postgres differs the same way',
+    [GC_DISTINCT_ORDER]: GC_DISTINCT_ORDER_WHY,
   },
 };
