@@ -67,7 +67,14 @@ export interface CompareOptions {
    * SPEC §2 encodes JSON results as JSON values, so the server's `"Paris"` JSON value is `Paris`.
    */
   jsonStrings?: boolean;
+  /**
+   * Text compares as MySQL's default collation does (case and trailing spaces ignored): for
+   * a group or DISTINCT value whose spelling MySQL itself picks arbitrarily ('Berlin'/'berlin').
+   */
+  collationText?: boolean;
 }
+
+const fold = (c: Cell): Cell => (typeof c === 'string' ? c.toLowerCase().trimEnd() : c);
 
 function jsonStringText(c: Cell): string | null {
   if (typeof c !== 'string' || c.length < 2 || c[0] !== '"' || c[c.length - 1] !== '"') return null;
@@ -108,6 +115,10 @@ export function compareRows(
   opts: CompareOptions = {},
 ): string | null {
   if (ref.length !== got.length) return `row count ${got.length}, expected ${ref.length}`;
+  if (opts.collationText) {
+    ref = ref.map((r) => r.map(fold));
+    got = got.map((r) => r.map(fold));
+  }
   const a = ordered ? ref : [...ref].sort((x, y) => sortKey(x).localeCompare(sortKey(y)));
   const b = ordered ? got : [...got].sort((x, y) => sortKey(x).localeCompare(sortKey(y)));
   for (let i = 0; i < a.length; i++) {

@@ -10,12 +10,15 @@ export interface CrossQuery {
   sql: string;
   placement?: SourceName[];
   ordered?: boolean;
+  /** Groups or DISTINCT values spelt differently only in case: MySQL picks one arbitrarily. */
+  collationText?: boolean;
 }
 
 export const CROSS_QUERIES: CrossQuery[] = [
   // joins and aggregates
   {
     sql: 'SELECT c.city, COUNT(o.id) AS n, SUM(o.amount) AS total FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.city',
+    collationText: true,
   },
   {
     sql: 'SELECT c.id, c.name, COALESCE(SUM(o.amount), 0) AS spent FROM customers c LEFT JOIN orders o ON o.customer_id = c.id GROUP BY c.id, c.name ORDER BY spent DESC, c.id',
@@ -24,6 +27,7 @@ export const CROSS_QUERIES: CrossQuery[] = [
   {
     sql: "SELECT p.category, SUM(oi.quantity * oi.unit_price) AS revenue FROM order_items oi JOIN products p ON p.id = oi.product_id JOIN orders o ON o.id = oi.order_id WHERE o.status <> 'cancelled' GROUP BY p.category HAVING revenue > 20",
     placement: ['pg', 'my', 'my'],
+    collationText: true,
   },
   {
     sql: "SELECT c.name, o.id, o.amount FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.city = 'paris' AND o.amount > 30 ORDER BY o.id",
@@ -64,6 +68,7 @@ export const CROSS_QUERIES: CrossQuery[] = [
   },
   {
     sql: 'SELECT t.city, t.n FROM (SELECT c.city, COUNT(*) AS n FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.city) t WHERE t.n >= 2',
+    collationText: true,
   },
   // set operations
   {
@@ -118,7 +123,10 @@ export const CROSS_QUERIES: CrossQuery[] = [
     sql: 'SELECT a.id, a.name, b.email FROM customers a JOIN customers b USING (id)',
     placement: ['pg', 'my'],
   },
-  { sql: 'SELECT DISTINCT c.city FROM customers c JOIN orders o ON o.customer_id = c.id' },
+  {
+    sql: 'SELECT DISTINCT c.city FROM customers c JOIN orders o ON o.customer_id = c.id',
+    collationText: true,
+  },
   {
     sql: 'SELECT o.id, c.name FROM orders o JOIN customers c ON c.id = o.customer_id ORDER BY o.amount DESC, o.id LIMIT 2, 3',
     ordered: true,
@@ -132,6 +140,7 @@ export const CROSS_QUERIES: CrossQuery[] = [
   // aggregates of joined rows
   {
     sql: "SELECT c.city, GROUP_CONCAT(DISTINCT o.status ORDER BY o.status SEPARATOR '/') FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.city",
+    collationText: true,
   },
   {
     sql: 'SELECT c.active, COUNT(DISTINCT o.customer_id), AVG(o.qty), MAX(o.discount) FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.active',
@@ -143,6 +152,7 @@ export const CROSS_QUERIES: CrossQuery[] = [
   // CTEs over both sources
   {
     sql: 'WITH c AS (SELECT id, city FROM customers WHERE active), o AS (SELECT customer_id, amount FROM orders) SELECT c.city, SUM(o.amount) FROM c JOIN o ON o.customer_id = c.id GROUP BY c.city',
+    collationText: true,
   },
   {
     sql: 'WITH RECURSIVE n AS (SELECT 1 AS k UNION ALL SELECT k + 1 FROM n WHERE k < 3) SELECT n.k, o.id FROM n JOIN orders o ON o.qty = n.k JOIN customers c ON c.id = o.customer_id',

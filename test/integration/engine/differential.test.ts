@@ -32,6 +32,8 @@ interface Case {
   known?: string;
   /** The reference is the same text, so the column names must be MySQL's too. */
   namesComparable: boolean;
+  /** Compare text as MySQL's collation does (compare.ts). */
+  collationText?: boolean;
   /** Why the query could not be placed in the sources. */
   rewriteError?: string;
   /** Kind of cross-source case, tallied apart. */
@@ -100,7 +102,13 @@ function cases(mode: Mode): Case[] {
   }
   for (const q of CROSS_QUERIES) {
     const known = ENGINE_KNOWN[mode]?.[q.sql];
-    const base = { reference: q.sql, ordered: !!q.ordered, namesComparable: true, known };
+    const base = {
+      reference: q.sql,
+      ordered: !!q.ordered,
+      namesComparable: true,
+      known,
+      collationText: q.collationText,
+    };
     // On one source the hand-written queries are pushed down whole, unqualified.
     if (mode !== 'cross') out.push({ ...base, sql: q.sql, db: mode });
   }
@@ -111,6 +119,7 @@ function cases(mode: Mode): Case[] {
         reference: q.sql,
         ordered: !!q.ordered,
         namesComparable: true,
+        collationText: q.collationText,
         known: ENGINE_KNOWN.cross?.[q.sql],
         group: 'hand-written',
       });
@@ -212,7 +221,10 @@ for (const { mode, title } of MODES) {
         const expected = await referenceOf(c.reference);
         const r = await server.sql(c.sql, c.db ? { db: c.db } : undefined);
         if (r.type !== 'table') return fail(`server answered ${JSON.stringify(r)}`);
-        const diff = compareRows(expected.rows, normRows(r.data), c.ordered, { jsonStrings: true });
+        const diff = compareRows(expected.rows, normRows(r.data), c.ordered, {
+          jsonStrings: true,
+          collationText: c.collationText,
+        });
         if (diff) return fail(diff);
         // Column names as MySQL gives them (the text as written), where MariaDB ran the same text.
         const names = r.column_names.map((n) => n.replace(/\b(pg|my)\./g, ''));
