@@ -32,12 +32,39 @@ export class LocalEngine {
     return new LocalEngine(await DuckDBInstance.create(':memory:', config), opts.tempDir);
   }
 
+  /** Idle connections for statements that load nothing (SELECT 1, CTEs of constants). */
+  private readonly idle: DuckDBConnection[] = [];
+
+  /** A pooled connection: only for statements that leave no state on it (no SET, no temp objects). */
+  async pooled(): Promise<DuckDBConnection> {
+    return this.idle.pop() ?? (await this.instance.connect());
+  }
+
+  private giveBack(conn: DuckDBConnection): void {
+    if (this.idle.length < 4) this.idle.push(conn);
+    else conn.closeSync();
+  }
+
   async connect(): Promise<DuckDBConnection> {
     return this.instance.connect();
   }
 
-  /** Run a row-returning statement on `conn` as a stream of canonical batches. Closes `conn` at the end if `own`. */
-  async query(conn: DuckDBConnection, sql: string, own: boolean, signal?: AbortSignal): Promise<QueryStream> {
+  /**
+   * Run a row-returning statement on `conn` as a stream of canonical batches. At the end
+   * `conn` is closed if `own` is true, or given back to the pool if it is 'pooled'.
+   */
+  async query(
+    conn: DuckDBConnection,
+    sql: string,
+    own: boolean | 'pooled',
+    signal?: AbortSignal,
+  ): Promise<QueryStream> {
+    let interrupted = false;
+    const release = () => {
+      // An interrupted connection is not reused: its next statement must not inherit anything.
+      if (own === 'pooled' && !interrupted && !signal?.aborted) this.giveBack(conn);
+      else if (own) conn.closeSync();
+    };
     let result: Awaited<ReturnType<DuckDBConnection['stream']>>;
     const onAbort = () => conn.interrupt();
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -45,7 +72,7 @@ export class LocalEngine {
       result = await conn.stream(sql);
     } catch (e) {
       signal?.removeEventListener('abort', onAbort);
-      if (own) conn.closeSync();
+      release();
       throw localError(e, signal);
     }
     const reader = new ChunkReader(result.columnNames(), result.columnTypes());
@@ -54,7 +81,7 @@ export class LocalEngine {
       if (done) return;
       done = true;
       signal?.removeEventListener('abort', onAbort);
-      if (own) conn.closeSync();
+      release();
     };
     async function* batches() {
       try {
@@ -76,13 +103,17 @@ export class LocalEngine {
       columns: reader.fields,
       batches: batches(),
       cancel: async () => {
-        if (!done) conn.interrupt();
+        if (!done) {
+          interrupted = true;
+          conn.interrupt();
+        }
         finish();
       },
     };
   }
 
   close(): void {
+    for (const c of this.idle.splice(0)) c.closeSync();
     this.instance.closeSync();
   }
 }

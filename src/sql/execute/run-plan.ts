@@ -23,7 +23,7 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
   if (plan.kind === 'pushdown') return plan.source.query(plan.sql, { signal: opts.signal });
   if (plan.fragments.length === 0 && plan.info.length === 0) {
     // Nothing to load (SELECT 1, CTEs over literals): no per-query schema needed.
-    return local.query(await local.connect(), plan.localSql, true, opts.signal);
+    return local.query(await local.pooled(), plan.localSql, 'pooled', opts.signal);
   }
 
   // Each query gets its own schema so fragments load in parallel on separate connections.

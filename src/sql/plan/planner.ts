@@ -1,5 +1,5 @@
 import type { DialectName, Source } from '../../sources/types.js';
-import { canCompile, compile } from '../dialects/index.js';
+import { canCompile, compile, UnsupportedError } from '../dialects/index.js';
 import { ErrorCode, SqlError } from '../errors.js';
 import type { ColumnInfo } from '../types.js';
 import {
@@ -113,9 +113,8 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
         ),
       );
       const dialect = source.dialect;
-      if (canCompile(pushed, dialect, compileOpts(dialect, lookup2)).ok) {
-        return { kind: 'pushdown', source, sql: compileFor(pushed, dialect, lookup2) };
-      }
+      const sql = tryCompile(pushed, dialect, compileOpts(dialect, lookup2));
+      if (sql !== null) return { kind: 'pushdown', source, sql };
     }
   }
 
@@ -240,6 +239,16 @@ function ownsQualifier(refs: BoundRef[], r: BoundRef, q: string): boolean {
 
 function otherHas(refs: BoundRef[], cols: Map<number, ColumnInfo[]>, r: BoundRef, col: string): boolean {
   return refs.some((x) => x !== r && (cols.get(x.index) ?? []).some((c) => c.name.toLowerCase() === col));
+}
+
+/** Compile once: the text, or null when the target cannot say the statement (compiling twice to ask first costs as much as compiling). */
+function tryCompile(ast: any, dialect: DialectName, opts: ReturnType<typeof compileOpts>): string | null {
+  try {
+    return compile(ast, dialect, opts);
+  } catch (e) {
+    if (e instanceof UnsupportedError) return null;
+    throw e;
+  }
 }
 
 /** In the local statement a bound table becomes its loaded fragment, under the name the query uses. */
