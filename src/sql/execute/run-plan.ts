@@ -139,7 +139,9 @@ async function loadViaCsv(
     }
   };
   try {
-    if (!makeFifo(path)) {
+    const slot = await pipeSlots.acquire(signal);
+    if (!slot || !makeFifo(path)) {
+      if (slot) pipeSlots.release();
       await f.source.exportCsv!(f.sql, createWriteStream(path), { signal });
       await load();
       return;
@@ -151,13 +153,60 @@ async function loadViaCsv(
       await unblockWriter(path);
       throw err;
     });
-    const [e, l] = await Promise.allSettled([exported, loaded]);
+    let settled: [PromiseSettledResult<void>, PromiseSettledResult<void>];
+    try {
+      settled = await Promise.allSettled([exported, loaded]);
+    } finally {
+      pipeSlots.release();
+    }
+    const [e, l] = settled;
     if (e.status === 'rejected') throw e.reason;
     if (l.status === 'rejected') throw l.reason;
   } finally {
     await rm(path, { force: true });
   }
 }
+
+/**
+ * At most two fragments stream through pipes at once. A DuckDB reader blocked on a pipe
+ * holds one of libuv's four pool threads, and the writer's file writes need pool threads
+ * too: with more pipes than that, readers and writers wait on each other for ever. Two
+ * leaves the pool room to make progress; fragments beyond it wait for a slot, or use a
+ * temp file when they have waited long enough.
+ */
+class PipeSlots {
+  private free = 2;
+  private readonly waiting: (() => void)[] = [];
+  /** True when a slot was taken; false after waiting `ms` (then the caller uses a temp file). */
+  async acquire(signal?: AbortSignal, ms = 50): Promise<boolean> {
+    if (this.free > 0) {
+      this.free--;
+      return true;
+    }
+    return new Promise<boolean>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(
+        () => {
+          const i = this.waiting.indexOf(wake);
+          if (i >= 0) this.waiting.splice(i, 1);
+          resolve(false);
+        },
+        signal?.aborted ? 0 : ms,
+      );
+      this.waiting.push(wake);
+    });
+  }
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}
+
+const pipeSlots = new PipeSlots();
 
 function makeFifo(path: string): boolean {
   try {
