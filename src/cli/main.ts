@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './threadpool.js';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/load.js';
 import { createLogger } from '../logger.js';
