@@ -1,58 +1,14 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ErrorCode, SqlError } from '../../sql/errors.js';
-import { DuckChunkConverter as ChunkReader } from '../duckdb/values.js';
+import { streamDuckQuery } from '../duckdb/stream.js';
 import type { QueryStream } from '../types.js';
 
 /**
  * A row-returning statement on `conn` as a stream of canonical batches; `conn` is
  * closed at the end, on cancel, or on failure. Rows stay in DuckDB until read.
  */
-export async function streamQuery(
-  conn: DuckDBConnection,
-  sql: string,
-  signal?: AbortSignal,
-): Promise<QueryStream> {
-  const onAbort = () => conn.interrupt();
-  signal?.addEventListener('abort', onAbort, { once: true });
-  let done = false;
-  const finish = () => {
-    if (done) return;
-    done = true;
-    signal?.removeEventListener('abort', onAbort);
-    conn.closeSync();
-  };
-  let result: Awaited<ReturnType<DuckDBConnection['stream']>>;
-  try {
-    result = await conn.stream(sql);
-  } catch (e) {
-    finish();
-    throw filesError(e, signal);
-  }
-  const reader = new ChunkReader(result.columnNames(), result.columnTypes());
-  async function* batches() {
-    try {
-      for (;;) {
-        let chunk: Awaited<ReturnType<typeof result.fetchChunk>>;
-        try {
-          chunk = await result.fetchChunk();
-        } catch (e) {
-          throw filesError(e, signal);
-        }
-        if (!chunk || chunk.rowCount === 0) break;
-        yield reader.rows(chunk);
-      }
-    } finally {
-      finish();
-    }
-  }
-  return {
-    columns: reader.fields,
-    batches: batches(),
-    cancel: async () => {
-      if (!done) conn.interrupt();
-      finish();
-    },
-  };
+export function streamQuery(conn: DuckDBConnection, sql: string, signal?: AbortSignal): Promise<QueryStream> {
+  return streamDuckQuery(conn, sql, { signal, mapError: filesError, onDone: () => conn.closeSync() });
 }
 
 /** DuckDB errors as SqlErrors naming the files source; DuckDB's own message is kept. */

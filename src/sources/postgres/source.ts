@@ -225,11 +225,7 @@ export class PostgresSource implements Source {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
     const client = await this.checkout();
-    const c = client as pg.PoolClient & { processID?: number; secretKey?: number };
-    const onAbort = () => {
-      if (typeof c.processID === 'number' && typeof c.secretKey === 'number')
-        void sendCancelRequest(this.params.host, this.params.port, c.processID, c.secretKey);
-    };
+    const onAbort = this.cancelOnAbort(client);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const r = (await client.query({ text: sql, types: pgTypes })) as pg.QueryResult | pg.QueryResult[];
@@ -245,6 +241,15 @@ export class PostgresSource implements Source {
     }
   }
 
+  /** What an abort signal does to a statement running on `client`: a protocol CancelRequest. */
+  private cancelOnAbort(client: pg.PoolClient): () => void {
+    const c = client as pg.PoolClient & { processID?: number; secretKey?: number };
+    return () => {
+      if (typeof c.processID === 'number' && typeof c.secretKey === 'number')
+        void sendCancelRequest(this.params.host, this.params.port, c.processID, c.secretKey);
+    };
+  }
+
   /**
    * Fragments for the local engine: COPY (sql) TO STDOUT as CSV straight into `dest`.
    * PostgreSQL formats the rows itself, so none is parsed into JS values on the way.
@@ -253,11 +258,7 @@ export class PostgresSource implements Source {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
     const client = await this.checkout();
-    const c = client as pg.PoolClient & { processID?: number; secretKey?: number };
-    const onAbort = () => {
-      if (typeof c.processID === 'number' && typeof c.secretKey === 'number')
-        void sendCancelRequest(this.params.host, this.params.port, c.processID, c.secretKey);
-    };
+    const onAbort = this.cancelOnAbort(client);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const copy = client.query(copyTo(`COPY (${sql}) TO STDOUT WITH (FORMAT csv)`));

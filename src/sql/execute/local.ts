@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { DuckChunkConverter as ChunkReader } from '../../sources/duckdb/values.js';
+import { streamDuckQuery } from '../../sources/duckdb/stream.js';
 import type { QueryStream } from '../../sources/types.js';
 import { ErrorCode, SqlError } from '../errors.js';
 
@@ -51,65 +51,23 @@ export class LocalEngine {
 
   /**
    * Run a row-returning statement on `conn` as a stream of canonical batches. At the end
-   * `conn` is closed if `own` is true, or given back to the pool if it is 'pooled'.
+   * `conn` is closed if `own` is true, or given back to the pool if it is 'pooled' (an
+   * interrupted connection is not reused: its next statement must not inherit anything).
    */
-  async query(
+  query(
     conn: DuckDBConnection,
     sql: string,
     own: boolean | 'pooled',
     signal?: AbortSignal,
   ): Promise<QueryStream> {
-    let interrupted = false;
-    const release = () => {
-      // An interrupted connection is not reused: its next statement must not inherit anything.
-      if (own === 'pooled' && !interrupted && !signal?.aborted) this.giveBack(conn);
-      else if (own) conn.closeSync();
-    };
-    let result: Awaited<ReturnType<DuckDBConnection['stream']>>;
-    const onAbort = () => conn.interrupt();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      result = await conn.stream(sql);
-    } catch (e) {
-      signal?.removeEventListener('abort', onAbort);
-      release();
-      throw localError(e, signal);
-    }
-    const reader = new ChunkReader(result.columnNames(), result.columnTypes());
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      signal?.removeEventListener('abort', onAbort);
-      release();
-    };
-    async function* batches() {
-      try {
-        for (;;) {
-          let chunk: Awaited<ReturnType<typeof result.fetchChunk>>;
-          try {
-            chunk = await result.fetchChunk();
-          } catch (e) {
-            throw localError(e, signal);
-          }
-          if (!chunk || chunk.rowCount === 0) break;
-          yield reader.rows(chunk);
-        }
-      } finally {
-        finish();
-      }
-    }
-    return {
-      columns: reader.fields,
-      batches: batches(),
-      cancel: async () => {
-        if (!done) {
-          interrupted = true;
-          conn.interrupt();
-        }
-        finish();
+    return streamDuckQuery(conn, sql, {
+      signal,
+      mapError: localError,
+      onDone: (interrupted) => {
+        if (own === 'pooled' && !interrupted) this.giveBack(conn);
+        else if (own) conn.closeSync();
       },
-    };
+    });
   }
 
   close(): void {
