@@ -1,6 +1,6 @@
 // `npm start` runs the built server; build first when dist/ is missing or older than src/.
 import { execSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 
 function newest(dir) {
@@ -16,4 +16,7 @@ function newest(dir) {
 const entry = 'dist/cli/main.js';
 if (!existsSync(entry) || newest('src') > statSync(entry).mtimeMs) {
   execSync('npx tsc -p tsconfig.build.json', { stdio: ['ignore', 'inherit', 'inherit'] });
+  // An incremental build rewrites only what changed; mark the entry as built now.
+  const now = new Date();
+  utimesSync(entry, now, now);
 }
