@@ -142,6 +142,12 @@ export class Engine implements SqlEngine {
     if (stmt.kind === 'sql' && stmt.ast.type === 'select') {
       const planKey = `${ctx.db ?? ''}\u0001${key}`;
       let plan = this.plans.get(planKey);
+      // A source dropped and created again (here or by another replica) is a new object.
+      if (
+        plan?.kind === 'pushdown' &&
+        (await this.deps.sources.get(plan.source.name).catch(() => null)) !== plan.source
+      )
+        plan = undefined;
       if (!plan) {
         plan = await this.plan(structuredClone(stmt.ast), ctx);
         if (plan.kind === 'pushdown') this.plans.set(planKey, plan);
