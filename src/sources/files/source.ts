@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Logger } from 'pino';
@@ -60,6 +59,8 @@ const INSERT_BATCH_ROWS = 2048;
 const MIRROR = '\u0000mirror';
 /** Past this size an ingest reads with one thread and small buffers: peak memory over speed. */
 const LARGE_FILE = 256 * 1024 * 1024;
+/** The query instance's default budget (DuckDB's own default is 80% of RAM). */
+const DEFAULT_MEMORY_LIMIT = '1GB';
 
 /**
  * The built-in `files` source: every uploaded file (or CREATE TABLE files.t AS SELECT)
@@ -102,7 +103,8 @@ export class FilesSource implements Source {
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'true',
     };
-    if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
+    // Queries and small ingests share this budget; past it DuckDB spills to temp_directory.
+    config.memory_limit = opts.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
     if (opts.threads) config.threads = String(opts.threads);
     const db = await DuckDBInstance.create(':memory:', config);
     const src = new FilesSource(db, opts, dir, tmpDir);
@@ -244,17 +246,20 @@ export class FilesSource implements Source {
       const t0 = performance.now();
       const staged = this.tmpPath('parquet');
       const size = (await stat(path)).size;
-      // Each ingest gets its own small DuckDB: its memory is bounded (and spills to disk)
-      // without limiting queries, and concurrent uploads do not share one budget.
+      // A large upload gets its own small DuckDB, so its memory is bounded (and spills to
+      // disk) without limiting queries. A smaller one runs on the query instance: a fresh
+      // instance per upload costs more than the ingest of a small file, and its budget
+      // (its memory_limit, set in open()) already bounds it.
       const large = size > LARGE_FILE;
-      const db = await DuckDBInstance.create(':memory:', {
-        // A tight limit slows small ingests (more spilling and smaller buffers) for no gain.
-        memory_limit: large ? (this.opts.ingestMemoryLimit ?? '128MB') : '1GB',
-        threads: large ? '1' : String(this.opts.threads ?? availableParallelism()),
-        temp_directory: join(this.tmpDir, 'duckdb'),
-        autoinstall_known_extensions: 'false',
-      });
-      const conn = await db.connect();
+      const db = large
+        ? await DuckDBInstance.create(':memory:', {
+            memory_limit: this.opts.ingestMemoryLimit ?? '128MB',
+            threads: '1',
+            temp_directory: join(this.tmpDir, 'duckdb'),
+            autoinstall_known_extensions: 'false',
+          })
+        : null;
+      const conn = await (db ?? this.db).connect();
       try {
         const res = await ingestToParquet(
           conn,
@@ -268,7 +273,7 @@ export class FilesSource implements Source {
         return { record, created };
       } finally {
         conn.closeSync();
-        db.closeSync();
+        db?.closeSync();
         await rm(staged, { force: true });
       }
     });
