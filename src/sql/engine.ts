@@ -9,7 +9,8 @@ import { runPlan } from './execute/run-plan.js';
 import { runService } from './execute/service.js';
 import type { MemTable } from './execute/show.js';
 import { runWrite } from './execute/writes.js';
-import { parseStatement, type Statement } from './parse/index.js';
+import type { Statement } from './parse/index.js';
+import { StatementTemplates } from './parse/templates.js';
 import { bindTables } from './plan/bind.js';
 import { TtlLru } from './plan/cache.js';
 import { type Plan, planQuery } from './plan/planner.js';
@@ -48,6 +49,8 @@ export type Outcome =
 export class Engine implements SqlEngine {
   private readonly columnCache = new Map<string, { at: number; cols: ColumnInfo[] }>();
   private readonly statements = new TtlLru<Statement>(500, 10 * 60_000);
+  /** Statements that differ only in literals share one parse (point lookups by id). */
+  private readonly templates = new StatementTemplates(500, 10 * 60_000);
   /** Pushdown plans live as long as the column metadata they were compiled with. */
   private readonly plans = new TtlLru<Plan>(500, COLUMN_TTL_MS);
 
@@ -131,11 +134,12 @@ export class Engine implements SqlEngine {
     const names = await this.deps.sources.names();
     // Parsed statements are cached per source list (the pre-pass depends on it); planners
     // mutate ASTs, so each run gets its own copy.
-    const key = `${names.join('\u0000')}\u0001${sql}`;
+    const scope = names.join('\u0000');
+    const key = `${scope}\u0001${sql}`;
     let stmt = this.statements.get(key);
     if (!stmt) {
       const set = new Set(names.map((n) => n.toLowerCase()));
-      stmt = parseStatement(sql, (n) => set.has(n.toLowerCase()));
+      stmt = this.templates.parse(sql, (n) => set.has(n.toLowerCase()), scope);
       this.statements.set(key, stmt);
     }
     if (opts.readOnly) assertReadOnly(stmt);

@@ -91,14 +91,14 @@ function plain(v: unknown): string | null {
 /**
  * MySQL's names for the columns of a SELECT (the first member of a set operation), or null
  * where they cannot be told from the text (a `*` item, an unreadable select list).
- * `ast` is the normalized AST of `sql`.
+ * `ast` is the normalized AST of `sql`; `tokens`, when given, are `tokenize(sql)`.
  */
-export function selectLabels(sql: string, ast: any): string[] | null {
+export function selectLabels(sql: string, ast: any, tokens?: Token[]): string[] | null {
   const cols = ast?.type === 'select' ? ast.columns : null;
   if (!Array.isArray(cols) || cols.length === 0) return null;
   let items: Token[][] | null;
   try {
-    items = selectItems(tokenize(sql));
+    items = selectItems(tokens ?? tokenize(sql));
   } catch {
     return null;
   }
