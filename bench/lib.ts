@@ -1,5 +1,5 @@
 /** Shared benchmark helpers: a real server in a child process, timing, percentiles. */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,11 +14,21 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-/** Start `tributary` (from source, via tsx) as a child on a random loopback port. */
+let built = false;
+
+/** Benchmarks measure what `npm start` runs: the built server (built first when src is newer). */
+function ensureBuilt(): void {
+  if (built) return;
+  execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'inherit' });
+  built = true;
+}
+
+/** Start `tributary` (the built server, as `npm start` runs it) as a child on a random loopback port. */
 export async function startChildServer(env: Record<string, string> = {}): Promise<ChildServer> {
   const storageDir = mkdtempSync(join(tmpdir(), 'tributary-bench-'));
   const port = 20000 + Math.floor(Math.random() * 20000);
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts'], {
+  ensureBuilt();
+  const proc = spawn(process.execPath, ['dist/cli/main.js'], {
     env: {
       ...process.env,
       TRIBUTARY_STORAGE_DIR: storageDir,
