@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Logger } from 'pino';
 import type { FileRecord } from '../../catalog/types.js';
 import { ErrorCode, SqlError } from '../../sql/errors.js';
@@ -501,28 +501,14 @@ export class FilesSource implements Source {
     select: string,
     ifNotExists: boolean,
   ): Promise<{ affectedRows: number }> {
-    const name = this.checkSqlName(table);
-    return this.withLock(name, async () => {
-      if (this.get(name)) {
-        if (ifNotExists) return { affectedRows: 0 };
-        throw tableExists(name);
-      }
-      const staged = this.tmpPath('parquet');
+    return this.withNewTable(table, ifNotExists, async (name) => {
       const conn = await this.db.connect();
       try {
-        const rows = await copy(conn, select, staged);
-        const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${lit(staged)})`);
-        await this.register(name, 'sql', staged, {
-          rows,
-          columns: desc.currentRowCount,
-          sizeBytes: (await stat(staged)).size,
-        });
-        return { affectedRows: rows };
+        return await this.storeSelect(conn, name, select);
       } catch (e) {
         throw filesError(e);
       } finally {
         conn.closeSync();
-        await rm(staged, { force: true });
       }
     });
   }
@@ -532,33 +518,52 @@ export class FilesSource implements Source {
     columnsSql: string,
     ifNotExists: boolean,
   ): Promise<{ affectedRows: number }> {
+    return this.withNewTable(table, ifNotExists, async (name) => {
+      const stage = `__stage_${++this.seq}`;
+      const conn = await this.db.connect();
+      try {
+        await conn.run(`CREATE TEMP TABLE ${ident(stage)} ${columnsSql}`);
+        return await this.storeSelect(conn, name, `SELECT * FROM ${ident(stage)}`);
+      } catch (e) {
+        throw filesError(e);
+      } finally {
+        await conn.run(`DROP TABLE IF EXISTS ${ident(stage)}`).catch(() => {});
+        conn.closeSync();
+      }
+    });
+  }
+
+  /** Under the table's lock: refuse (or, with IF NOT EXISTS, skip) an existing name, else create it. */
+  private withNewTable(
+    table: string,
+    ifNotExists: boolean,
+    create: (name: string) => Promise<number>,
+  ): Promise<{ affectedRows: number }> {
     const name = this.checkSqlName(table);
     return this.withLock(name, async () => {
       if (this.get(name)) {
         if (ifNotExists) return { affectedRows: 0 };
         throw tableExists(name);
       }
-      const stage = `__stage_${++this.seq}`;
-      const staged = this.tmpPath('parquet');
-      const conn = await this.db.connect();
-      try {
-        await conn.run(`CREATE TEMP TABLE ${ident(stage)} ${columnsSql}`);
-        await copy(conn, `SELECT * FROM ${ident(stage)}`, staged);
-        const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${lit(staged)})`);
-        await this.register(name, 'sql', staged, {
-          rows: 0,
-          columns: desc.currentRowCount,
-          sizeBytes: (await stat(staged)).size,
-        });
-        return { affectedRows: 0 };
-      } catch (e) {
-        throw filesError(e);
-      } finally {
-        await conn.run(`DROP TABLE IF EXISTS ${ident(stage)}`).catch(() => {});
-        conn.closeSync();
-        await rm(staged, { force: true });
-      }
+      return { affectedRows: await create(name) };
     });
+  }
+
+  /** The rows of `select` as the new file table `name`: one Parquet file, registered. Returns rows written. */
+  private async storeSelect(conn: DuckDBConnection, name: string, select: string): Promise<number> {
+    const staged = this.tmpPath('parquet');
+    try {
+      const rows = await copy(conn, select, staged);
+      const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${lit(staged)})`);
+      await this.register(name, 'sql', staged, {
+        rows,
+        columns: desc.currentRowCount,
+        sizeBytes: (await stat(staged)).size,
+      });
+      return rows;
+    } finally {
+      await rm(staged, { force: true });
+    }
   }
 
   /**
