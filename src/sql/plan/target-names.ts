@@ -1,8 +1,10 @@
 import type { DialectName } from '../../sources/types.js';
+import { quoteIdentifier } from '../dialects/index.js';
+import { mysqlStringLiteral } from '../dialects/support.js';
 
+/** An identifier quoted for a source's dialect (the dialect compilers' own quoting). */
 export function quoteFor(dialect: DialectName, name: string): string {
-  if (dialect === 'mysql') return '`' + name.replace(/`/g, '``') + '`';
-  return '"' + name.replace(/"/g, '""') + '"';
+  return quoteIdentifier(dialect, name);
 }
 
 /** How a bound table is named in its source's own SQL: the source prefix is dropped. */
@@ -24,8 +26,7 @@ export function literalFor(dialect: DialectName, v: unknown): string {
     return `X'${hex}'`;
   }
   const s = String(v);
-  if (dialect === 'mysql')
-    return "'" + s.replace(/\\/g, '\\\\').replace(/'/g, "''").replace(/\0/g, '\\0') + "'";
+  if (dialect === 'mysql') return mysqlStringLiteral(s);
   return "'" + s.replace(/'/g, "''") + "'";
 }
 
