@@ -29,7 +29,3 @@ export class SqlError extends Error {
     this.code = code;
   }
 }
-
-export function isSqlError(e: unknown): e is SqlError {
-  return e instanceof SqlError;
-}

@@ -80,7 +80,7 @@ function pad(n: number, w = 2): string {
 }
 
 /** UTC 'YYYY-MM-DD HH:MM:SS[.ffffff]' for a JS Date (milliseconds only). */
-export function formatDateTime(d: Date): string {
+function formatDateTime(d: Date): string {
   const base = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
   const ms = d.getUTCMilliseconds();
   return ms ? `${base}.${pad(ms, 3)}000` : base;
