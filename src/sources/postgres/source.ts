@@ -8,11 +8,12 @@ import { interrupted, scrub, sourceClosed, unknownDatabase, unknownTable } from 
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
-import { DescribedCursor, sendCancelRequest } from './cursor.js';
+import { sendCancelRequest } from './cancel.js';
 import { isBrokenConnection, mapPgError, type PgErrorContext } from './errors.js';
 import { type ColumnRow, LIST_COLUMNS_SQL, LIST_TABLES_SQL, TABLE_EXISTS_SQL, toColumnInfo } from './meta.js';
 import type { PostgresParams, SslMode } from './params.js';
-import { PgCursorReader } from './stream.js';
+import { PgStreamReader } from './stream.js';
+import { StreamedQuery } from './streamed-query.js';
 import { mysqlTypeForOid, pgTypes } from './types.js';
 
 const POOL_MAX = 10;
@@ -199,18 +200,32 @@ export class PostgresSource implements Source {
     if (signal?.aborted) throw interrupted(this.name);
     for (let attempt = 0; ; attempt++) {
       const client = await this.checkout();
-      const cursor = new DescribedCursor(sql);
-      client.query(cursor);
-      let fields: Awaited<DescribedCursor['described']>;
+      const q = new StreamedQuery(sql, batchSize(opts.batchRows));
+      client.query(q as unknown as pg.Submittable);
+      // The server describes the columns before it executes; an abort meanwhile (a lock
+      // wait, a slow plan) cancels the statement on the server.
+      const onAbort = this.cancelOnAbort(client);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      let fields: Awaited<StreamedQuery['described']>;
       try {
-        fields = await cursor.described;
+        fields = await q.described;
       } catch (e) {
         const broken = isBrokenConnection(e);
-        this.checkin(client, broken);
+        await q.finished;
+        // After an abort a CancelRequest may still be on its way: that client is not reused.
+        this.checkin(client, broken || !!signal?.aborted);
+        if (signal?.aborted) throw interrupted(this.name);
         if (broken && attempt < READ_RETRIES) continue;
         throw mapPgError(this.ctx, e);
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
       }
-      const reader = new PgCursorReader(cursor, client, batchSize(opts.batchRows), this.ctx, (c, discard) => {
+      if (signal?.aborted) {
+        q.discard();
+        this.checkin(client, true);
+        throw interrupted(this.name);
+      }
+      const reader = new PgStreamReader(q, client, this.ctx, (c, discard) => {
         this.active.delete(stream);
         this.checkin(c, discard);
       });
