@@ -76,6 +76,11 @@ function envelopeProblem(value: unknown): string | null {
   }
 }
 
+/** The same envelope check for a bare result (the direct HTTP path builds no wrapper object). */
+export function resultEnvelopeProblem(result: Result): string | null {
+  return envelopeProblem({ result });
+}
+
 export const queryOutputSchema: StandardSchemaWithJSON<{ result: Result }> = {
   '~standard': {
     version: 1,

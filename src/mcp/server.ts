@@ -27,9 +27,14 @@ export type McpServerFactoryOptions = QueryToolOptions;
  * only, so the factory runs per session (2025 era, SSE, stdio) or per request (2026
  * era): it holds no pools or caches, only registrations over the shared `deps.engine`.
  */
-export function createMcpServerFactory(deps: AppDeps, opts: McpServerFactoryOptions = {}): () => McpServer {
+export function createMcpServerFactory(
+  deps: AppDeps,
+  opts: McpServerFactoryOptions = {},
+): (session?: SessionState) => McpServer {
   const instructions = deps.config.api.mcp.read_only ? INSTRUCTIONS + READ_ONLY_INSTRUCTIONS : INSTRUCTIONS;
-  return () => {
+  // `session` is passed in when the caller also serves this session's tool calls itself
+  // (the direct Streamable HTTP path), so both see the same default database.
+  return (session: SessionState = {}) => {
     const server = new McpServer(
       { name: MCP_SERVER_NAME, title: 'Tributary', version: deps.version },
       {
@@ -44,7 +49,6 @@ export function createMcpServerFactory(deps: AppDeps, opts: McpServerFactoryOpti
         },
       },
     );
-    const session: SessionState = {};
     registerQueryTool(server, deps, session, opts);
     registerSchemaResources(server, deps);
     registerSampleTablePrompt(server, deps);

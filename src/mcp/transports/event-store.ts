@@ -27,6 +27,11 @@ export class BoundedEventStore implements EventStore {
   ) {}
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    return this.store(streamId, message);
+  }
+
+  /** storeEvent without the promise, for callers that write the event themselves. */
+  store(streamId: StreamId, message: JSONRPCMessage): EventId {
     const id = `${streamId}${SEP}${++this.seq}`;
     const size = approximateSize(message);
     const now = Date.now();
@@ -46,6 +51,10 @@ export class BoundedEventStore implements EventStore {
   }
 
   async getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {
+    return this.streamOf(eventId);
+  }
+
+  streamOf(eventId: EventId): StreamId | undefined {
     return this.events.find((e) => e.id === eventId)?.streamId;
   }
 

@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../http/deps.js';
+import { callQueryTool, type SessionState } from '../query-tool.js';
 import {
   hijack,
   isJsonContentType,
@@ -37,7 +38,7 @@ const DEFAULTS: StreamableOptions = {
 export function registerMcpRoutes(
   app: FastifyInstance,
   deps: AppDeps,
-  factory: () => McpServer,
+  factory: (session?: SessionState) => McpServer,
   options: McpHttpOptions = {},
 ): McpHttpHandle {
   const opts: StreamableOptions = { ...DEFAULTS, ...options };
@@ -48,7 +49,9 @@ export function registerMcpRoutes(
     );
   }
   const log = deps.logger.child({ component: 'mcp' });
-  const streamable = new StreamableEndpoint(factory, log, opts);
+  const streamable = new StreamableEndpoint(factory, log, opts, (session, args, call) =>
+    callQueryTool(deps, session, args, call),
+  );
   const sse = new SseEndpoint(factory, log, opts.keepAliveMs);
 
   app.get('/mcp/status', async (_request, reply) => {

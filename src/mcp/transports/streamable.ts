@@ -9,6 +9,8 @@ import {
   type McpServer,
 } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
+import type { SessionState } from '../query-tool.js';
+import { DirectSession, type RunQueryTool } from './direct-call.js';
 import { BoundedEventStore } from './event-store.js';
 import { jsonRpcError, MCP_BODY_LIMIT } from './http-util.js';
 
@@ -30,6 +32,8 @@ interface Session {
   server: McpServer;
   transport: NodeStreamableHTTPServerTransport;
   events: BoundedEventStore;
+  /** The session's `query` calls answered without the SDK's layers (direct-call.ts). */
+  direct: DirectSession;
   /** Requests (including an open GET stream) not yet finished: a session with one is never idle. */
   inFlight: number;
   lastSeen: number;
@@ -52,11 +56,13 @@ export class StreamableEndpoint {
   private closed = false;
 
   constructor(
-    private readonly factory: () => McpServer,
+    private readonly factory: (session?: SessionState) => McpServer,
     private readonly logger: Logger,
     private readonly opts: StreamableOptions,
+    /** Runs the `query` tool for the direct path (direct-call.ts); without it every message goes to the SDK. */
+    private readonly runQuery: RunQueryTool | null = null,
   ) {
-    this.modern = createMcpHandler(factory, {
+    this.modern = createMcpHandler(() => factory(), {
       legacy: 'reject',
       keepAliveMs: opts.keepAliveMs,
       maxRequestBodySize: MCP_BODY_LIMIT,
@@ -123,8 +129,15 @@ export class StreamableEndpoint {
         return jsonRpcError(res, 503, -32000, 'Too many MCP sessions; try again later');
       }
     }
-    const server = this.factory();
     const events = new BoundedEventStore();
+    const current: { transport?: NodeStreamableHTTPServerTransport } = {};
+    const direct = new DirectSession(() => current.transport?.sessionId, {
+      events,
+      run: this.runQuery,
+      retryMs: RETRY_MS,
+      keepAliveMs: this.opts.keepAliveMs,
+    });
+    const server = this.factory(direct.state);
     let session: Session | undefined;
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -134,14 +147,16 @@ export class StreamableEndpoint {
       eventStore: events,
       retryInterval: RETRY_MS,
       onsessioninitialized: (id) => {
-        session = { server, transport, events, inFlight: 0, lastSeen: Date.now() };
+        session = { server, transport, events, direct, inFlight: 0, lastSeen: Date.now() };
         this.sessions.set(id, session);
         this.logger.debug({ session: id }, 'mcp session opened');
       },
     });
+    current.transport = transport;
     // connect() takes over the transport's callbacks; the Protocol's onclose is ours to use.
     await server.connect(transport);
     server.server.onclose = () => {
+      direct.abortAll();
       const id = transport.sessionId;
       if (id && this.sessions.get(id)?.transport === transport) {
         this.sessions.delete(id);
@@ -159,7 +174,10 @@ export class StreamableEndpoint {
   }
 
   private serve(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    return this.track(session, res, () => session.transport.handleRequest(req, res, body));
+    const match = session.direct.match(req, body);
+    return this.track(session, res, () =>
+      match ? session.direct.serve(match, res) : session.transport.handleRequest(req, res, body),
+    );
   }
 
   /** Counts the request as in flight until its response is over (a GET stream can last hours). */

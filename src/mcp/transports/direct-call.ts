@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  type JSONRPCMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
+import type { Result } from '../../sql/result.js';
+import { parseQueryArgs, type QueryArgs, type QueryCall, type SessionState } from '../query-tool.js';
+import { resultEnvelopeProblem } from '../result-schema.js';
+import type { BoundedEventStore } from './event-store.js';
+import { jsonRpcError } from './http-util.js';
+
+/**
+ * The direct path for the one hot message of a 2025-era Streamable HTTP session: a plain
+ * `tools/call` of `query`. It is answered the way the SDK's session transport answers it
+ * (an SSE response carrying the JSON-RPC result, stored in the session's event store so a
+ * broken stream resumes with Last-Event-ID), but without the SDK's transport and protocol
+ * layers on the way: web Request/Response adapters, a ReadableStream per call, and zod over
+ * every message and result cost more CPU than the whole query. The tool itself is the same
+ * function the SDK registration calls (query-tool.ts `callQueryTool`).
+ *
+ * Only the plain case comes here. Anything the SDK would have to judge (a batch, a progress
+ * token, a task, another tool, arguments the tool's schema refuses, an unknown protocol
+ * version, a second call with an id in flight) goes to the SDK and is answered as before.
+ * A direct call is cancelled by `notifications/cancelled` with its id, and by the session's
+ * end, as the SDK's calls are.
+ */
+
+export type RunQueryTool = (session: SessionState, args: QueryArgs, call: QueryCall) => Promise<Result>;
+
+export type DirectMatch =
+  | { kind: 'call'; id: string | number; args: QueryArgs; version: string }
+  | { kind: 'cancel'; requestId: string | number }
+  | { kind: 'resume'; streamId: string };
+
+export interface DirectOptions {
+  events: BoundedEventStore;
+  /** Null turns the direct path off: every message goes to the SDK. */
+  run: RunQueryTool | null;
+  /** The SSE `retry:` hint sent with a priming event. */
+  retryMs: number;
+  keepAliveMs: number;
+}
+
+/**
+ * A call answered within this long gets its result straight away with no priming event: a
+ * priming event only helps a client whose stream breaks before the result, and writing it
+ * costs a second packet on every quick call.
+ */
+const PRIME_AFTER_MS = 20;
+
+const SUPPORTED = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
+
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+};
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isId(v: unknown): v is string | number {
+  return typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+interface Running {
+  /** Where the result goes: the call's own response, or a GET that resumed it; null while neither is open. */
+  sink: ServerResponse | null;
+}
+
+/** One session's direct calls. */
+export class DirectSession {
+  /** The session's state as its `query` tool sees it (shared with the SDK's registration). */
+  readonly state: SessionState = {};
+  private readonly calls = new Map<string | number, AbortController>();
+  private readonly running = new Map<string, Running>();
+
+  constructor(
+    private readonly sessionId: () => string | undefined,
+    private readonly o: DirectOptions,
+  ) {}
+
+  /** Whether this request is one the direct path answers; null leaves it to the SDK. */
+  match(req: IncomingMessage, body: unknown): DirectMatch | null {
+    if (!this.o.run) return null;
+    const version = header(req, 'mcp-protocol-version');
+    if (version !== undefined && !SUPPORTED.has(version)) return null;
+    const accept = req.headers.accept;
+    if (req.method === 'GET') {
+      const last = header(req, 'last-event-id');
+      if (!last || !accept?.includes('text/event-stream')) return null;
+      const streamId = this.o.events.streamOf(last);
+      return streamId !== undefined && this.running.has(streamId) ? { kind: 'resume', streamId } : null;
+    }
+    if (req.method !== 'POST' || !isObject(body) || body.jsonrpc !== '2.0') return null;
+    // The SDK answers 406 when either is missing.
+    if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return null;
+    const params = body.params;
+    if (!isObject(params)) return null;
+    if (body.method === 'notifications/cancelled') {
+      return body.id === undefined && isId(params.requestId) && this.calls.has(params.requestId)
+        ? { kind: 'cancel', requestId: params.requestId }
+        : null;
+    }
+    if (body.method !== 'tools/call' || !isId(body.id) || params.name !== 'query') return null;
+    if (this.calls.has(body.id)) return null;
+    // A progress token asks for notifications on the stream; a task for the tasks extension.
+    if (params.task !== undefined) return null;
+    const meta = params._meta;
+    if (meta !== undefined && (!isObject(meta) || meta.progressToken !== undefined)) return null;
+    const args = parseQueryArgs(params.arguments ?? {});
+    if (!args) return null;
+    return {
+      kind: 'call',
+      id: body.id,
+      args,
+      version: version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+    };
+  }
+
+  async serve(m: DirectMatch, res: ServerResponse): Promise<void> {
+    switch (m.kind) {
+      case 'cancel':
+        this.calls.get(m.requestId)?.abort();
+        res.writeHead(202).end();
+        return;
+      case 'resume':
+        return this.resume(m.streamId, res);
+      case 'call':
+        return this.call(m.id, m.args, m.version, res);
+    }
+  }
+
+  /** The session is over: its calls stop, as the SDK aborts its own handlers on close. */
+  abortAll(): void {
+    for (const ac of this.calls.values()) ac.abort();
+  }
+
+  private async call(id: string | number, args: QueryArgs, version: string, res: ServerResponse) {
+    const ac = new AbortController();
+    this.calls.set(id, ac);
+    const streamId = randomUUID();
+    const entry: Running = { sink: res };
+    this.running.set(streamId, entry);
+    const sessionId = this.sessionId();
+    res.writeHead(200, sessionId ? { ...SSE_HEADERS, 'mcp-session-id': sessionId } : SSE_HEADERS);
+    res.once('close', () => {
+      if (entry.sink === res) entry.sink = null;
+    });
+    // A slow call gets a priming event (its id is where a broken stream resumes) and keep-alives.
+    const primeTimer =
+      version >= '2025-11-25'
+        ? setTimeout(() => {
+            if (entry.sink !== res) return;
+            const primingId = this.o.events.store(streamId, {} as JSONRPCMessage);
+            res.write(`id: ${primingId}\nretry: ${this.o.retryMs}\ndata: \n\n`);
+          }, PRIME_AFTER_MS)
+        : undefined;
+    const keepAlive = setInterval(() => entry.sink?.write(': keepalive\n\n'), this.o.keepAliveMs);
+    let message: JSONRPCMessage;
+    let text: string;
+    try {
+      const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId });
+      ({ message, text } = toolResponse(id, result));
+    } catch (e) {
+      message = {
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32603, message: `Internal error: ${(e as Error).message}` },
+      };
+      text = JSON.stringify(message);
+    } finally {
+      this.calls.delete(id);
+      this.running.delete(streamId);
+      clearTimeout(primeTimer);
+      clearInterval(keepAlive);
+    }
+    // Stored whether or not anyone is listening: a client that lost the stream resumes from the store.
+    const eventId = this.o.events.store(streamId, message);
+    const sink = entry.sink;
+    if (!sink || sink.destroyed) return;
+    sink.end(`event: message\nid: ${eventId}\ndata: ${text}\n\n`);
+  }
+
+  /** A GET with Last-Event-ID for a call still running: its result goes to this stream instead. */
+  private resume(streamId: string, res: ServerResponse): void {
+    const entry = this.running.get(streamId);
+    if (!entry) {
+      jsonRpcError(res, 404, -32001, 'Stream not found');
+      return;
+    }
+    if (entry.sink && !entry.sink.destroyed) {
+      jsonRpcError(res, 409, -32000, 'Conflict: Stream already has an active connection');
+      return;
+    }
+    const sessionId = this.sessionId();
+    res.writeHead(200, sessionId ? { ...SSE_HEADERS, 'mcp-session-id': sessionId } : SSE_HEADERS);
+    res.flushHeaders();
+    entry.sink = res;
+    res.once('close', () => {
+      if (entry.sink === res) entry.sink = null;
+    });
+  }
+}
+
+/**
+ * The JSON-RPC response the SDK sends for the tool's CallToolResult (text copy,
+ * structuredContent, isError), serialised once: the result's JSON is the text, and the
+ * same JSON is spliced in as the structured copy. The message object (kept for a replay
+ * after a broken stream) shares the result instead of copying it.
+ */
+export function toolResponse(id: string | number, result: Result): { message: JSONRPCMessage; text: string } {
+  const problem = resultEnvelopeProblem(result);
+  if (problem) throw new Error(`query tool result is malformed: ${problem}`);
+  const json = JSON.stringify(result);
+  const isError = result.type === 'error';
+  const text = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":{"result":${json}}${isError ? ',"isError":true' : ''}}}`;
+  const message = {
+    jsonrpc: '2.0',
+    id,
+    result: {
+      content: [{ type: 'text', text: json }],
+      structuredContent: { result },
+      ...(isError ? { isError: true } : {}),
+    },
+  } as JSONRPCMessage;
+  return { message, text };
+}
