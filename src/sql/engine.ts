@@ -13,6 +13,7 @@ import type { Statement } from './parse/index.js';
 import { StatementTemplates } from './parse/templates.js';
 import { bindTables } from './plan/bind.js';
 import { TtlLru } from './plan/cache.js';
+import { constantSelect } from './plan/constant.js';
 import { type Plan, planQuery } from './plan/planner.js';
 import { encodeRows, errorResult, type Result } from './result.js';
 import type { ColumnInfo } from './types.js';
@@ -144,6 +145,16 @@ export class Engine implements SqlEngine {
     }
     if (opts.readOnly) assertReadOnly(stmt);
     if (stmt.kind === 'sql' && stmt.ast.type === 'select') {
+      // Nothing to read at all: a select list of literals is its own answer.
+      const constant = stmt.ast.from == null ? constantSelect(sql) : null;
+      if (constant) {
+        const stream: QueryStream = {
+          columns: constant.columns,
+          batches: once([constant.row]),
+          cancel: async () => {},
+        };
+        return { kind: 'stream', stream: relabel(stream, stmt.labels) };
+      }
       const planKey = `${ctx.db ?? ''}\u0001${key}`;
       let plan = this.plans.get(planKey);
       // A source dropped and created again (here or by another replica) is a new object.
