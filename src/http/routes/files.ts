@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FileRecord } from '../../catalog/types.js';
-import { FileError, FilesSource } from '../../sources/files/index.js';
+import { FileError, FilesSource, ROWS_UNKNOWN } from '../../sources/files/index.js';
 import { tooLarge } from '../../sources/files/receive.js';
 import type { AppDeps } from '../deps.js';
 import { sendError } from '../errors.js';
@@ -15,12 +15,15 @@ interface Query {
   replace?: string;
 }
 
-/** The JSON shape of a file table in responses (GET /api/files items, PUT answers). */
+/**
+ * The JSON shape of a file table in responses (GET /api/files items, PUT answers). `rows`
+ * is null while a large CSV is still stored as CSV: it is counted by its conversion.
+ */
 export function fileJson(r: FileRecord) {
   return {
     name: r.name,
     format: r.format,
-    rows: r.rows,
+    rows: r.rows === ROWS_UNKNOWN ? null : r.rows,
     columns: r.columns,
     size_bytes: r.sizeBytes,
     created_at: r.createdAt,

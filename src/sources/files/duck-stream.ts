@@ -7,8 +7,20 @@ import type { QueryStream } from '../types.js';
  * A row-returning statement on `conn` as a stream of canonical batches; `conn` is
  * closed at the end, on cancel, or on failure. Rows stay in DuckDB until read.
  */
-export function streamQuery(conn: DuckDBConnection, sql: string, signal?: AbortSignal): Promise<QueryStream> {
-  return streamDuckQuery(conn, sql, { signal, mapError: filesError, onDone: () => conn.closeSync() });
+export function streamQuery(
+  conn: DuckDBConnection,
+  sql: string,
+  signal?: AbortSignal,
+  onEnd: () => void = () => {},
+): Promise<QueryStream> {
+  return streamDuckQuery(conn, sql, {
+    signal,
+    mapError: filesError,
+    onDone: () => {
+      conn.closeSync();
+      onEnd();
+    },
+  });
 }
 
 /** DuckDB errors as SqlErrors naming the files source; DuckDB's own message is kept. */

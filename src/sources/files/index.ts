@@ -5,6 +5,7 @@ export {
   type FileRecordStore,
   FilesSource,
   type FilesSourceOptions,
+  ROWS_UNKNOWN,
   type StoredFile,
   type UploadOptions,
 } from './source.js';

@@ -1,10 +1,10 @@
 import { open, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { findRaggedRow } from './csv-check.js';
+import { type CsvLayout, csvOptions, csvReaderWith, sniffCsv } from './csv-layout.js';
 import { FileError, invalidFile } from './errors.js';
 import type { FileFormat } from './formats.js';
 import { ident, lit } from './sql-text.js';
-import { xlsxToNdjson } from './xlsx.js';
 
 export interface IngestInput {
   /** The received file. */
@@ -18,6 +18,11 @@ export interface IngestInput {
   scratch: string;
   /** A large file: read CSV with small buffers to bound memory. */
   large?: boolean;
+  /**
+   * CSV/TSV: types already sniffed (the table was queried over the CSV with them), so the
+   * Parquet file holds exactly those; only a row that does not fit them re-infers.
+   */
+  layout?: CsvLayout | null;
 }
 
 export interface IngestResult {
@@ -64,6 +69,8 @@ export async function ingestToParquet(
     let format = input.format;
     let replace = '';
     if (format === 'xlsx') {
+      // Loaded on first use: exceljs costs the idle server ~10 MB and only XLSX needs it.
+      const { xlsxToNdjson } = await import('./xlsx.js');
       const conv = await xlsxToNdjson(input.path, input.scratch, input.sheet ?? null);
       if (conv.rows === 0) throw invalidFile(`Sheet '${conv.sheet}' of '${input.label}' has no data rows`);
       source = input.scratch;
@@ -74,12 +81,11 @@ export async function ingestToParquet(
     const rowGroup = input.large ? LARGE_ROW_GROUP : ROW_GROUP;
     let rows: number;
     try {
-      rows = await copy(
-        conn,
-        `SELECT *${replace} FROM ${reader(format, source, false, !!input.large)}`,
-        dest,
-        rowGroup,
-      );
+      const first =
+        input.layout && (format === 'csv' || format === 'tsv')
+          ? csvReaderWith(source, format, input.layout, csvBuffer(!!input.large))
+          : reader(format, source, false, !!input.large);
+      rows = await copy(conn, `SELECT *${replace} FROM ${first}`, dest, rowGroup);
     } catch (e) {
       // DuckDB infers types from a sample of rows; a later row that does not fit makes
       // the whole read fail. Infer again from every row (slower, only when needed).
@@ -96,23 +102,60 @@ export async function ingestToParquet(
     return { rows, columns: desc.currentRowCount, sizeBytes: (await stat(dest)).size };
   } catch (e) {
     await rm(dest, { force: true });
-    if (e instanceof FileError) throw e;
-    const msg = (e as Error)?.message ?? String(e);
-    if (
-      (input.format === 'csv' || input.format === 'tsv') &&
-      /sniff|Expected Number of Columns|too many columns/i.test(msg)
-    ) {
-      const ragged = await findRaggedRow(input.path, input.format === 'tsv' ? 0x09 : 0x2c).catch(() => null);
-      if (ragged) {
-        throw invalidFile(
-          `Could not read '${input.label}' as ${input.format.toUpperCase()}: line ${ragged.line} has ${ragged.fields} field(s) but the header has ${ragged.expected}`,
-        );
-      }
-    }
-    throw invalidFile(`Could not read '${input.label}' as ${formatName(input.format)}: ${display(msg)}`);
+    throw await fileErrorFrom(e, input, display);
   } finally {
     if (input.format === 'xlsx') await rm(input.scratch, { force: true });
   }
+}
+
+/**
+ * The cheap checks of a CSV/TSV whose conversion runs later: not empty, UTF-8 (seen
+ * while it was received), a layout the sniffer accepts on its sample, at least one data
+ * row. Returns the sniffed layout; a FileError says what is wrong with the file.
+ */
+export async function inspectCsv(
+  conn: DuckDBConnection,
+  input: { path: string; format: 'csv' | 'tsv'; label: string; size: number; utf8: boolean },
+): Promise<CsvLayout> {
+  const what = input.format.toUpperCase();
+  if (input.size === 0) throw invalidFile(`The file for '${input.label}' is empty`);
+  if (!input.utf8)
+    throw invalidFile(
+      `Could not read '${input.label}' as ${what}: the file is not valid UTF-8 (Unicode) text`,
+    );
+  const display = (msg: string) => cleanMessage(msg, [input.path], input.label);
+  try {
+    const layout = await sniffCsv(conn, input.path, input.format);
+    // One data row, read with a small buffer (the default one would read 32 MB for it).
+    const first = csvReaderWith(input.path, input.format, layout, `, buffer_size = ${1 << 20}`);
+    const r = await conn.runAndReadAll(`SELECT 1 FROM ${first} LIMIT 1`);
+    if (r.currentRowCount === 0) throw invalidFile(`'${input.label}' has no data rows`);
+    return layout;
+  } catch (e) {
+    throw await fileErrorFrom(e, input, display);
+  }
+}
+
+/** A failed read as the FileError the client sees: a ragged CSV names its line. */
+async function fileErrorFrom(
+  e: unknown,
+  input: Pick<IngestInput, 'path' | 'format' | 'label'>,
+  display: (msg: string) => string,
+): Promise<FileError> {
+  if (e instanceof FileError) return e;
+  const msg = (e as Error)?.message ?? String(e);
+  if (
+    (input.format === 'csv' || input.format === 'tsv') &&
+    /sniff|Expected Number of Columns|too many columns/i.test(msg)
+  ) {
+    const ragged = await findRaggedRow(input.path, input.format === 'tsv' ? 0x09 : 0x2c).catch(() => null);
+    if (ragged) {
+      return invalidFile(
+        `Could not read '${input.label}' as ${input.format.toUpperCase()}: line ${ragged.line} has ${ragged.fields} field(s) but the header has ${ragged.expected}`,
+      );
+    }
+  }
+  return invalidFile(`Could not read '${input.label}' as ${formatName(input.format)}: ${display(msg)}`);
 }
 
 /** `SELECT ...` → Parquet at `dest`; returns the row count. */
@@ -128,17 +171,16 @@ export async function copy(
   return Number(r.getRows()[0]?.[0] ?? 0);
 }
 
+function csvBuffer(large: boolean): string {
+  return large ? `, buffer_size = ${LARGE_CSV_BUFFER}` : '';
+}
+
 function reader(format: FileFormat, path: string, fullScan: boolean, large: boolean): string {
-  const sample =
-    (fullScan ? ', sample_size = -1' : '') +
-    (large && (format === 'csv' || format === 'tsv') ? `, buffer_size = ${LARGE_CSV_BUFFER}` : '');
+  const sample = fullScan ? ', sample_size = -1' : '';
   switch (format) {
     case 'csv':
     case 'tsv':
-      // The layout is known from the format; only types are left to the sniffer, so a
-      // ragged file fails instead of being read as one wide text column or from a later
-      // "header" line (the sniffer otherwise may skip rows to find a consistent block).
-      return `read_csv(${lit(path)}, delim = ${format === 'tsv' ? "'\\t'" : "','"}, quote = '"', escape = '"', header = true, skip = 0, strict_mode = true, encoding = 'utf-8'${sample})`;
+      return `read_csv(${lit(path)}, ${csvOptions(format)}${sample}${csvBuffer(large)})`;
     case 'json':
       return `read_json(${lit(path)}, format = 'array', records = true${sample})`;
     case 'ndjson':
@@ -169,7 +211,7 @@ async function endsWith(path: string, byte: number): Promise<boolean> {
   }
 }
 
-function isCastError(e: unknown): boolean {
+export function isCastError(e: unknown): boolean {
   return /Could not convert|Conversion Error|could not be cast|Could not parse/i.test(
     (e as Error)?.message ?? '',
   );

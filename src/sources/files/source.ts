@@ -10,10 +10,13 @@ import { columnTypeFor, literalFor } from '../../sql/plan/target-names.js';
 import type { ColumnInfo, FieldInfo, Row } from '../../sql/types.js';
 import { duckTypeToMysql as mysqlTypeOf } from '../duckdb/values.js';
 import type { PushdownCapabilities, QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
+import { type CsvLayout, csvReaderWith, sniffCsv } from './csv-layout.js';
 import { filesError, streamQuery } from './duck-stream.js';
 import { FileError } from './errors.js';
+import { FAST_TRANSLATE_MACRO } from './fast-translate.js';
 import { declaredFormat, type FileFormat, refineJson, sniffFormat } from './formats.js';
-import { copy, ingestToParquet } from './ingest.js';
+import { IdleQueue } from './idle-queue.js';
+import { copy, ingestToParquet, inspectCsv } from './ingest.js';
 import { checkTableName } from './names.js';
 import { receiveToFile } from './receive.js';
 import { ident, lit } from './sql-text.js';
@@ -35,6 +38,14 @@ export interface FilesSourceOptions {
   threads?: number;
   /** Memory limit of the DuckDB that ingests one upload (default 128MB; spills to disk past it). */
   ingestMemoryLimit?: string;
+  /**
+   * CSV/TSV uploads larger than this (bytes; default 8 MiB) are answered once received and
+   * checked, queried over the CSV meanwhile, and converted to Parquet in the background.
+   * Smaller ones convert before the answer: that costs less than the CSV scan it saves.
+   */
+  convertLaterAbove?: number;
+  /** Quiet time (ms) before a background conversion starts (default 500). */
+  convertIdleMs?: number;
 }
 
 export interface UploadOptions {
@@ -61,12 +72,24 @@ const MIRROR = '\u0000mirror';
 const LARGE_FILE = 256 * 1024 * 1024;
 /** The query instance's default budget (DuckDB's own default is 80% of RAM). */
 const DEFAULT_MEMORY_LIMIT = '1GB';
+const CONVERT_LATER_ABOVE = 8 * 1024 * 1024;
+const CONVERT_IDLE_MS = 500;
+/** `rows` of a table whose CSV has not been converted (counted) yet; null in answers. */
+export const ROWS_UNKNOWN = -1;
 
 /**
  * The built-in `files` source: every uploaded file (or CREATE TABLE files.t AS SELECT)
  * is ingested once into Parquet under `<storageDir>/files/`, recorded in the catalog,
  * and exposed as a view in a private in-memory DuckDB, so SQL in DuckDB's dialect runs
  * on it whole. Mutations of one table are serialised; reads run concurrently.
+ *
+ * A large CSV/TSV upload is kept as CSV at first: checked cheaply (UTF-8, a sample the
+ * sniffer accepts, a data row), recorded with its storage path ending in .csv/.tsv and
+ * exposed as a view over read_csv with the sniffed types spelled out, then converted
+ * with exactly those types in the background (IdleQueue) and swapped to Parquet. The
+ * catalog record says which form is stored, so a restart resumes a pending conversion.
+ * A replace or drop cancels a running conversion, and a finished one is only swapped in
+ * if its table is still the record it started from.
  */
 export class FilesSource implements Source {
   readonly name = 'files';
@@ -83,6 +106,13 @@ export class FilesSource implements Source {
   /** Lower-case name → record; mirrors the catalog's FileRecords. */
   private readonly tables = new Map<string, FileRecord>();
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Tables still stored as CSV: lower-case name → the layout their view reads with. */
+  private readonly layouts = new Map<string, CsvLayout>();
+  /** Why a background conversion dropped a table (the file was bad), for the next query. */
+  private readonly failures = new Map<string, string>();
+  /** Replaced storage files, deleted once no query that may be reading them runs. */
+  private retired: string[] = [];
+  private readonly queue: IdleQueue;
   private closed = false;
   private seq = 0;
 
@@ -91,7 +121,13 @@ export class FilesSource implements Source {
     private readonly opts: FilesSourceOptions,
     readonly dir: string,
     private readonly tmpDir: string,
-  ) {}
+  ) {
+    this.queue = new IdleQueue(
+      (key, signal) => this.convert(key, signal),
+      opts.convertIdleMs ?? CONVERT_IDLE_MS,
+      () => void this.sweep(),
+    );
+  }
 
   static async open(opts: FilesSourceOptions): Promise<FilesSource> {
     const dir = join(opts.storageDir, 'files');
@@ -107,8 +143,18 @@ export class FilesSource implements Source {
     config.memory_limit = opts.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
     if (opts.threads) config.threads = String(opts.threads);
     const db = await DuckDBInstance.create(':memory:', config);
+    const setup = await db.connect();
+    try {
+      await setup.run(FAST_TRANSLATE_MACRO);
+    } finally {
+      setup.closeSync();
+    }
     const src = new FilesSource(db, opts, dir, tmpDir);
     await src.refresh();
+    await clearOrphans(
+      dir,
+      new Set([...src.tables.values()].map((r) => join(opts.storageDir, r.storagePath))),
+    );
     return src;
   }
 
@@ -128,6 +174,8 @@ export class FilesSource implements Source {
         if (!want.has(key)) {
           await conn.run(`DROP VIEW IF EXISTS ${ident(rec.name)}`);
           this.tables.delete(key);
+          this.layouts.delete(key);
+          this.queue.cancel(key);
         }
       }
       for (const [key, rec] of want) {
@@ -141,18 +189,19 @@ export class FilesSource implements Source {
           continue;
         const path = join(this.opts.storageDir, rec.storagePath);
         if (!existsSync(path)) {
-          this.opts.logger.warn(
-            { table: rec.name },
-            'files: stored Parquet file is missing; table not exposed',
-          );
+          this.opts.logger.warn({ table: rec.name }, 'files: stored file is missing; table not exposed');
           continue;
         }
         try {
+          // A CSV still waiting for its conversion (a restart, or another process): the
+          // sniffer decides the same types again, and the conversion is rescheduled.
+          const layout = pendingFormat(rec) ? await sniffCsv(conn, path, pendingFormat(rec)!) : null;
           if (have && have.name !== rec.name) await conn.run(`DROP VIEW IF EXISTS ${ident(have.name)}`);
           await conn.run(
-            `CREATE OR REPLACE VIEW ${ident(rec.name)} AS SELECT * FROM read_parquet(${lit(path)})`,
+            `CREATE OR REPLACE VIEW ${ident(rec.name)} AS ${this.viewSelect(rec, path, layout)}`,
           );
           this.tables.set(key, rec);
+          this.setPending(key, layout);
         } catch (e) {
           this.opts.logger.warn(
             { table: rec.name, err: (e as Error).message },
@@ -192,17 +241,64 @@ export class FilesSource implements Source {
       contentType: opts.contentType,
     });
     const received = this.tmpPath('upload');
+    // An upload counts as activity: no background conversion starts under it.
+    const done = this.queue.busy();
     try {
       const t0 = performance.now();
-      const { head } = await receiveToFile(body, received, opts.maxBytes);
+      const { head, bytes, utf8 } = await receiveToFile(body, received, opts.maxBytes);
       this.opts.logger.debug(
         { table: name, ms: Math.round(performance.now() - t0) },
         'files: upload received',
       );
+      if ((declared === 'csv' || declared === 'tsv') && bytes > this.convertLaterAbove)
+        return await this.storeCsvForLater(name, received, declared, bytes, utf8, opts);
       return await this.ingestReceived(name, received, head, declared, opts);
     } finally {
+      done();
       await rm(received, { force: true });
     }
+  }
+
+  private get convertLaterAbove(): number {
+    return this.opts.convertLaterAbove ?? CONVERT_LATER_ABOVE;
+  }
+
+  /**
+   * A large CSV/TSV: checked cheaply, moved into the store as it is, queryable at once
+   * through a view with the sniffed types; the conversion to Parquet comes later.
+   */
+  private async storeCsvForLater(
+    name: string,
+    received: string,
+    format: 'csv' | 'tsv',
+    size: number,
+    utf8: boolean,
+    opts: Omit<UploadOptions, 'maxBytes'>,
+  ): Promise<StoredFile> {
+    const t0 = performance.now();
+    const conn = await this.db.connect();
+    let layout: CsvLayout;
+    try {
+      layout = await inspectCsv(conn, { path: received, format, label: name, size, utf8 });
+    } finally {
+      conn.closeSync();
+    }
+    return this.withLock(name, async () => {
+      if (!opts.replace && this.get(name)) throw exists(name);
+      const created = !this.get(name);
+      const record = await this.register(
+        name,
+        format,
+        received,
+        { rows: ROWS_UNKNOWN, columns: layout.columns.length, sizeBytes: size },
+        layout,
+      );
+      this.opts.logger.info(
+        { table: name, format, check_ms: Math.round(performance.now() - t0) },
+        'files: table stored as CSV; Parquet conversion scheduled',
+      );
+      return { record, created };
+    });
   }
 
   /** Ingest a local file in place (CLI): no copy is made; the file is only read. */
@@ -279,40 +375,49 @@ export class FilesSource implements Source {
     });
   }
 
-  /** Remove a table, its Parquet file and its record. False when unknown. */
+  /** Remove a table, its stored file and its record. False when unknown. */
   async remove(name: string): Promise<boolean> {
     return this.withLock(name, () =>
       this.withLock(MIRROR, async () => {
         await this.refreshNow();
         const rec = this.get(name);
         if (!rec) return false;
-        await this.opts.store.deleteFile(rec.name);
-        this.tables.delete(rec.name.toLowerCase());
-        const conn = await this.db.connect();
-        try {
-          await conn.run(`DROP VIEW IF EXISTS ${ident(rec.name)}`);
-        } finally {
-          conn.closeSync();
-        }
-        await rm(join(this.opts.storageDir, rec.storagePath), { force: true });
+        await this.removeNow(rec);
         this.opts.logger.info({ table: rec.name }, 'files: table removed');
         return true;
       }),
     );
   }
 
+  /** Under the table's and the mirror's locks. A running conversion of it is aborted. */
+  private async removeNow(rec: FileRecord): Promise<void> {
+    const key = rec.name.toLowerCase();
+    await this.opts.store.deleteFile(rec.name);
+    this.tables.delete(key);
+    this.setPending(key, null);
+    const conn = await this.db.connect();
+    try {
+      await conn.run(`DROP VIEW IF EXISTS ${ident(rec.name)}`);
+    } finally {
+      conn.closeSync();
+    }
+    await this.retire(join(this.opts.storageDir, rec.storagePath));
+  }
+
   /**
-   * Move a staged Parquet file into place and record it. The previous file (on replace)
-   * is kept aside until the catalog has the new record, and put back if that fails.
+   * Move a staged file (Parquet, or with `layout` a CSV/TSV kept for a later conversion)
+   * into place under a new name and record it; the previous file (on replace) is retired
+   * once the catalog has the new record, and stays in use if that fails.
    */
   private register(
     name: string,
     format: string,
     staged: string,
     res: { rows: number; columns: number; sizeBytes: number },
+    layout: CsvLayout | null = null,
   ): Promise<FileRecord> {
     // Under the mirror lock so a concurrent refresh() cannot drop the view it is adding.
-    return this.withLock(MIRROR, () => this.registerNow(name, format, staged, res));
+    return this.withLock(MIRROR, () => this.registerNow(name, format, staged, res, layout));
   }
 
   private async registerNow(
@@ -320,42 +425,190 @@ export class FilesSource implements Source {
     format: string,
     staged: string,
     res: { rows: number; columns: number; sizeBytes: number },
+    layout: CsvLayout | null,
   ): Promise<FileRecord> {
     const key = name.toLowerCase();
-    const rel = join('files', `${key}.parquet`);
-    const final = join(this.opts.storageDir, rel);
     const previous = this.tables.get(key) ?? null;
-    const backup = existsSync(final) ? this.tmpPath('previous') : null;
-    if (backup) await rename(final, backup);
-    await rename(staged, final);
     const record: FileRecord = {
       name,
       format,
       rows: res.rows,
       columns: res.columns,
       sizeBytes: res.sizeBytes,
-      storagePath: rel,
+      storagePath: storagePathFor(key, layout ? format : 'parquet'),
       createdAt: new Date().toISOString(),
     };
+    await this.swapIn(previous, record, staged, layout);
+    return record;
+  }
+
+  /**
+   * Put `record` (its file staged at `staged`) in place of `previous`: file, catalog,
+   * view, mirror. Under the mirror lock. On a catalog failure nothing changes.
+   */
+  private async swapIn(
+    previous: FileRecord | null,
+    record: FileRecord,
+    staged: string,
+    layout: CsvLayout | null,
+  ): Promise<void> {
+    const key = record.name.toLowerCase();
+    const final = join(this.opts.storageDir, record.storagePath);
+    await rename(staged, final);
     try {
-      if (previous && previous.name !== name) await this.opts.store.deleteFile(previous.name);
+      if (previous && previous.name !== record.name) await this.opts.store.deleteFile(previous.name);
       await this.opts.store.putFile(record);
     } catch (e) {
       await rm(final, { force: true });
-      if (backup) await rename(backup, final);
-      if (previous && previous.name !== name) await this.opts.store.putFile(previous).catch(() => {});
+      if (previous && previous.name !== record.name) await this.opts.store.putFile(previous).catch(() => {});
       throw e;
     }
-    if (backup) await rm(backup, { force: true });
     const conn = await this.db.connect();
     try {
-      if (previous && previous.name !== name) await conn.run(`DROP VIEW IF EXISTS ${ident(previous.name)}`);
-      await conn.run(`CREATE OR REPLACE VIEW ${ident(name)} AS SELECT * FROM read_parquet(${lit(final)})`);
+      if (previous && previous.name !== record.name)
+        await conn.run(`DROP VIEW IF EXISTS ${ident(previous.name)}`);
+      await conn.run(
+        `CREATE OR REPLACE VIEW ${ident(record.name)} AS ${this.viewSelect(record, final, layout)}`,
+      );
     } finally {
       conn.closeSync();
     }
     this.tables.set(key, record);
-    return record;
+    this.failures.delete(key);
+    // A replaced table's conversion (if running) is aborted; the new CSV gets its own.
+    this.setPending(key, null);
+    this.setPending(key, layout);
+    if (previous && previous.storagePath !== record.storagePath)
+      await this.retire(join(this.opts.storageDir, previous.storagePath));
+  }
+
+  private viewSelect(rec: FileRecord, path: string, layout: CsvLayout | null): string {
+    const fmt = pendingFormat(rec);
+    return layout && fmt
+      ? `SELECT * FROM ${csvReaderWith(path, fmt, layout)}`
+      : `SELECT * FROM read_parquet(${lit(path)})`;
+  }
+
+  /** Mark `key` as stored in CSV (queued for conversion) or not (its conversion dropped). */
+  private setPending(key: string, layout: CsvLayout | null): void {
+    if (layout) {
+      this.layouts.set(key, layout);
+      this.queue.schedule(key);
+    } else {
+      this.layouts.delete(key);
+      this.queue.cancel(key);
+    }
+  }
+
+  // ---- background conversion ----------------------------------------------------------
+
+  /**
+   * Convert a table still stored as CSV to Parquet with the types its view reads with,
+   * then swap it in, if the table is still the record this started from (a replace or a
+   * drop meanwhile wins; they also abort `signal`). A file the conversion finds bad (a
+   * ragged row or bad bytes past the sniffer's sample) is a bad upload: the table is
+   * removed, and the next query says why.
+   */
+  private async convert(key: string, signal: AbortSignal): Promise<void> {
+    const rec = this.tables.get(key);
+    const layout = this.layouts.get(key);
+    const format = rec && pendingFormat(rec);
+    if (!rec || !layout || !format || this.closed) return;
+    const t0 = performance.now();
+    const csv = join(this.opts.storageDir, rec.storagePath);
+    const staged = this.tmpPath('parquet');
+    const db = await DuckDBInstance.create(':memory:', {
+      memory_limit: this.opts.ingestMemoryLimit ?? '128MB',
+      threads: '1',
+      temp_directory: join(this.tmpDir, 'duckdb'),
+      autoinstall_known_extensions: 'false',
+    });
+    const conn = await db.connect();
+    const onAbort = () => conn.interrupt();
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const res = await ingestToParquet(
+        conn,
+        { path: csv, format, label: rec.name, scratch: this.tmpPath('scratch'), large: true, layout },
+        staged,
+      );
+      if (signal.aborted) return;
+      await this.withLock(rec.name, () =>
+        this.withLock(MIRROR, async () => {
+          if (this.closed || signal.aborted || !(await this.stillCurrent(rec))) return;
+          const next: FileRecord = {
+            ...rec,
+            rows: res.rows,
+            columns: res.columns,
+            sizeBytes: res.sizeBytes,
+            storagePath: storagePathFor(key, 'parquet'),
+          };
+          await this.swapIn(rec, next, staged, null);
+          this.opts.logger.info(
+            { table: rec.name, rows: res.rows, convert_ms: Math.round(performance.now() - t0) },
+            'files: CSV converted to Parquet',
+          );
+        }),
+      );
+    } catch (e) {
+      if (signal.aborted || this.closed) return;
+      if (!(e instanceof FileError)) {
+        // Not the file's fault (disk, catalog): it stays queryable as CSV; a restart retries.
+        this.opts.logger.error({ table: rec.name, err: (e as Error)?.message }, 'files: conversion failed');
+        return;
+      }
+      await this.withLock(rec.name, () =>
+        this.withLock(MIRROR, async () => {
+          if (!(await this.stillCurrent(rec))) return;
+          await this.removeNow(rec);
+          this.failures.set(key, `${e.message}; the table '${rec.name}' was removed`);
+          this.opts.logger.warn(
+            { table: rec.name, err: e.message },
+            'files: bad CSV found by its conversion; table removed',
+          );
+        }),
+      );
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      conn.closeSync();
+      db.closeSync();
+      await rm(staged, { force: true });
+    }
+  }
+
+  /**
+   * Whether `rec` is still the table here and in the catalog (another process sharing the
+   * storage dir, such as the CLI, may have converted or replaced it meanwhile).
+   */
+  private async stillCurrent(rec: FileRecord): Promise<boolean> {
+    const key = rec.name.toLowerCase();
+    if (this.tables.get(key) !== rec) return false;
+    const stored = (await this.opts.store.listFiles()).find((r) => r.name.toLowerCase() === key);
+    return stored?.storagePath === rec.storagePath;
+  }
+
+  /**
+   * Convert every table still stored as CSV now. Returns why tables were removed on the
+   * way (bad files), if any.
+   */
+  async convertPending(): Promise<string[]> {
+    const keys = [...this.layouts.keys()];
+    await Promise.all(keys.map((k) => this.queue.runNow(k)));
+    const why = keys.flatMap((k) => this.failures.get(k) ?? []);
+    for (const k of keys) this.failures.delete(k);
+    return why;
+  }
+
+  /** Delete `path` now, or once no query that may be reading it is running. */
+  private async retire(path: string): Promise<void> {
+    this.retired.push(path);
+    if (this.queue.idle) await this.sweep();
+  }
+
+  private async sweep(): Promise<void> {
+    const paths = this.retired;
+    this.retired = [];
+    await Promise.all(paths.map((p) => rm(p, { force: true })));
   }
 
   // ---- Source --------------------------------------------------------------------
@@ -398,15 +651,65 @@ export class FilesSource implements Source {
   async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
     this.assertOpen();
     try {
-      return await streamQuery(await this.db.connect(), sql, opts.signal);
+      return await this.queryOverCsv(sql, opts.signal);
     } catch (e) {
       // Another process (the CLI) may have added the table: look again once.
       if (!(e instanceof SqlError && e.code === ErrorCode.UNKNOWN_TABLE)) throw e;
       const before = this.tables.size;
       await this.refresh();
       if (this.tables.size === before) throw e;
-      return streamQuery(await this.db.connect(), sql, opts.signal);
+      return this.stream(sql, opts.signal);
     }
+  }
+
+  /** One statement's rows; the query counts as activity until its stream ends. */
+  private async stream(sql: string, signal?: AbortSignal): Promise<QueryStream> {
+    return streamQuery(await this.db.connect(), sql, signal, this.queue.busy());
+  }
+
+  /**
+   * While tables are still stored as CSV, a row past the sniffer's sample may not fit
+   * its column's type (or the file may be bad past it). The first batch is read here so
+   * such a failure is seen before any row is sent: the pending conversions then run now
+   * (a type that does not fit is widened from every row, as a small upload gets) and the
+   * statement runs again, or the error says which bad file was removed.
+   */
+  private async queryOverCsv(sql: string, signal?: AbortSignal): Promise<QueryStream> {
+    if (!this.layouts.size) return this.stream(sql, signal);
+    let s: QueryStream | null = null;
+    let it: AsyncIterator<Row[]>;
+    let first: IteratorResult<Row[]>;
+    try {
+      s = await this.stream(sql, signal);
+      it = s.batches[Symbol.asyncIterator]();
+      first = await it.next();
+    } catch (e) {
+      await s?.cancel();
+      if (!(e instanceof SqlError) || !isCsvReadFailure(e.message)) throw e;
+      const removed = await this.convertPending();
+      if (removed.length) throw new SqlError(ErrorCode.SOURCE_ERROR, `files source: ${removed.join('; ')}`);
+      return this.stream(sql, signal);
+    }
+    const stream = s;
+    const self = this;
+    async function* rest() {
+      try {
+        if (first.done) return;
+        yield first.value;
+        for (;;) {
+          const n = await it.next();
+          if (n.done) return;
+          yield n.value;
+        }
+      } catch (e) {
+        // Rows were sent already; convert now so the next statement reads the fixed table.
+        if (e instanceof SqlError && isCsvReadFailure(e.message)) void self.convertPending();
+        throw e;
+      } finally {
+        await it.return?.();
+      }
+    }
+    return { columns: stream.columns, batches: rest(), cancel: stream.cancel };
   }
 
   /**
@@ -590,9 +893,9 @@ export class FilesSource implements Source {
       try {
         await conn.run(`ATTACH ':memory:' AS ${ident(scratch)}`);
         attached = true;
-        const path = join(this.opts.storageDir, rec.storagePath);
+        // Through the view: the stored form may still be CSV.
         await conn.run(
-          `CREATE TABLE ${ident(scratch)}.${ident(rec.name)} AS SELECT * FROM read_parquet(${lit(path)})`,
+          `CREATE TABLE ${ident(scratch)}.${ident(rec.name)} AS SELECT * FROM memory.main.${ident(rec.name)}`,
         );
         await conn.run(`SET search_path = ${lit(`${scratch}.main,memory.main`)}`);
         const r = await conn.runAndReadAll(sql);
@@ -621,6 +924,9 @@ export class FilesSource implements Source {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // A conversion cut short here resumes on the next start: the record still says CSV.
+    await this.queue.close();
+    await this.sweep();
     this.db.closeSync();
   }
 
@@ -674,6 +980,40 @@ function unknownTable(name: string, code: number = ErrorCode.UNKNOWN_TABLE): Sql
     code,
     code === 1051 ? `Unknown table 'files.${name}'` : `Table 'files.${name}' doesn't exist`,
   );
+}
+
+/** The stored form of a table still waiting for its conversion, else null (Parquet). */
+function pendingFormat(rec: FileRecord): 'csv' | 'tsv' | null {
+  const m = /\.(csv|tsv)$/.exec(rec.storagePath);
+  return m ? (m[1] as 'csv' | 'tsv') : null;
+}
+
+/**
+ * A new name per stored file: a replaced or converted table's old file can stay readable
+ * for queries still running on it, and a stale writer can never overwrite a newer file.
+ */
+function storagePathFor(key: string, ext: string): string {
+  return join('files', `${key}.${randomUUID().slice(0, 8)}.${ext}`);
+}
+
+function isCsvReadFailure(msg: string): boolean {
+  return /CSV Error|Could not convert|Conversion Error|Invalid unicode|Expected Number of Columns/i.test(msg);
+}
+
+/**
+ * Stored files no record names are leftovers of a crash (a conversion or a replace cut
+ * short). Only old ones: another process (the CLI) may be between moving a file in and
+ * recording it.
+ */
+async function clearOrphans(dir: string, referenced: Set<string>): Promise<void> {
+  const cutoff = Date.now() - 600_000;
+  for (const n of await readdir(dir).catch(() => [] as string[])) {
+    if (n.startsWith('.')) continue;
+    const p = join(dir, n);
+    if (referenced.has(p)) continue;
+    const s = await stat(p).catch(() => null);
+    if (s?.isFile() && s.mtimeMs < cutoff) await rm(p, { force: true });
+  }
 }
 
 /** Scratch files older than an hour are leftovers of a crash. */

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -114,10 +114,11 @@ describe('files through the server', () => {
     assert.deepEqual(q.type === 'table' && q.data, [['Ann'], ['Cy']]);
     const local = await sql('CREATE TABLE files.big_orders AS SELECT * FROM files.orders WHERE amount > 5');
     assert.deepEqual(local, { type: 'ok', affected_rows: 3 });
-    const parquet = join(server.storageDir, 'files', 'oslo.parquet');
-    assert.ok(existsSync(parquet));
+    const stored = () => readdirSync(join(server.storageDir, 'files')).filter((f) => f.startsWith('oslo.'));
+    assert.equal(stored().length, 1);
+    assert.ok(stored()[0].endsWith('.parquet'));
     assert.equal((await sql('DROP TABLE files.oslo')).type, 'ok');
-    assert.ok(!existsSync(parquet));
+    assert.deepEqual(stored(), []);
     const gone = await sql('SELECT * FROM files.oslo');
     assert.equal(gone.type === 'error' && gone.error_code, 1146);
   });

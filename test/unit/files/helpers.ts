@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import pino from 'pino';
 import type { FileRecord } from '../../../src/catalog/types.js';
-import { type FileRecordStore, FilesSource } from '../../../src/sources/files/index.js';
+import {
+  type FileRecordStore,
+  FilesSource,
+  type FilesSourceOptions,
+} from '../../../src/sources/files/index.js';
 import { collect } from '../../../src/sources/types.js';
 
 /** The catalog's file records in memory (the real stores are tested with the catalog). */
@@ -41,10 +45,15 @@ export interface Fixture {
   close(): Promise<void>;
 }
 
-export async function fixture(): Promise<Fixture> {
+export async function fixture(options: Partial<FilesSourceOptions> = {}): Promise<Fixture> {
   const dir = mkdtempSync(join(tmpdir(), 'tributary-files-'));
   const store = new MemoryFileStore();
-  const files = await FilesSource.open({ storageDir: dir, store, logger: pino({ level: 'silent' }) });
+  const files = await FilesSource.open({
+    storageDir: dir,
+    store,
+    logger: pino({ level: 'silent' }),
+    ...options,
+  });
   return {
     dir,
     store,
