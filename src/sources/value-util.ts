@@ -39,6 +39,20 @@ const ZONE_RE = /(?:Z|[+-]\d\d(?::?\d\d(?::?\d\d)?)?)$/;
  * date-time is returned unchanged.
  */
 export function normalizeDateTime(s: string): string {
+  // The usual shape first, without a regex: PostgreSQL sessions run in UTC, so a timestamptz
+  // is 'YYYY-MM-DD HH:MM:SS[.f{1,6}]+00' and only the zone goes.
+  const n = s.length;
+  if (
+    (n === 22 || (n >= 24 && n <= 29 && s.charCodeAt(19) === 46)) &&
+    s.charCodeAt(n - 3) === 43 &&
+    s.charCodeAt(n - 2) === 48 &&
+    s.charCodeAt(n - 1) === 48 &&
+    s.charCodeAt(4) === 45 &&
+    s.charCodeAt(10) === 32 &&
+    s.charCodeAt(13) === 58
+  ) {
+    return s.slice(0, n - 3);
+  }
   const m = /^(\d{4,}-\d\d-\d\d)[T ](\d\d:\d\d(?::\d\d)?)(\.\d+)?(.*)$/.exec(s);
   if (!m) return s;
   const [, date, time, frac = '', rest] = m;
