@@ -1,3 +1,4 @@
+import { open, rm, writeFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { lit } from './sql-text.js';
 
@@ -22,6 +23,58 @@ const SNIFF_BUFFER = 1 << 20;
  */
 export function csvOptions(delimiter: 'csv' | 'tsv'): string {
   return `delim = ${delimiter === 'tsv' ? "'\\t'" : "','"}, quote = '"', escape = '"', header = true, skip = 0, strict_mode = true, encoding = 'utf-8'`;
+}
+
+/**
+ * A file longer than this is sniffed on its head alone: these bytes cut after the last
+ * newline in them. So the types can be decided while the rest of an upload still arrives,
+ * and a restart decides them again from the same bytes.
+ */
+export const SNIFF_HEAD = 1 << 20;
+
+/**
+ * The layout of a CSV whose first SNIFF_HEAD bytes are `head` (the file is longer):
+ * sniffed on a scratch copy of the head, cut after its last newline. Null when the head
+ * alone cannot be sniffed (a quoted field runs past the cut, a line longer than the head):
+ * then the whole file is sniffed.
+ */
+export async function sniffHead(
+  conn: DuckDBConnection,
+  head: Buffer,
+  format: 'csv' | 'tsv',
+  scratch: string,
+): Promise<CsvLayout | null> {
+  const cut = head.lastIndexOf(0x0a);
+  if (cut <= 0) return null;
+  try {
+    await writeFile(scratch, head.subarray(0, cut + 1), { mode: 0o600 });
+    return await sniffCsv(conn, scratch, format);
+  } catch {
+    return null;
+  } finally {
+    await rm(scratch, { force: true });
+  }
+}
+
+/** The layout of a stored CSV, decided exactly as for its upload (sniffHead, else the whole file). */
+export async function sniffStoredCsv(
+  conn: DuckDBConnection,
+  path: string,
+  format: 'csv' | 'tsv',
+  scratch: string,
+): Promise<CsvLayout> {
+  const fh = await open(path, 'r');
+  let head: Buffer;
+  let size: number;
+  try {
+    size = (await fh.stat()).size;
+    head = Buffer.alloc(Math.min(size, SNIFF_HEAD));
+    await fh.read(head, 0, head.length, 0);
+  } finally {
+    await fh.close();
+  }
+  const early = size > SNIFF_HEAD ? await sniffHead(conn, head, format, scratch) : null;
+  return early ?? sniffCsv(conn, path, format);
 }
 
 /** Types (and date formats) from DuckDB's sniffer on a sample of the file. */

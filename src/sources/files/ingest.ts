@@ -1,7 +1,7 @@
 import { open, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { findRaggedRow } from './csv-check.js';
-import { type CsvLayout, csvOptions, csvReaderWith, sniffCsv } from './csv-layout.js';
+import { type CsvLayout, csvOptions, csvReaderWith, SNIFF_HEAD, sniffCsv } from './csv-layout.js';
 import { FileError, invalidFile } from './errors.js';
 import type { FileFormat } from './formats.js';
 import { ident, lit } from './sql-text.js';
@@ -115,7 +115,15 @@ export async function ingestToParquet(
  */
 export async function inspectCsv(
   conn: DuckDBConnection,
-  input: { path: string; format: 'csv' | 'tsv'; label: string; size: number; utf8: boolean },
+  input: {
+    path: string;
+    format: 'csv' | 'tsv';
+    label: string;
+    size: number;
+    utf8: boolean;
+    /** The layout sniffed from the head while the file arrived (see sniffStoredCsv). */
+    sniffed: CsvLayout | null;
+  },
 ): Promise<CsvLayout> {
   const what = input.format.toUpperCase();
   if (input.size === 0) throw invalidFile(`The file for '${input.label}' is empty`);
@@ -125,7 +133,9 @@ export async function inspectCsv(
     );
   const display = (msg: string) => cleanMessage(msg, [input.path], input.label);
   try {
-    const layout = await sniffCsv(conn, input.path, input.format);
+    // Decided as sniffStoredCsv decides it on a restart: the head when it sniffs alone.
+    const layout =
+      (input.size > SNIFF_HEAD ? input.sniffed : null) ?? (await sniffCsv(conn, input.path, input.format));
     // One data row, read with a small buffer (the default one would read 32 MB for it).
     const first = csvReaderWith(input.path, input.format, layout, `, buffer_size = ${1 << 20}`);
     const r = await conn.runAndReadAll(`SELECT 1 FROM ${first} LIMIT 1`);

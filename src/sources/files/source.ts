@@ -10,7 +10,7 @@ import { columnTypeFor, literalFor } from '../../sql/plan/target-names.js';
 import type { ColumnInfo, FieldInfo, Row } from '../../sql/types.js';
 import { duckTypeToMysql as mysqlTypeOf } from '../duckdb/values.js';
 import type { PushdownCapabilities, QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
-import { type CsvLayout, csvReaderWith, sniffCsv } from './csv-layout.js';
+import { type CsvLayout, csvReaderWith, SNIFF_HEAD, sniffHead, sniffStoredCsv } from './csv-layout.js';
 import { filesError, streamQuery } from './duck-stream.js';
 import { FileError } from './errors.js';
 import { FAST_TRANSLATE_MACRO } from './fast-translate.js';
@@ -195,7 +195,8 @@ export class FilesSource implements Source {
         try {
           // A CSV still waiting for its conversion (a restart, or another process): the
           // sniffer decides the same types again, and the conversion is rescheduled.
-          const layout = pendingFormat(rec) ? await sniffCsv(conn, path, pendingFormat(rec)!) : null;
+          const fmt = pendingFormat(rec);
+          const layout = fmt ? await sniffStoredCsv(conn, path, fmt, this.tmpPath('head')) : null;
           if (have && have.name !== rec.name) await conn.run(`DROP VIEW IF EXISTS ${ident(have.name)}`);
           await conn.run(
             `CREATE OR REPLACE VIEW ${ident(rec.name)} AS ${this.viewSelect(rec, path, layout)}`,
@@ -245,13 +246,26 @@ export class FilesSource implements Source {
     const done = this.queue.busy();
     try {
       const t0 = performance.now();
-      const { head, bytes, utf8 } = await receiveToFile(body, received, opts.maxBytes);
+      // A large CSV's types are sniffed from its head while the rest still arrives.
+      let early: Promise<CsvLayout | null> = Promise.resolve(null);
+      const csv = declared === 'csv' || declared === 'tsv' ? declared : null;
+      const earlyHead = csv
+        ? {
+            bytes: SNIFF_HEAD,
+            after: Math.max(SNIFF_HEAD, this.convertLaterAbove),
+            then: (head: Buffer) => {
+              early = this.withConnection((conn) => sniffHead(conn, head, csv, this.tmpPath('head')));
+              early.catch(() => {});
+            },
+          }
+        : undefined;
+      const { head, bytes, utf8 } = await receiveToFile(body, received, opts.maxBytes, { earlyHead });
       this.opts.logger.debug(
         { table: name, ms: Math.round(performance.now() - t0) },
         'files: upload received',
       );
-      if ((declared === 'csv' || declared === 'tsv') && bytes > this.convertLaterAbove)
-        return await this.storeCsvForLater(name, received, declared, bytes, utf8, opts);
+      if (csv && bytes > this.convertLaterAbove)
+        return await this.storeCsvForLater(name, received, csv, bytes, utf8, await early, opts);
       return await this.ingestReceived(name, received, head, declared, opts);
     } finally {
       done();
@@ -273,16 +287,13 @@ export class FilesSource implements Source {
     format: 'csv' | 'tsv',
     size: number,
     utf8: boolean,
+    sniffed: CsvLayout | null,
     opts: Omit<UploadOptions, 'maxBytes'>,
   ): Promise<StoredFile> {
     const t0 = performance.now();
-    const conn = await this.db.connect();
-    let layout: CsvLayout;
-    try {
-      layout = await inspectCsv(conn, { path: received, format, label: name, size, utf8 });
-    } finally {
-      conn.closeSync();
-    }
+    const layout = await this.withConnection((conn) =>
+      inspectCsv(conn, { path: received, format, label: name, size, utf8, sniffed }),
+    );
     return this.withLock(name, async () => {
       if (!opts.replace && this.get(name)) throw exists(name);
       const created = !this.get(name);
@@ -941,6 +952,15 @@ export class FilesSource implements Source {
       return checkTableName(table);
     } catch (e) {
       throw new SqlError(1103, (e as Error).message);
+    }
+  }
+
+  private async withConnection<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    const conn = await this.db.connect();
+    try {
+      return await fn(conn);
+    } finally {
+      conn.closeSync();
     }
   }
 

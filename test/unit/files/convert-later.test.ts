@@ -226,3 +226,41 @@ test('a restart with a pending conversion serves the CSV and converts it', async
     await other.close().catch(() => {});
   }
 });
+
+test('a CSV longer than the sniffed head: typed from its head while arriving, and alike after a restart', async () => {
+  const other = await fixture({ convertLaterAbove: 0, convertIdleMs: 60_000 });
+  try {
+    let csv = 'id,day,amount,label\n';
+    for (let i = 0; i < 60_000; i++)
+      csv += `${i},2024-01-${String((i % 28) + 1).padStart(2, '0')},${i / 8},row ${i}\n`;
+    assert.ok(csv.length > 1.5 * 1024 * 1024);
+    await other.put('long', csv, { format: 'csv' });
+    const types = (await other.files.listColumns('long')).map((c) => c.nativeType);
+    assert.deepEqual(types, ['BIGINT', 'DATE', 'DOUBLE', 'VARCHAR']);
+    const answer = await other.rows(
+      'SELECT count(*), sum(amount), max(day), count(DISTINCT label) FROM long',
+    );
+    await other.files.close();
+    const again = await FilesSource.open({
+      storageDir: other.dir,
+      store: other.store,
+      logger: pino({ level: 'silent' }),
+      convertIdleMs: 60_000,
+    });
+    try {
+      const { collect } = await import('../../../src/sources/types.js');
+      assert.deepEqual(
+        (await again.listColumns('long')).map((c) => c.nativeType),
+        types,
+      );
+      assert.deepEqual(await again.convertPending(), []);
+      assert.equal(again.get('long')!.rows, 60_000);
+      const q = 'SELECT count(*), sum(amount), max(day), count(DISTINCT label) FROM long';
+      assert.deepEqual((await collect(await again.query(q))).rows, answer);
+    } finally {
+      await again.close();
+    }
+  } finally {
+    await other.close().catch(() => {});
+  }
+});
