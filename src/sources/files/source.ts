@@ -233,7 +233,10 @@ export class FilesSource implements Source {
     if (!replace && this.get(name)) throw exists(name);
   }
 
-  /** Stream an upload to disk (bounded by maxBytes), ingest it to Parquet, register it. */
+  /**
+   * Stream an upload to disk (bounded by maxBytes), ingest it to Parquet and register it;
+   * a CSV/TSV over convertLaterAbove is registered as CSV and converted later.
+   */
   async upload(name: string, body: NodeJS.ReadableStream, opts: UploadOptions): Promise<StoredFile> {
     this.precheck(name, !!opts.replace);
     const declared = declaredFormat({
@@ -329,7 +332,13 @@ export class FilesSource implements Source {
     const head = Buffer.alloc(4096);
     const { bytesRead } = await fh.read(head, 0, head.length, 0);
     await fh.close();
-    return this.ingestReceived(name, path, head.subarray(0, bytesRead), declared, opts);
+    // Activity, like an upload: this process (the CLI) starts no background conversion meanwhile.
+    const done = this.queue.busy();
+    try {
+      return await this.ingestReceived(name, path, head.subarray(0, bytesRead), declared, opts);
+    } finally {
+      done();
+    }
   }
 
   private async ingestReceived(
