@@ -13,7 +13,7 @@ import type { PushdownCapabilities, QueryOptions, QueryStream, Source, TableInfo
 import { type CsvLayout, csvReaderWith, SNIFF_HEAD, sniffHead, sniffStoredCsv } from './csv-layout.js';
 import { filesError, streamQuery } from './duck-stream.js';
 import { FileError } from './errors.js';
-import { FAST_TRANSLATE_MACRO } from './fast-translate.js';
+import { FAST_TEXT_MACROS } from './fast-text.js';
 import { declaredFormat, type FileFormat, refineJson, sniffFormat } from './formats.js';
 import { IdleQueue } from './idle-queue.js';
 import { copy, ingestToParquet, inspectCsv } from './ingest.js';
@@ -145,7 +145,7 @@ export class FilesSource implements Source {
     const db = await DuckDBInstance.create(':memory:', config);
     const setup = await db.connect();
     try {
-      await setup.run(FAST_TRANSLATE_MACRO);
+      for (const macro of FAST_TEXT_MACROS) await setup.run(macro);
     } finally {
       setup.closeSync();
     }
