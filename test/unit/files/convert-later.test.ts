@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
+import { fileJson } from '../../../src/http/routes/files.js';
 import { FileError, FilesSource } from '../../../src/sources/files/index.js';
 import { SqlError } from '../../../src/sql/errors.js';
 import { type Fixture, fixture } from './helpers.js';
@@ -40,6 +41,7 @@ describe('a large CSV is answered before its conversion', () => {
     assert.equal(record.rows, -1);
     assert.equal(record.columns, 7);
     assert.match(record.storagePath, /^files\/mixed\.[0-9a-f]{8}\.csv$/);
+    assert.equal(fileJson(record).rows, null, 'PUT and GET /api/files say rows: null until counted');
     assert.deepEqual(stored(), [record.storagePath.slice('files/'.length)]);
   });
 
@@ -57,6 +59,7 @@ describe('a large CSV is answered before its conversion', () => {
     assert.deepEqual(await fx.files.convertPending(), []);
     const rec = fx.files.get('mixed')!;
     assert.equal(rec.rows, 3);
+    assert.equal(fileJson(rec).rows, 3);
     assert.match(rec.storagePath, /\.parquet$/);
     assert.deepEqual(fx.store.records.get('mixed')?.storagePath, rec.storagePath);
     assert.deepEqual(stored(), [rec.storagePath.slice('files/'.length)], 'the CSV is gone');
