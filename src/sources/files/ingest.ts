@@ -1,7 +1,14 @@
 import { open, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { findRaggedRow } from './csv-check.js';
-import { type CsvLayout, csvOptions, csvReaderWith, SNIFF_HEAD, sniffCsv } from './csv-layout.js';
+import {
+  type CsvLayout,
+  csvOptions,
+  csvReaderWith,
+  SMALL_CSV_BUFFER,
+  SNIFF_HEAD,
+  sniffCsv,
+} from './csv-layout.js';
 import { FileError, invalidFile } from './errors.js';
 import type { FileFormat } from './formats.js';
 import { ident, lit } from './sql-text.js';
@@ -38,11 +45,6 @@ const ROW_GROUP = 122_880;
  * in memory, and this cuts the ingest's peak by ~10 MB at no measured speed cost.
  */
 const LARGE_ROW_GROUP = 61_440;
-/**
- * A large CSV's read buffer: DuckDB's default max_line_size (2 MB), the smallest buffer
- * that still reads every line the default reader would; bigger only costs memory.
- */
-const LARGE_CSV_BUFFER = 2 * 1024 * 1024;
 
 /**
  * Read an uploaded file once with DuckDB (its type inference: integers, decimals as
@@ -137,7 +139,7 @@ export async function inspectCsv(
     const layout =
       (input.size > SNIFF_HEAD ? input.sniffed : null) ?? (await sniffCsv(conn, input.path, input.format));
     // One data row, read with a small buffer (the default one would read 32 MB for it).
-    const first = csvReaderWith(input.path, input.format, layout, `, buffer_size = ${1 << 20}`);
+    const first = csvReaderWith(input.path, input.format, layout, `, buffer_size = ${SMALL_CSV_BUFFER}`);
     const r = await conn.runAndReadAll(`SELECT 1 FROM ${first} LIMIT 1`);
     if (r.currentRowCount === 0) throw invalidFile(`'${input.label}' has no data rows`);
     return layout;
@@ -182,7 +184,7 @@ export async function copy(
 }
 
 function csvBuffer(large: boolean): string {
-  return large ? `, buffer_size = ${LARGE_CSV_BUFFER}` : '';
+  return large ? `, buffer_size = ${SMALL_CSV_BUFFER}` : '';
 }
 
 function reader(format: FileFormat, path: string, fullScan: boolean, large: boolean): string {

@@ -10,7 +10,14 @@ import { columnTypeFor, literalFor } from '../../sql/plan/target-names.js';
 import type { ColumnInfo, FieldInfo, Row } from '../../sql/types.js';
 import { duckTypeToMysql as mysqlTypeOf } from '../duckdb/values.js';
 import type { PushdownCapabilities, QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
-import { type CsvLayout, csvReaderWith, SNIFF_HEAD, sniffHead, sniffStoredCsv } from './csv-layout.js';
+import {
+  type CsvLayout,
+  csvReaderWith,
+  SMALL_CSV_BUFFER,
+  SNIFF_HEAD,
+  sniffHead,
+  sniffStoredCsv,
+} from './csv-layout.js';
 import { filesError, streamQuery } from './duck-stream.js';
 import { FileError } from './errors.js';
 import { FAST_TEXT_MACROS } from './fast-text.js';
@@ -505,7 +512,7 @@ export class FilesSource implements Source {
   private viewSelect(rec: FileRecord, path: string, layout: CsvLayout | null): string {
     const fmt = pendingFormat(rec);
     return layout && fmt
-      ? `SELECT * FROM ${csvReaderWith(path, fmt, layout)}`
+      ? `SELECT * FROM ${csvReaderWith(path, fmt, layout, `, buffer_size = ${SMALL_CSV_BUFFER}`)}`
       : `SELECT * FROM read_parquet(${lit(path)})`;
   }
 
