@@ -82,16 +82,16 @@ export class StreamableEndpoint {
 
   async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (this.closed) return jsonRpcError(res, 503, -32000, 'Server is shutting down');
+    const sessionId = header(req, 'mcp-session-id');
+    // A live session id is a 2025-era session's by construction (the 2026 era has none), so
+    // the classifier, which runs zod over the body, is not needed for the busiest requests.
+    const live = sessionId !== undefined ? this.sessions.get(sessionId) : undefined;
+    if (live) return this.serve(live, req, res, body);
     if (!this.isLegacy(req, body)) {
       await this.modernNode(req, res, body);
       return;
     }
-    const sessionId = header(req, 'mcp-session-id');
-    if (sessionId !== undefined) {
-      const session = this.sessions.get(sessionId);
-      if (!session) return jsonRpcError(res, 404, -32001, 'Session not found');
-      return this.serve(session, req, res, body);
-    }
+    if (sessionId !== undefined) return jsonRpcError(res, 404, -32001, 'Session not found');
     if (req.method === 'POST' && isInitializeRequest(body)) return this.open(req, res, body);
     if (req.method === 'POST') {
       return jsonRpcError(

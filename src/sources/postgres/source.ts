@@ -202,8 +202,8 @@ export class PostgresSource implements Source {
       const client = await this.checkout();
       const q = new StreamedQuery(sql, batchSize(opts.batchRows));
       client.query(q as unknown as pg.Submittable);
-      // The server describes the columns before it executes; an abort meanwhile (a lock
-      // wait, a slow plan) cancels the statement on the server.
+      // The columns come with the first rows: until then an abort (a slow statement, a lock
+      // wait) cancels the statement on the server.
       const onAbort = this.cancelOnAbort(client);
       signal?.addEventListener('abort', onAbort, { once: true });
       let fields: Awaited<StreamedQuery['described']>;
