@@ -50,11 +50,11 @@ export function tooLarge(maxBytes: number): FileError {
 
 export interface ReceiveOptions {
   /**
-   * `then` is called once, with the first `bytes` bytes, as soon as more than `after`
+   * `onHead` is called once, with the first `bytes` bytes, as soon as more than `after`
    * bytes have arrived: work on the head (sniffing a CSV) can start while the rest of a
    * large upload still arrives.
    */
-  earlyHead?: { bytes: number; after: number; then: (head: Buffer) => void };
+  earlyHead?: { bytes: number; after: number; onHead: (head: Buffer) => void };
 }
 
 /**
@@ -101,7 +101,7 @@ export async function receiveToFile(
     }
     if (!earlyDone && early && bytes > early.after && headLen >= early.bytes) {
       earlyDone = true;
-      early.then(Buffer.concat(headParts).subarray(0, early.bytes));
+      early.onHead(Buffer.concat(headParts).subarray(0, early.bytes));
     }
   };
   body.on('data', meter);

@@ -263,7 +263,7 @@ export class FilesSource implements Source {
         ? {
             bytes: SNIFF_HEAD,
             after: Math.max(SNIFF_HEAD, this.convertLaterAbove),
-            then: (head: Buffer) => {
+            onHead: (head: Buffer) => {
               early = this.withConnection((conn) => sniffHead(conn, head, csv, this.tmpPath('head')));
               early.catch(() => {});
             },
