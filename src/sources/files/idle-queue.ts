@@ -78,13 +78,16 @@ export class IdleQueue {
 
   private start(key: string, background = false): Promise<void> {
     const ctl = new AbortController();
-    const done = this.run(key, ctl.signal).finally(() => {
-      if (this.running.get(key)?.ctl === ctl) this.running.delete(key);
-      if (background) {
-        this.background = null;
-        this.kick();
-      }
-    });
+    // A job reports its own failures; the queue only needs to know it ended.
+    const done = this.run(key, ctl.signal)
+      .catch(() => {})
+      .finally(() => {
+        if (this.running.get(key)?.ctl === ctl) this.running.delete(key);
+        if (background) {
+          this.background = null;
+          this.kick();
+        }
+      });
     this.running.set(key, { ctl, done });
     return done;
   }
@@ -98,10 +101,15 @@ export class IdleQueue {
       if (performance.now() - this.lastActivity < this.idleMs) return this.kick();
       const key = this.queue.shift();
       if (key === undefined) return;
-      if (this.running.has(key)) {
-        // Pulled forward meanwhile (runNow): its result is coming anyway.
-        return this.kick();
+      const current = this.running.get(key);
+      if (current?.ctl.signal.aborted) {
+        // An aborted run for an older file of this key is still ending: wait for it.
+        this.queue.unshift(key);
+        void current.done.finally(() => this.kick());
+        return;
       }
+      // Pulled forward meanwhile (runNow): its result is coming anyway.
+      if (current) return this.kick();
       this.background = key;
       void this.start(key, true);
     }, wait);

@@ -544,13 +544,22 @@ export class FilesSource implements Source {
     const t0 = performance.now();
     const csv = join(this.opts.storageDir, rec.storagePath);
     const staged = this.tmpPath('parquet');
-    const db = await DuckDBInstance.create(':memory:', {
-      memory_limit: this.opts.ingestMemoryLimit ?? '128MB',
-      threads: '1',
-      temp_directory: join(this.tmpDir, 'duckdb'),
-      autoinstall_known_extensions: 'false',
-    });
-    const conn = await db.connect();
+    let db: DuckDBInstance;
+    let conn: DuckDBConnection;
+    try {
+      // Its own small DuckDB: one thread leaves the other core to queries, and its
+      // memory is bounded (it spills to disk past the limit) without limiting queries.
+      db = await DuckDBInstance.create(':memory:', {
+        memory_limit: this.opts.ingestMemoryLimit ?? '128MB',
+        threads: '1',
+        temp_directory: join(this.tmpDir, 'duckdb'),
+        autoinstall_known_extensions: 'false',
+      });
+      conn = await db.connect();
+    } catch (e) {
+      this.opts.logger.error({ table: rec.name, err: (e as Error)?.message }, 'files: conversion failed');
+      return;
+    }
     const onAbort = () => conn.interrupt();
     signal.addEventListener('abort', onAbort, { once: true });
     try {
