@@ -68,6 +68,19 @@ describe('a large CSV is answered before its conversion', () => {
     assert.deepEqual(await describeTypes('mixed'), before.types);
   });
 
+  test('a TSV takes the same path', async () => {
+    const { record } = await fx.put('tabbed', 'a\tb\n1\tx, y\n2\tz\n', { format: 'tsv' });
+    assert.match(record.storagePath, /\.tsv$/);
+    const before = await fx.rows('SELECT a, b FROM tabbed ORDER BY a');
+    assert.deepEqual(before, [
+      [1, 'x, y'],
+      [2, 'z'],
+    ]);
+    await fx.files.convertPending();
+    assert.match(fx.files.get('tabbed')!.storagePath, /\.parquet$/);
+    assert.deepEqual(await fx.rows('SELECT a, b FROM tabbed ORDER BY a'), before);
+  });
+
   test('the conversion starts by itself once the source has been idle', async () => {
     const quick = await fixture({ convertLaterAbove: 0, convertIdleMs: 20 });
     try {
