@@ -113,7 +113,11 @@ async function upload(
   const opts = { format: q.format ?? null, sheet: q.sheet ?? null, replace, maxBytes };
   const stored = isMultipart
     ? await fromMultipart(request, files, name, opts)
-    : await files.upload(name, request.raw, { ...opts, contentType });
+    : await files.upload(name, request.raw, {
+        ...opts,
+        contentType,
+        expectedBytes: Number.isFinite(length) ? length : undefined,
+      });
   return reply.code(stored.created ? 201 : 200).send(fileJson(stored.record));
 }
 

@@ -6,43 +6,121 @@ export interface RaggedRow {
   expected: number;
 }
 
+export interface RecordScan {
+  /** Data records (the header not counted), as DuckDB's strict reader counts rows; null when unsure. */
+  rows: number | null;
+  /** The first record whose field count differs from the header's. */
+  ragged: RaggedRow | null;
+  /** The file ends inside a quoted field. */
+  unclosedQuote: boolean;
+}
+
+const QUOTE = 0x22;
+const NL = 0x0a;
+const CR = 0x0d;
+
 /**
- * Finds the first record whose field count differs from the header's, honouring
- * quotes (a quoted field may hold the delimiter and newlines). Only run after DuckDB
- * refused a file, to turn its generic complaint into a line number.
+ * RFC 4180 records of a CSV/TSV, fed chunk by chunk (while an upload arrives, or from a
+ * file): counts the records and finds the first whose field count differs from the
+ * header's, honouring quotes (a quoted field may hold the delimiter and newlines; a
+ * doubled quote toggles twice). Empty lines are skipped, as DuckDB's reader skips them,
+ * except in a one-column file, where DuckDB reads them as NULL rows: the count is then
+ * left unknown.
  */
-export async function findRaggedRow(path: string, delimiter: number): Promise<RaggedRow | null> {
-  const QUOTE = 0x22;
-  const NL = 0x0a;
-  const CR = 0x0d;
-  let inQuote = false;
-  let fields = 1;
-  let empty = true;
-  let line = 1;
-  let recordLine = 1;
-  let expected = -1;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i];
-      if (b === NL) line++;
+export class CsvRecordScan {
+  private inQuote = false;
+  private fields = 1;
+  private empty = true;
+  private line = 1;
+  private recordLine = 1;
+  private expected = -1;
+  private records = 0;
+  private sawEmptyLine = false;
+  ragged: RaggedRow | null = null;
+  /** A comma or a tab (push() relies on the delimiter being <= 44). */
+  constructor(private readonly delimiter: 0x2c | 0x09) {}
+
+  push(chunk: Buffer): void {
+    if (this.ragged) return;
+    const delimiter = this.delimiter;
+    // A plain Uint8Array view: element reads on it are ~15% faster than on a Buffer.
+    const u = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
+    let { inQuote, fields, empty, line, recordLine } = this;
+    for (let i = 0; i < u.length; i++) {
+      const b = u[i];
+      // Every byte the scan looks at (tab, LF, CR, quote, comma) is <= 44: one compare
+      // passes the rest.
+      if (b > 44) {
+        empty = false;
+        continue;
+      }
       if (b === QUOTE) {
         inQuote = !inQuote;
         empty = false;
+      } else if (b === NL) {
+        line++;
+        if (inQuote) continue;
+        if (!this.record(fields, empty, recordLine)) break;
+        fields = 1;
+        empty = true;
+        recordLine = line;
       } else if (inQuote) {
       } else if (b === delimiter) {
         fields++;
         empty = false;
-      } else if (b === NL) {
-        if (!empty) {
-          if (expected < 0) expected = fields;
-          else if (fields !== expected) return { line: recordLine, fields, expected };
-        }
-        fields = 1;
-        empty = true;
-        recordLine = line;
       } else if (b !== CR) empty = false;
     }
+    Object.assign(this, { inQuote, fields, empty, line, recordLine });
   }
-  if (!empty && expected >= 0 && fields !== expected) return { line: recordLine, fields, expected };
-  return null;
+
+  end(): RecordScan {
+    if (!this.ragged && !this.inQuote) this.record(this.fields, this.empty, this.recordLine);
+    const unsure = this.inQuote || this.ragged !== null || (this.expected === 1 && this.sawEmptyLine);
+    return {
+      rows: unsure || this.expected < 0 ? null : this.records,
+      ragged: this.ragged,
+      unclosedQuote: this.inQuote,
+    };
+  }
+
+  /** One record ended; false once a ragged one is found (scanning can stop). */
+  private record(fields: number, empty: boolean, recordLine: number): boolean {
+    if (empty) {
+      if (this.expected >= 0) this.sawEmptyLine = true;
+      return true;
+    }
+    if (this.expected < 0) {
+      this.expected = fields;
+      return true;
+    }
+    if (fields !== this.expected) {
+      this.ragged = { line: recordLine, fields, expected: this.expected };
+      return false;
+    }
+    this.records++;
+    return true;
+  }
+}
+
+/** The record scan of a stored file (an upload whose scan could not run while it arrived). */
+export async function scanFile(path: string, format: 'csv' | 'tsv'): Promise<RecordScan> {
+  const scan = new CsvRecordScan(format === 'tsv' ? 0x09 : 0x2c);
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    scan.push(chunk);
+    if (scan.ragged) break;
+  }
+  return scan.end();
+}
+
+/**
+ * The first ragged record of a file. Run after DuckDB refused a file, to turn its
+ * generic complaint into a line number.
+ */
+export async function findRaggedRow(path: string, delimiter: 0x2c | 0x09): Promise<RaggedRow | null> {
+  const scan = new CsvRecordScan(delimiter);
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    scan.push(chunk);
+    if (scan.ragged) break;
+  }
+  return scan.end().ragged;
 }

@@ -1,6 +1,6 @@
 import { open, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { findRaggedRow } from './csv-check.js';
+import { findRaggedRow, type RecordScan } from './csv-check.js';
 import {
   type CsvLayout,
   csvOptions,
@@ -125,6 +125,8 @@ export async function inspectCsv(
     utf8: boolean;
     /** The layout sniffed from the head while the file arrived (see sniffStoredCsv). */
     sniffed: CsvLayout | null;
+    /** The record scan made while the file arrived. */
+    records?: RecordScan;
   },
 ): Promise<CsvLayout> {
   const what = input.format.toUpperCase();
@@ -134,6 +136,17 @@ export async function inspectCsv(
       `Could not read '${input.label}' as ${what}: the file is not valid UTF-8 (Unicode) text`,
     );
   const display = (msg: string) => cleanMessage(msg, [input.path], input.label);
+  const r = input.records;
+  if (r?.ragged) {
+    throw invalidFile(
+      `Could not read '${input.label}' as ${what}: line ${r.ragged.line} has ${r.ragged.fields} field(s) but the header has ${r.ragged.expected}`,
+    );
+  }
+  if (r?.unclosedQuote) {
+    throw invalidFile(
+      `Could not read '${input.label}' as ${what}: a quoted field is not closed before the end of the file`,
+    );
+  }
   try {
     // Decided as sniffStoredCsv decides it on a restart: the head when it sniffs alone.
     const layout =

@@ -55,6 +55,8 @@ export interface ReceiveOptions {
    * large upload still arrives.
    */
   earlyHead?: { bytes: number; after: number; onHead: (head: Buffer) => void };
+  /** Sees every chunk as it arrives (a CSV's record scan), so the file needs no second pass. */
+  onChunk?: (chunk: Buffer) => void;
 }
 
 /**
@@ -81,10 +83,12 @@ export async function receiveToFile(
   const stop = new AbortController();
   const utf8 = new Utf8Check();
   const reclaim = minorGc();
+  const onChunk = opts.onChunk;
   let sinceGc = 0;
   const meter = (chunk: Buffer) => {
     bytes += chunk.length;
     utf8.push(chunk);
+    onChunk?.(chunk);
     sinceGc += chunk.length;
     if (sinceGc >= RECLAIM_EVERY && reclaim) {
       sinceGc = 0;
