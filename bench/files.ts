@@ -61,13 +61,13 @@ function upload(url: string, name: string, path: string): Promise<any> {
   });
 }
 
-/** Poll GET /api/files until `name` has its row count: its CSV has been converted to Parquet. */
+/** Poll GET /api/files until `name` is stored as Parquet: its background conversion is done. */
 async function untilConverted(url: string, name: string, timeoutMs: number): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const list = (await (await fetch(`${url}/api/files`)).json()) as any[];
     const rec = list.find((f) => f.name === name);
-    if (rec && rec.rows !== null) return rec;
+    if (rec?.stored_as === 'parquet') return rec;
     if (Date.now() > deadline) throw new Error(`${name} was not converted within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 250));
   }

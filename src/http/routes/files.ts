@@ -27,6 +27,8 @@ export function fileJson(r: FileRecord) {
     columns: r.columns,
     size_bytes: r.sizeBytes,
     created_at: r.createdAt,
+    // 'parquet' once ingested; 'csv'/'tsv' while a large upload waits for its background conversion.
+    stored_as: r.storagePath.slice(r.storagePath.lastIndexOf('.') + 1),
   };
 }
 

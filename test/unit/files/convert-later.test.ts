@@ -42,6 +42,7 @@ describe('a large CSV is answered before its conversion', () => {
     assert.equal(record.columns, 7);
     assert.match(record.storagePath, /^files\/mixed\.[0-9a-f]{8}\.csv$/);
     assert.equal(fileJson(record).rows, 3);
+    assert.equal(fileJson(record).stored_as, 'csv', 'the listing says the conversion is still to come');
     assert.deepEqual(stored(), [record.storagePath.slice('files/'.length)]);
   });
 
@@ -70,6 +71,7 @@ describe('a large CSV is answered before its conversion', () => {
     const rec = fx.files.get('mixed')!;
     assert.equal(rec.rows, 3);
     assert.equal(fileJson(rec).rows, 3);
+    assert.equal(fileJson(rec).stored_as, 'parquet');
     assert.match(rec.storagePath, /\.parquet$/);
     assert.deepEqual(fx.store.records.get('mixed')?.storagePath, rec.storagePath);
     assert.deepEqual(stored(), [rec.storagePath.slice('files/'.length)], 'the CSV is gone');

@@ -44,7 +44,15 @@ test('PUT with a raw CSV body creates a table (201), then replaces it (200)', as
   assert.equal(r.status, 201);
   assert.deepEqual(
     { ...r.body, size_bytes: typeof r.body.size_bytes, created_at: typeof r.body.created_at },
-    { name: 'cities', format: 'csv', rows: 2, columns: 2, size_bytes: 'number', created_at: 'string' },
+    {
+      name: 'cities',
+      format: 'csv',
+      rows: 2,
+      columns: 2,
+      size_bytes: 'number',
+      created_at: 'string',
+      stored_as: 'parquet',
+    },
   );
   const again = await put('/api/files/cities', 'name,pop\nOslo,700000\n', { 'content-type': 'text/csv' });
   assert.equal(again.status, 409);
@@ -126,8 +134,10 @@ test('GET lists the tables; DELETE removes one (404 when unknown)', async () => 
     'name',
     'rows',
     'size_bytes',
+    'stored_as',
   ]);
   assert.equal(item.format, 'ndjson');
+  assert.equal(item.stored_as, 'parquet');
   const del = await fetch(`${url}/api/files/to_delete`, { method: 'DELETE' });
   assert.equal(del.status, 204);
   const again = await fetch(`${url}/api/files/to_delete`, { method: 'DELETE' });
