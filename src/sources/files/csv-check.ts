@@ -103,13 +103,8 @@ export class CsvRecordScan {
 }
 
 /** The record scan of a stored file (an upload whose scan could not run while it arrived). */
-export async function scanFile(path: string, format: 'csv' | 'tsv'): Promise<RecordScan> {
-  const scan = new CsvRecordScan(format === 'tsv' ? 0x09 : 0x2c);
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    scan.push(chunk);
-    if (scan.ragged) break;
-  }
-  return scan.end();
+export function scanFile(path: string, format: 'csv' | 'tsv'): Promise<RecordScan> {
+  return scanStored(path, format === 'tsv' ? 0x09 : 0x2c);
 }
 
 /**
@@ -117,10 +112,15 @@ export async function scanFile(path: string, format: 'csv' | 'tsv'): Promise<Rec
  * generic complaint into a line number.
  */
 export async function findRaggedRow(path: string, delimiter: 0x2c | 0x09): Promise<RaggedRow | null> {
+  return (await scanStored(path, delimiter)).ragged;
+}
+
+/** Reads the file through a scan, stopping at its first ragged record. */
+async function scanStored(path: string, delimiter: 0x2c | 0x09): Promise<RecordScan> {
   const scan = new CsvRecordScan(delimiter);
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     scan.push(chunk);
     if (scan.ragged) break;
   }
-  return scan.end().ragged;
+  return scan.end();
 }

@@ -13,6 +13,7 @@ import { MARIADB } from '../../helpers/services.js';
 import { type McpTestApp, startMcpApp } from './helpers/app.js';
 import { createShopDatabase } from './helpers/fixture.js';
 import { MariaEngine } from './helpers/maria-engine.js';
+import { running, until } from './helpers/watch.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
@@ -75,22 +76,6 @@ function call(id: number, query: string, meta?: object) {
   };
 }
 
-async function running(marker: string): Promise<boolean> {
-  const [rows] = await admin.query(
-    "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND INFO NOT LIKE '%PROCESSLIST%'",
-    [`%${marker}%`],
-  );
-  return (rows as unknown[]).length > 0;
-}
-
-async function until(what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
 describe('direct tools/call on a Streamable HTTP session', () => {
   test('answers with the same JSON-RPC result as the SDK path', async () => {
     const headers = await session();
@@ -145,10 +130,10 @@ describe('direct tools/call on a Streamable HTTP session', () => {
     const headers = await session();
     const marker = `direct_${randomBytes(4).toString('hex')}`;
     const pending = post(headers, call(5, `SELECT SLEEP(60) AS ${marker}`)).then((r) => r.text());
-    await until('the query to run on MariaDB', () => running(marker));
+    await until('the query to run on MariaDB', () => running(admin, marker));
     const del = await fetch(`${app.url}/mcp/streamable`, { method: 'DELETE', headers });
     assert.equal(del.status, 200);
-    await until('the query to stop on MariaDB', async () => !(await running(marker)));
+    await until('the query to stop on MariaDB', async () => !(await running(admin, marker)));
     await pending.catch(() => {});
   });
 
@@ -156,14 +141,14 @@ describe('direct tools/call on a Streamable HTTP session', () => {
     const headers = await session();
     const marker = `cancel_${randomBytes(4).toString('hex')}`;
     const pending = post(headers, call(6, `SELECT SLEEP(60) AS ${marker}`)).then((r) => r.text());
-    await until('the query to run on MariaDB', () => running(marker));
+    await until('the query to run on MariaDB', () => running(admin, marker));
     const cancel = await post(headers, {
       jsonrpc: '2.0',
       method: 'notifications/cancelled',
       params: { requestId: 6, reason: 'test' },
     });
     assert.equal(cancel.status, 202);
-    await until('the query to stop on MariaDB', async () => !(await running(marker)));
+    await until('the query to stop on MariaDB', async () => !(await running(admin, marker)));
     await pending.catch(() => {});
     await fetch(`${app.url}/mcp/streamable`, { method: 'DELETE', headers });
   });

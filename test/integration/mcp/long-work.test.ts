@@ -5,13 +5,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import mysql from 'mysql2/promise';
 import { MARIADB } from '../../helpers/services.js';
 import { type McpTestApp, startMcpApp } from './helpers/app.js';
 import { connect, HTTP_KINDS, resultOf } from './helpers/clients.js';
 import { BIG_ROWS, createShopDatabase } from './helpers/fixture.js';
 import { MariaEngine } from './helpers/maria-engine.js';
+import { running, until } from './helpers/watch.js';
 
 let db: { database: string; drop: () => Promise<void> };
 let app: McpTestApp;
@@ -28,22 +28,6 @@ after(async () => {
   await app?.close();
   await db?.drop();
 });
-
-async function running(marker: string): Promise<boolean> {
-  const [rows] = await admin.query(
-    "SELECT ID FROM information_schema.PROCESSLIST WHERE INFO LIKE ? AND INFO NOT LIKE '%PROCESSLIST%'",
-    [`%${marker}%`],
-  );
-  return (rows as unknown[]).length > 0;
-}
-
-async function until(what: string, check: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 for (const kind of HTTP_KINDS) {
   describe(`long work over ${kind}`, () => {
@@ -77,10 +61,10 @@ for (const kind of HTTP_KINDS) {
           { signal: ctrl.signal, timeout: 120_000 },
         );
         call.catch(() => {});
-        await until('the query to run on MariaDB', () => running(marker));
+        await until('the query to run on MariaDB', () => running(admin, marker));
         ctrl.abort();
         await assert.rejects(call);
-        await until('the query to be stopped on MariaDB', async () => !(await running(marker)));
+        await until('the query to be stopped on MariaDB', async () => !(await running(admin, marker)));
         const seen = engine.seen.find((s) => s.sql.includes(marker));
         assert.equal(seen?.opts.signal?.aborted, true);
         // the connection stays usable after a cancelled call
