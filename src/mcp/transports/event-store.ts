@@ -9,10 +9,16 @@ const SEP = '::';
  * client gone for minutes, and a session must never hold many query results in memory.
  */
 export class BoundedEventStore implements EventStore {
+  /**
+   * An event holds its message as the SDK gave it, or as the JSON text the direct path
+   * already wrote: a query result kept as one string is one object for the GC, where
+   * the same result as rows is thousands that survive into the old generation.
+   */
   private readonly events: {
     id: EventId;
     streamId: StreamId;
-    message: JSONRPCMessage;
+    message: JSONRPCMessage | null;
+    text: string | null;
     size: number;
     at: number;
   }[] = [];
@@ -32,10 +38,23 @@ export class BoundedEventStore implements EventStore {
 
   /** storeEvent without the promise, for callers that write the event themselves. */
   store(streamId: StreamId, message: JSONRPCMessage): EventId {
+    return this.push(streamId, message, null, approximateSize(message));
+  }
+
+  /** An event already serialised (the JSON-RPC message's text); parsed again only if replayed. */
+  storeText(streamId: StreamId, text: string): EventId {
+    return this.push(streamId, null, text, 256 + text.length);
+  }
+
+  private push(
+    streamId: StreamId,
+    message: JSONRPCMessage | null,
+    text: string | null,
+    size: number,
+  ): EventId {
     const id = `${streamId}${SEP}${++this.seq}`;
-    const size = approximateSize(message);
     const now = Date.now();
-    this.events.push({ id, streamId, message, size, at: now });
+    this.events.push({ id, streamId, message, text, size, at: now });
     this.bytes += size;
     while (this.events.length > this.maxEvents || (this.bytes > this.maxBytes && this.events.length > 1)) {
       this.bytes -= this.events.shift()!.size;
@@ -67,7 +86,9 @@ export class BoundedEventStore implements EventStore {
     if (at < 0) return streamId;
     for (const e of this.events.slice(at + 1)) {
       // Priming events carry no message; only real ones are replayed.
-      if (e.streamId === streamId && Object.keys(e.message).length > 0) await send(e.id, e.message);
+      if (e.streamId !== streamId) continue;
+      const message = e.message ?? (JSON.parse(e.text!) as JSONRPCMessage);
+      if (Object.keys(message).length > 0) await send(e.id, message);
     }
     return streamId;
   }
