@@ -13,10 +13,10 @@ import { jsonRpcError } from './http-util.js';
 
 /**
  * The direct path for the one hot message of a 2025-era Streamable HTTP session: a plain
- * `tools/call` of `query`. It is answered the way the SDK's session transport answers it
- * (an SSE response carrying the JSON-RPC result, stored in the session's event store so a
- * broken stream resumes with Last-Event-ID), but without the SDK's transport and protocol
- * layers on the way: web Request/Response adapters, a ReadableStream per call, and zod over
+ * `tools/call` of `query`. It gives the JSON-RPC result the SDK's session transport gives
+ * (as a JSON body when the call is quick; as an SSE stream, stored in the session's event
+ * store so a broken stream resumes with Last-Event-ID, when it is not), but without the
+ * SDK's transport and protocol layers on the way: web Request/Response adapters, a ReadableStream per call, and zod over
  * every message and result cost more CPU than the whole query. The tool itself is the same
  * function the SDK registration calls (query-tool.ts `callQueryTool`).
  *
@@ -44,9 +44,9 @@ export interface DirectOptions {
 }
 
 /**
- * A call answered within this long gets its result straight away with no priming event: a
- * priming event only helps a client whose stream breaks before the result, and writing it
- * costs a second packet on every quick call.
+ * A call answered within this long gets its result as a plain JSON body; a longer one is
+ * switched to an SSE stream (priming event, keep-alives, resumable result). Resumption only
+ * helps a client whose stream breaks before a result, which a quick call does not wait for.
  */
 const PRIME_AFTER_MS = 20;
 
@@ -152,40 +152,53 @@ export class DirectSession {
     const entry: Running = { sink: res };
     this.running.set(streamId, entry);
     const sessionId = this.sessionId();
-    res.writeHead(200, sessionId ? { ...SSE_HEADERS, 'mcp-session-id': sessionId } : SSE_HEADERS);
     res.once('close', () => {
       if (entry.sink === res) entry.sink = null;
     });
-    // A slow call gets a priming event (its id is where a broken stream resumes) and keep-alives.
-    const primeTimer =
-      version >= '2025-11-25'
-        ? setTimeout(() => {
-            if (entry.sink !== res) return;
-            const primingId = this.o.events.store(streamId, {} as JSONRPCMessage);
-            res.write(`id: ${primingId}\nretry: ${this.o.retryMs}\ndata: \n\n`);
-          }, PRIME_AFTER_MS)
-        : undefined;
-    const keepAlive = setInterval(() => entry.sink?.write(': keepalive\n\n'), this.o.keepAliveMs);
-    let message: JSONRPCMessage;
+    // A quick call is answered as one JSON body. One still running after PRIME_AFTER_MS
+    // becomes an SSE stream: a priming event (its id is where a broken stream resumes)
+    // and keep-alives, and the result as an event kept for replay. The transport lets the
+    // server choose per request; JSON costs the client far less to read than SSE.
+    let sse = false;
+    let keepAlive: NodeJS.Timeout | undefined;
+    const upgrade = setTimeout(() => {
+      if (entry.sink !== res) return;
+      sse = true;
+      res.writeHead(200, sessionId ? { ...SSE_HEADERS, 'mcp-session-id': sessionId } : SSE_HEADERS);
+      if (version >= '2025-11-25') {
+        const primingId = this.o.events.store(streamId, {} as JSONRPCMessage);
+        res.write(`id: ${primingId}\nretry: ${this.o.retryMs}\ndata: \n\n`);
+      } else res.flushHeaders();
+      keepAlive = setInterval(() => entry.sink?.write(': keepalive\n\n'), this.o.keepAliveMs);
+    }, PRIME_AFTER_MS);
     let text: string;
     try {
       const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId });
-      ({ message, text } = toolResponse(id, result));
+      text = toolResponse(id, result);
     } catch (e) {
-      message = {
+      text = JSON.stringify({
         jsonrpc: '2.0',
         id,
         error: { code: -32603, message: `Internal error: ${(e as Error).message}` },
-      };
-      text = JSON.stringify(message);
+      });
     } finally {
       this.calls.delete(id);
       this.running.delete(streamId);
-      clearTimeout(primeTimer);
+      clearTimeout(upgrade);
       clearInterval(keepAlive);
     }
+    if (!sse) {
+      if (res.destroyed) return;
+      const headers: Record<string, string | number> = {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(text),
+      };
+      if (sessionId) headers['mcp-session-id'] = sessionId;
+      res.writeHead(200, headers).end(text);
+      return;
+    }
     // Stored whether or not anyone is listening: a client that lost the stream resumes from the store.
-    const eventId = this.o.events.store(streamId, message);
+    const eventId = this.o.events.storeText(streamId, text);
     const sink = entry.sink;
     if (!sink || sink.destroyed) return;
     sink.end(`event: message\nid: ${eventId}\ndata: ${text}\n\n`);
@@ -215,23 +228,12 @@ export class DirectSession {
 /**
  * The JSON-RPC response the SDK sends for the tool's CallToolResult (text copy,
  * structuredContent, isError), serialised once: the result's JSON is the text, and the
- * same JSON is spliced in as the structured copy. The message object (kept for a replay
- * after a broken stream) shares the result instead of copying it.
+ * same JSON is spliced in as the structured copy.
  */
-export function toolResponse(id: string | number, result: Result): { message: JSONRPCMessage; text: string } {
+export function toolResponse(id: string | number, result: Result): string {
   const problem = resultEnvelopeProblem(result);
   if (problem) throw new Error(`query tool result is malformed: ${problem}`);
   const json = JSON.stringify(result);
   const isError = result.type === 'error';
-  const text = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":{"result":${json}}${isError ? ',"isError":true' : ''}}}`;
-  const message = {
-    jsonrpc: '2.0',
-    id,
-    result: {
-      content: [{ type: 'text', text: json }],
-      structuredContent: { result },
-      ...(isError ? { isError: true } : {}),
-    },
-  } as JSONRPCMessage;
-  return { message, text };
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":{"result":${json}}${isError ? ',"isError":true' : ''}}}`;
 }
