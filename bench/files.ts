@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { startBareReceiver } from './files-floor.js';
 import { peakRssMb, round, sql, startChildServer, time } from './lib.js';
 
 const QUERY = (from: string) =>
@@ -110,6 +111,17 @@ export async function benchFiles(): Promise<object> {
       const first = await time(() => sql(server.url, QUERY('files.million')));
       const direct2 = await directDuckDb(csv);
       const directMs = Math.min(direct.ms, direct2.ms);
+      // The same bytes into a bare receiver: the part of upload_ms no server design can remove.
+      const bare = await startBareReceiver(join(dir, 'bare.out'));
+      let bareMs: number;
+      try {
+        await upload(bare.url, 'warm', warm);
+        const runs = [];
+        for (let i = 0; i < 3; i++) runs.push((await time(() => upload(bare.url, 'bare', csv))).ms);
+        bareMs = Math.min(...runs);
+      } finally {
+        await bare.stop();
+      }
       out.million_rows = {
         csv_mb: round(statSync(csv).size / 1024 ** 2, 1),
         upload_ms: round(up.ms, 0),
@@ -118,6 +130,10 @@ export async function benchFiles(): Promise<object> {
         duckdb_direct_ms: round(directMs, 0),
         ratio: round((up.ms + first.ms) / directMs, 2),
         target_ratio: 1.3,
+        // Receiving the file and nothing else, plus our first query: what the ratio would be
+        // if the upload cost no more than a bare node:http server writing it to disk.
+        bare_receive_ms: round(bareMs, 0),
+        floor_ratio: round((bareMs + first.ms) / directMs, 2),
         same_count: Number(first.value.data?.[0]?.[0]) === Number((direct.value as any)[0][0]),
       };
     } finally {
