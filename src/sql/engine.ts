@@ -10,11 +10,12 @@ import { runService } from './execute/service.js';
 import type { MemTable } from './execute/show.js';
 import { runWrite } from './execute/writes.js';
 import type { Statement } from './parse/index.js';
-import { StatementTemplates } from './parse/templates.js';
+import { type Shape, StatementTemplates, shapeOf } from './parse/templates.js';
 import { bindTables } from './plan/bind.js';
 import { TtlLru } from './plan/cache.js';
 import { constantSelect } from './plan/constant.js';
 import { type Plan, planQuery } from './plan/planner.js';
+import { learnShapePlan, type ShapePlan, ShapePlans, shapeSql } from './plan/shape-plans.js';
 import { encodeRows, errorResult, type Result } from './result.js';
 import type { ColumnInfo } from './types.js';
 
@@ -31,10 +32,19 @@ const READ_KINDS = new Set([
   'explain',
 ]);
 
+/** A statement's literal shape, its shared-plan key (null: not shared) and that key's entry. */
+interface Shaped {
+  shape: Shape | null;
+  key: string | null;
+  plan: ShapePlan | null | undefined;
+}
+
 export interface EngineDeps {
   sources: SourceManager;
   local: LocalEngine;
   logger: Logger;
+  /** Share pushdown plans across statements differing only in integers (default true; tests compare both). */
+  shapePlans?: boolean;
 }
 
 /** What a statement produced before encoding: rows to stream, a small table, or an ok. */
@@ -54,6 +64,8 @@ export class Engine implements SqlEngine {
   private readonly templates = new StatementTemplates(500, 10 * 60_000);
   /** Pushdown plans live as long as the column metadata they were compiled with. */
   private readonly plans = new TtlLru<Plan>(500, COLUMN_TTL_MS);
+  /** ...and so do pushdown plans shared by a literal shape (`WHERE id = 17`, `= 18`, ...). */
+  private readonly shapePlans = new ShapePlans(500, COLUMN_TTL_MS);
 
   constructor(private readonly deps: EngineDeps) {}
 
@@ -133,14 +145,24 @@ export class Engine implements SqlEngine {
   /** Parse and run one statement. */
   async run(sql: string, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
     const names = await this.deps.sources.names();
+    const generation = this.shapePlans.generation;
     // Parsed statements are cached per source list (the pre-pass depends on it); planners
     // mutate ASTs, so each run gets its own copy.
     const scope = names.join('\u0000');
     const key = `${scope}\u0001${sql}`;
     let stmt = this.statements.get(key);
+    let shaped: Shaped | undefined;
     if (!stmt) {
+      shaped = this.shaped(sql, scope, ctx);
+      // Only SELECTs with a FROM are shared: read-only mode allows them, the constant path never takes them.
+      const known = shaped.plan;
+      if (known && (await this.sameSource(known.source))) {
+        const plan: Plan = { kind: 'pushdown', source: known.source, sql: shapeSql(known, shaped.shape!) };
+        const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
+        return { kind: 'stream', stream: relabel(stream, known.labels) };
+      }
       const set = new Set(names.map((n) => n.toLowerCase()));
-      stmt = this.templates.parse(sql, (n) => set.has(n.toLowerCase()), scope);
+      stmt = this.templates.parse(sql, (n) => set.has(n.toLowerCase()), scope, shaped.shape);
       this.statements.set(key, stmt);
     }
     if (opts.readOnly) assertReadOnly(stmt);
@@ -158,14 +180,19 @@ export class Engine implements SqlEngine {
       const planKey = `${ctx.db ?? ''}\u0001${key}`;
       let plan = this.plans.get(planKey);
       // A source dropped and created again (here or by another replica) is a new object.
-      if (
-        plan?.kind === 'pushdown' &&
-        (await this.deps.sources.get(plan.source.name).catch(() => null)) !== plan.source
-      )
-        plan = undefined;
+      if (plan?.kind === 'pushdown' && !(await this.sameSource(plan.source))) plan = undefined;
       if (!plan) {
         plan = await this.plan(structuredClone(stmt.ast), ctx);
-        if (plan.kind === 'pushdown') this.plans.set(planKey, plan);
+        if (plan.kind === 'pushdown') {
+          this.plans.set(planKey, plan);
+          shaped ??= this.shaped(sql, scope, ctx);
+          // Learn a shape not seen yet, or again when its source changed; a refusal stands until it expires.
+          if (
+            shaped.key &&
+            (shaped.plan === undefined || (shaped.plan && shaped.plan.source !== plan.source))
+          )
+            await this.learnShape(shaped, plan, stmt.labels, ctx, generation);
+        }
       }
       const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
       return { kind: 'stream', stream: relabel(stream, stmt.labels) };
@@ -177,6 +204,39 @@ export class Engine implements SqlEngine {
       ctx,
       opts,
     );
+  }
+
+  /** The statement's literal shape (one tokenization), its shared-plan key and what is cached there. */
+  private shaped(sql: string, scope: string, ctx: QueryContext): Shaped {
+    const shape = shapeOf(sql, scope);
+    const key = shape && this.deps.shapePlans !== false ? this.shapePlans.key(shape, ctx.db) : null;
+    return { shape, key, plan: key ? this.shapePlans.get(key) : undefined };
+  }
+
+  /** Whether `source` is still the catalog's source of that name. */
+  private async sameSource(source: Source): Promise<boolean> {
+    return (await this.deps.sources.get(source.name).catch(() => null)) === source;
+  }
+
+  private async learnShape(
+    shaped: Shaped,
+    plan: Plan,
+    labels: string[] | null | undefined,
+    ctx: QueryContext,
+    generation: number,
+  ): Promise<void> {
+    const shape = shaped.shape!;
+    const template = this.templates.template(shape);
+    const learned = template
+      ? await learnShapePlan({
+          shape,
+          template,
+          plan,
+          labels: labels ?? null,
+          planAst: (ast) => this.plan(ast, ctx),
+        })
+      : null;
+    this.shapePlans.set(shaped.key!, learned, generation);
   }
 
   async runStatement(stmt: Statement, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
@@ -252,6 +312,7 @@ export class Engine implements SqlEngine {
   forgetColumns(): void {
     this.columnCache.clear();
     this.plans.clear();
+    this.shapePlans.clear();
   }
 
   async listDatabases(): Promise<string[]> {

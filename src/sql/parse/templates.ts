@@ -13,9 +13,9 @@ import { parseStatement, type Statement } from './index.js';
 import { selectLabels } from './labels.js';
 import { isKeyword, type Token, tokenize } from './lexer.js';
 
-type Path = (string | number)[];
+export type Path = (string | number)[];
 
-interface Template {
+export interface Template {
   ast: any;
   /** Where each literal of the shape goes, in text order. */
   paths: Path[];
@@ -23,13 +23,14 @@ interface Template {
 
 /** Integers the parser reads exactly and writes back as the same JS number. */
 const PLAIN_INT = /^(0|[1-9]\d{0,14})$/;
-const NUMBER_MARKER_BASE = 987_654_320_000;
+/** Literal `i`, when a number, is parsed as `NUMBER_MARKER_BASE + i` in its template. */
+export const NUMBER_MARKER_BASE = 987_654_320_000;
 const STRING_MARKER = (i: number) => `tbq${i}m7x`;
 
 /** Statement starts that are never one of our service statements (parse/service.ts). */
 const SQL_STARTS = ['SELECT', 'WITH', 'INSERT', 'UPDATE', 'DELETE', 'REPLACE'];
 
-interface Literal {
+export interface Literal {
   token: Token;
   kind: 'n' | 's';
 }
@@ -69,6 +70,18 @@ function markerFor(kind: 'n' | 's', i: number): number | string {
 
 function markerText(kind: 'n' | 's', i: number): string {
   return kind === 'n' ? String(NUMBER_MARKER_BASE + i) : `'${STRING_MARKER(i)}'`;
+}
+
+/** `sql` with the literals `marked` picks replaced by their markers (literal `i` gets marker `i`). */
+export function markedText(sql: string, lits: Literal[], marked: (l: Literal) => boolean): string {
+  let text = '';
+  let at = 0;
+  lits.forEach((l, i) => {
+    if (!marked(l)) return;
+    text += sql.slice(at, l.token.start) + markerText(l.kind, i);
+    at = l.token.end;
+  });
+  return text + sql.slice(at);
 }
 
 /**
@@ -118,10 +131,47 @@ function locate(ast: any, marker: number | string, type: 'number' | 'string'): P
   return count === 1 ? found : null;
 }
 
-function setAt(ast: any, path: Path, value: unknown): void {
+export function setAt(ast: any, path: Path, value: unknown): void {
   let o = ast;
   for (let i = 0; i < path.length - 1; i++) o = o[path[i]];
   o[path[path.length - 1]] = value;
+}
+
+/**
+ * A statement's text cut at its literal slots: computed once per call and shared by the
+ * parse (this file) and the pushdown plan cache (plan/shape-plans.ts), so the text is
+ * tokenized once.
+ */
+export interface Shape {
+  sql: string;
+  tokens: Token[];
+  lits: Literal[];
+  /** The text with every slot replaced by its kind, and the scope: equal keys, same template. */
+  key: string;
+}
+
+/** The shape of `sql`, or null when it has no slots or is not a statement templates take. */
+export function shapeOf(sql: string, scope = ''): Shape | null {
+  if (sql.includes('\u0000')) return null;
+  let tokens: Token[];
+  try {
+    tokens = tokenize(sql);
+  } catch {
+    return null;
+  }
+  const first = tokens[0];
+  if (!first || !(isKeyword(first, ...SQL_STARTS) || (first.kind === 'punct' && first.value === '(')))
+    return null;
+  const lits = literals(sql, tokens);
+  if (lits.length === 0) return null;
+  let key = `${scope}\u0000`;
+  let at = 0;
+  for (const l of lits) {
+    key += `${sql.slice(at, l.token.start)}\u0000${l.kind}`;
+    at = l.token.end;
+  }
+  key += sql.slice(at);
+  return { sql, tokens, lits, key };
 }
 
 /**
@@ -136,32 +186,19 @@ export class StatementTemplates {
     this.cache = new TtlLru(max, ttlMs);
   }
 
-  parse(sql: string, isSource: (name: string) => boolean, scope = ''): Statement {
-    if (sql.includes('\u0000')) return parseStatement(sql, isSource);
-    let tokens: Token[];
-    try {
-      tokens = tokenize(sql);
-    } catch {
-      return parseStatement(sql, isSource);
-    }
-    const first = tokens[0];
-    if (!first || !(isKeyword(first, ...SQL_STARTS) || (first.kind === 'punct' && first.value === '(')))
-      return parseStatement(sql, isSource);
-    const lits = literals(sql, tokens);
-    if (lits.length === 0) return parseStatement(sql, isSource);
-
-    let key = `${scope}\u0000`;
-    let at = 0;
-    for (const l of lits) {
-      key += `${sql.slice(at, l.token.start)}\u0000${l.kind}`;
-      at = l.token.end;
-    }
-    key += sql.slice(at);
-
-    let tpl = this.cache.get(key);
+  /** `shape` is `shapeOf(sql, scope)` when the caller already has it. */
+  parse(
+    sql: string,
+    isSource: (name: string) => boolean,
+    scope = '',
+    shape: Shape | null = shapeOf(sql, scope),
+  ): Statement {
+    if (!shape) return parseStatement(sql, isSource);
+    const { lits, tokens } = shape;
+    let tpl = this.cache.get(shape.key);
     if (tpl === undefined) {
       tpl = this.build(sql, lits, isSource);
-      this.cache.set(key, tpl);
+      this.cache.set(shape.key, tpl);
     }
     if (tpl === null) return parseStatement(sql, isSource);
     const ast = structuredClone(tpl.ast);
@@ -170,14 +207,16 @@ export class StatementTemplates {
     return { kind: 'sql', ast, text: sql, labels };
   }
 
+  /**
+   * The shape's template as parsed with markers (never to be changed: clone it), or
+   * undefined when there is none (yet).
+   */
+  template(shape: Shape): Template | undefined {
+    return this.cache.get(shape.key) ?? undefined;
+  }
+
   private build(sql: string, lits: Literal[], isSource: (name: string) => boolean): Template | null {
-    let text = '';
-    let at = 0;
-    lits.forEach((l, i) => {
-      text += sql.slice(at, l.token.start) + markerText(l.kind, i);
-      at = l.token.end;
-    });
-    text += sql.slice(at);
+    const text = markedText(sql, lits, () => true);
     let stmt: Statement;
     try {
       stmt = parseStatement(text, isSource);
