@@ -93,7 +93,13 @@ async function main(): Promise<void> {
 
   if (values['mcp-stdio']) {
     // Answer initialize/tools/list at once; the engine loads behind them (mcp/deferred-deps.ts).
-    const { createMcpServerFactory, deferredDeps, serveMcpStdio } = await import('../mcp/index.js');
+    // Imported module by module, not through mcp/index.js, whose HTTP transports stdio never
+    // uses (~70 ms of start-up).
+    const [{ createMcpServerFactory }, { deferredDeps }, { serveMcpStdio }] = await Promise.all([
+      import('../mcp/server.js'),
+      import('../mcp/deferred-deps.js'),
+      import('../mcp/transports/stdio.js'),
+    ]);
     const logger = createLogger(config.logLevel);
     const deps = deferredDeps({ config, logger, version: VERSION }, async () =>
       (await import('./start.js')).createDeps(config, logger),
