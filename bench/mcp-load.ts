@@ -34,9 +34,42 @@ async function drive(call: Call, concurrency: number, calls: number, offset: num
   );
 }
 
-/** Untimed calls (JIT warm-up, pools filled). */
-export function warmUp(call: Call, concurrency: number, calls: number): Promise<void> {
-  return drive(call, concurrency, calls, 2_000_000);
+/**
+ * Untimed rounds of `perRound` calls (JIT warm-up, pools filled) until, after `minRounds`,
+ * a round's CPU per call (the server's, else this process's) is within `tolerance` of the
+ * round before, at most `maxRounds`. A server's JIT can take thousands of calls to settle
+ * (measured here: a point lookup over MCP costs ~1.5 ms per call over its first 1,000 calls
+ * and ~0.6 ms from about 5,000 on), and a fixed warm-up would measure some servers in the
+ * middle of compiling. Returns the calls made.
+ */
+export async function warmUpUntilSteady(
+  call: Call,
+  o: {
+    concurrency: number;
+    perRound: number;
+    serverPid?: number;
+    minRounds?: number;
+    maxRounds?: number;
+    tolerance?: number;
+  },
+): Promise<number> {
+  const cpu = () => {
+    if (o.serverPid !== undefined) return cpuMs(o.serverPid);
+    const u = process.cpuUsage();
+    return (u.user + u.system) / 1000;
+  };
+  const minRounds = o.minRounds ?? 3;
+  const maxRounds = o.maxRounds ?? 12;
+  const tolerance = o.tolerance ?? 0.1;
+  let last = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < maxRounds; r++) {
+    const c0 = cpu();
+    await drive(call, o.concurrency, o.perRound, 2_000_000 + r * o.perRound);
+    const perCall = (cpu() - c0) / o.perRound;
+    if (r + 1 >= minRounds && Math.abs(perCall - last) <= tolerance * last) return (r + 1) * o.perRound;
+    last = perCall;
+  }
+  return maxRounds * o.perRound;
 }
 
 /**

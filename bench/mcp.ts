@@ -20,7 +20,7 @@ import {
   type LoadResult,
   mcpClients,
   runLoad,
-  warmUp,
+  warmUpUntilSteady,
 } from './mcp-load.js';
 import { DBHUB_VERSION, startDbhub } from './mcp-procs.js';
 import { benchStdio } from './mcp-stdio.js';
@@ -155,15 +155,22 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
       },
     ];
 
-    // JIT warm-up of every target on every workload before anything is measured: the first
-    // few hundred calls cost about twice the steady state.
+    // JIT warm-up of every target on every workload before anything is measured, until its
+    // CPU per call is steady (the same rule for every target; mcp-load.ts warmUpUntilSteady).
     const load0 = loadavg()[0];
+    const warmupCalls: Record<string, Record<string, number>> = {};
     for (const t of targets) {
+      warmupCalls[t.name] = {};
       for (const w of WORKLOADS) {
         await t.probe(w);
-        await warmUp(t.call(w), maxC, Math.round((w.rows > 1 ? 200 : 600) * SCALE));
+        warmupCalls[t.name][w.name] = await warmUpUntilSteady(t.call(w), {
+          concurrency: maxC,
+          perRound: Math.max(20, Math.round((w.rows > 1 ? 150 : 600) * SCALE)),
+          serverPid: t.pid,
+        });
       }
     }
+    process.stderr.write(`bench mcp: warm-up calls until steady ${JSON.stringify(warmupCalls)}\n`);
 
     const results: Record<string, Record<TargetName, LoadResult & { result_bytes?: number }>> = {};
     for (const w of WORKLOADS) {
@@ -199,6 +206,7 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
       // Other work on the machine inflates every figure; CPU per call suffers least.
       load_average: { start: round(load0, 2), end: round(loadavg()[0], 2), cores: cpus().length },
       dbhub_version: DBHUB_VERSION,
+      warmup_calls_until_steady: warmupCalls,
       client: '@modelcontextprotocol/sdk Client + StreamableHTTPClientTransport, one session per worker',
       results,
       targets: targetsMet,
