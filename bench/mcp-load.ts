@@ -58,7 +58,7 @@ export async function warmUpUntilSteady(
     const u = process.cpuUsage();
     return (u.user + u.system) / 1000;
   };
-  const minRounds = o.minRounds ?? 3;
+  const minRounds = o.minRounds ?? 5;
   const maxRounds = o.maxRounds ?? 12;
   const tolerance = o.tolerance ?? 0.1;
   let last = Number.POSITIVE_INFINITY;
