@@ -72,41 +72,67 @@ export async function warmUpUntilSteady(
   return maxRounds * o.perRound;
 }
 
+/** One target of an interleaved load: its call, and the server process to charge CPU to. */
+export interface LoadTarget {
+  call: Call;
+  serverPid?: number;
+}
+
 /**
- * `calls` calls after `warmup` untimed ones, measured in `rounds` equal rounds: calls/s and
- * CPU per call are the median over rounds (other work on a shared machine disturbs some
- * rounds more than others), latency percentiles are over every call.
+ * For each target, `calls` calls after `warmup` untimed ones, measured in `rounds` equal
+ * rounds that take turns between the targets (the first target of each turn rotates): a
+ * disturbance on a shared machine then falls on every target alike instead of on whichever
+ * ran at the time. Calls/s and CPU per call are each target's median over its rounds,
+ * latency percentiles are over all its calls.
  */
+export async function runInterleaved(
+  targets: LoadTarget[],
+  o: { concurrency: number; calls: number; warmup: number; rounds?: number },
+): Promise<LoadResult[]> {
+  for (const t of targets) await drive(t.call, o.concurrency, o.warmup, 1_000_000);
+  const rounds = Math.max(1, o.rounds ?? 3);
+  const perRound = Math.ceil(o.calls / rounds);
+  const acc = targets.map(() => ({
+    lat: [] as number[],
+    rates: [] as number[],
+    serverCpu: [] as number[],
+    clientCpu: [] as number[],
+  }));
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < targets.length; k++) {
+      const i = (k + r) % targets.length;
+      const t = targets[i];
+      const a = acc[i];
+      const cpu0 = t.serverPid === undefined ? 0 : cpuMs(t.serverPid);
+      const own0 = process.cpuUsage();
+      const t0 = performance.now();
+      await drive(t.call, o.concurrency, perRound, r * perRound, a.lat);
+      const wall = performance.now() - t0;
+      const own = process.cpuUsage(own0);
+      if (t.serverPid !== undefined) a.serverCpu.push((cpuMs(t.serverPid) - cpu0) / perRound);
+      a.rates.push((perRound * 1000) / wall);
+      a.clientCpu.push((own.user + own.system) / 1000 / perRound);
+    }
+  }
+  return targets.map((t, i) => {
+    const a = acc[i];
+    return {
+      calls: perRound * rounds,
+      calls_per_s: round(percentile(a.rates, 50), 0),
+      p50_ms: round(percentile(a.lat, 50), 3),
+      p99_ms: round(percentile(a.lat, 99), 3),
+      ...(t.serverPid === undefined ? {} : { server_cpu_ms_per_call: round(percentile(a.serverCpu, 50), 3) }),
+      client_cpu_ms_per_call: round(percentile(a.clientCpu, 50), 3),
+    };
+  });
+}
+
+/** `runInterleaved` for one target. */
 export async function runLoad(
   call: Call,
   o: { concurrency: number; calls: number; warmup: number; serverPid?: number; rounds?: number },
 ): Promise<LoadResult> {
-  await drive(call, o.concurrency, o.warmup, 1_000_000);
-  const rounds = Math.max(1, o.rounds ?? 3);
-  const perRound = Math.ceil(o.calls / rounds);
-  const lat: number[] = [];
-  const rates: number[] = [];
-  const serverCpu: number[] = [];
-  const clientCpu: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const cpu0 = o.serverPid === undefined ? 0 : cpuMs(o.serverPid);
-    const own0 = process.cpuUsage();
-    const t0 = performance.now();
-    await drive(call, o.concurrency, perRound, r * perRound, lat);
-    const wall = performance.now() - t0;
-    const own = process.cpuUsage(own0);
-    if (o.serverPid !== undefined) serverCpu.push((cpuMs(o.serverPid) - cpu0) / perRound);
-    rates.push((perRound * 1000) / wall);
-    clientCpu.push((own.user + own.system) / 1000 / perRound);
-  }
-  return {
-    calls: perRound * rounds,
-    calls_per_s: round(percentile(rates, 50), 0),
-    p50_ms: round(percentile(lat, 50), 3),
-    p99_ms: round(percentile(lat, 99), 3),
-    ...(o.serverPid === undefined ? {} : { server_cpu_ms_per_call: round(percentile(serverCpu, 50), 3) }),
-    client_cpu_ms_per_call: round(percentile(clientCpu, 50), 3),
-  };
+  return (await runInterleaved([{ call, serverPid: o.serverPid }], o))[0];
 }
 
 /**

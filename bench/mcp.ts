@@ -7,7 +7,8 @@
  * /proc (on two cores the client costs about as much CPU as the server, so CPU per call
  * is the fair measure). Then `--mcp-stdio` start-up to the first `tools/list` answer.
  * Targets: Tributary CPU/call ≤ ½ DBHub's for every workload; calls/s ≥ DBHub's at c=16;
- * point lookup p50 at c=1 within 2 ms of the driver; stdio start-up < 500 ms.
+ * point lookup p50 at c=1 within 2 ms of the driver; stdio start-up < 500 ms. The targets take
+ * turns round by round (mcp-load.ts runInterleaved).
  */
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
@@ -19,7 +20,7 @@ import {
   closeClients,
   type LoadResult,
   mcpClients,
-  runLoad,
+  runInterleaved,
   warmUpUntilSteady,
 } from './mcp-load.js';
 import { DBHUB_VERSION, startDbhub } from './mcp-procs.js';
@@ -175,22 +176,23 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
     const results: Record<string, Record<TargetName, LoadResult & { result_bytes?: number }>> = {};
     for (const w of WORKLOADS) {
       for (const c of CONCURRENCY) {
+        const bytes = new Map<TargetName, number>();
+        for (const t of targets) bytes.set(t.name, await t.probe(w));
+        const calls = Math.max(20, Math.round(w.calls[c] * SCALE));
+        // The targets take turns round by round, so a disturbance hits all of them alike.
+        const measured = await runInterleaved(
+          targets.map((t) => ({ call: t.call(w), serverPid: t.pid })),
+          { concurrency: c, calls, warmup: Math.max(10, Math.round(calls / 20)), rounds: 5 },
+        );
         const row = {} as Record<TargetName, LoadResult & { result_bytes?: number }>;
-        for (const t of targets) {
-          const bytes = await t.probe(w);
-          const calls = Math.max(20, Math.round(w.calls[c] * SCALE));
-          const r = await runLoad(t.call(w), {
-            concurrency: c,
-            calls,
-            warmup: Math.max(10, Math.round(calls / 20)),
-            serverPid: t.pid,
-            rounds: 3,
-          });
-          row[t.name] = bytes ? { ...r, result_bytes: bytes } : r;
+        targets.forEach((t, i) => {
+          const r = measured[i];
+          const b = bytes.get(t.name);
+          row[t.name] = b ? { ...r, result_bytes: b } : r;
           process.stderr.write(
             `bench mcp: ${w.name} c=${c} ${t.name}: ${r.calls_per_s}/s p50 ${r.p50_ms} ms cpu ${r.server_cpu_ms_per_call ?? '-'} ms\n`,
           );
-        }
+        });
         results[`${w.name} c=${c}`] = row;
       }
     }
