@@ -44,12 +44,12 @@ interface Workload {
 const key = (i: number, span: number) => ((i * 7919) % span) + 1;
 
 const WORKLOADS: Workload[] = [
-  { name: 'select_1', sql: () => 'SELECT 1', rows: 1, calls: { 1: 900, 16: 3000 } },
+  { name: 'select_1', sql: () => 'SELECT 1', rows: 1, calls: { 1: 2400, 16: 3000 } },
   {
     name: 'point_lookup',
     sql: (t, i) => `SELECT ${COLS} FROM ${t} WHERE id = ${key(i, ROWS)}`,
     rows: 1,
-    calls: { 1: 900, 16: 3000 },
+    calls: { 1: 2400, 16: 3000 },
   },
   {
     name: 'rows_1000',
@@ -58,7 +58,7 @@ const WORKLOADS: Workload[] = [
       return `SELECT ${COLS} FROM ${t} WHERE id BETWEEN ${k} AND ${k + 999}`;
     },
     rows: 1000,
-    calls: { 1: 300, 16: 900 },
+    calls: { 1: 600, 16: 900 },
   },
 ];
 
@@ -182,7 +182,7 @@ export async function benchMcp(): Promise<Record<string, unknown>> {
         // The targets take turns round by round, so a disturbance hits all of them alike.
         const measured = await runInterleaved(
           targets.map((t) => ({ call: t.call(w), serverPid: t.pid })),
-          { concurrency: c, calls, warmup: Math.max(10, Math.round(calls / 20)), rounds: 5 },
+          { concurrency: c, calls, warmup: Math.max(10, Math.round(calls / 20)), rounds: 3 },
         );
         const row = {} as Record<TargetName, LoadResult & { result_bytes?: number }>;
         targets.forEach((t, i) => {
