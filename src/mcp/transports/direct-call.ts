@@ -16,8 +16,9 @@ import { jsonRpcError } from './http-util.js';
  * `tools/call` of `query`. It gives the JSON-RPC result the SDK's session transport gives
  * (as a JSON body when the call is quick; as an SSE stream, stored in the session's event
  * store so a broken stream resumes with Last-Event-ID, when it is not), but without the
- * SDK's transport and protocol layers on the way: web Request/Response adapters, a ReadableStream per call, and zod over
- * every message and result cost more CPU than the whole query. The tool itself is the same
+ * SDK's transport and protocol layers on the way: web Request/Response adapters, a
+ * ReadableStream per call, and zod over every message and result cost more CPU than the
+ * whole query. The tool itself is the same
  * function the SDK registration calls (query-tool.ts `callQueryTool`).
  *
  * Only the plain case comes here. Anything the SDK would have to judge (a batch, a progress
@@ -48,7 +49,7 @@ export interface DirectOptions {
  * switched to an SSE stream (priming event, keep-alives, resumable result). Resumption only
  * helps a client whose stream breaks before a result, which a quick call does not wait for.
  */
-const PRIME_AFTER_MS = 20;
+const SSE_AFTER_MS = 20;
 
 const SUPPORTED = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
 
@@ -155,7 +156,7 @@ export class DirectSession {
     res.once('close', () => {
       if (entry.sink === res) entry.sink = null;
     });
-    // A quick call is answered as one JSON body. One still running after PRIME_AFTER_MS
+    // A quick call is answered as one JSON body. One still running after SSE_AFTER_MS
     // becomes an SSE stream: a priming event (its id is where a broken stream resumes)
     // and keep-alives, and the result as an event kept for replay. The transport lets the
     // server choose per request; JSON costs the client far less to read than SSE.
@@ -170,7 +171,7 @@ export class DirectSession {
         res.write(`id: ${primingId}\nretry: ${this.o.retryMs}\ndata: \n\n`);
       } else res.flushHeaders();
       keepAlive = setInterval(() => entry.sink?.write(': keepalive\n\n'), this.o.keepAliveMs);
-    }, PRIME_AFTER_MS);
+    }, SSE_AFTER_MS);
     let text: string;
     try {
       const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId });

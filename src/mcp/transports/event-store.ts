@@ -17,8 +17,7 @@ export class BoundedEventStore implements EventStore {
   private readonly events: {
     id: EventId;
     streamId: StreamId;
-    message: JSONRPCMessage | null;
-    text: string | null;
+    message: JSONRPCMessage | string;
     size: number;
     at: number;
   }[] = [];
@@ -38,23 +37,18 @@ export class BoundedEventStore implements EventStore {
 
   /** storeEvent without the promise, for callers that write the event themselves. */
   store(streamId: StreamId, message: JSONRPCMessage): EventId {
-    return this.push(streamId, message, null, approximateSize(message));
+    return this.push(streamId, message, approximateSize(message));
   }
 
   /** An event already serialised (the JSON-RPC message's text); parsed again only if replayed. */
   storeText(streamId: StreamId, text: string): EventId {
-    return this.push(streamId, null, text, 256 + text.length);
+    return this.push(streamId, text, 256 + text.length);
   }
 
-  private push(
-    streamId: StreamId,
-    message: JSONRPCMessage | null,
-    text: string | null,
-    size: number,
-  ): EventId {
+  private push(streamId: StreamId, message: JSONRPCMessage | string, size: number): EventId {
     const id = `${streamId}${SEP}${++this.seq}`;
     const now = Date.now();
-    this.events.push({ id, streamId, message, text, size, at: now });
+    this.events.push({ id, streamId, message, size, at: now });
     this.bytes += size;
     while (this.events.length > this.maxEvents || (this.bytes > this.maxBytes && this.events.length > 1)) {
       this.bytes -= this.events.shift()!.size;
@@ -87,7 +81,7 @@ export class BoundedEventStore implements EventStore {
     for (const e of this.events.slice(at + 1)) {
       // Priming events carry no message; only real ones are replayed.
       if (e.streamId !== streamId) continue;
-      const message = e.message ?? (JSON.parse(e.text!) as JSONRPCMessage);
+      const message = typeof e.message === 'string' ? (JSON.parse(e.message) as JSONRPCMessage) : e.message;
       if (Object.keys(message).length > 0) await send(e.id, message);
     }
     return streamId;

@@ -127,6 +127,15 @@ describe('shared pushdown plans answer as fresh plans do', () => {
     return a;
   }
 
+  /** `SELECT name FROM pg.t WHERE id = i` gives the one name `name`, on both engines. */
+  async function expectName(i: number, name: string): Promise<void> {
+    assert.deepEqual((await same(`SELECT name FROM pg.t WHERE id = ${i}`)) as any, {
+      type: 'table',
+      column_names: ['name'],
+      data: [[name]],
+    });
+  }
+
   for (const src of ['pg', 'my']) {
     test(`${src}: lookups, ranges, IN lists and LIMITs with varying integers`, async () => {
       const parses = countParses();
@@ -227,53 +236,27 @@ describe('shared pushdown plans answer as fresh plans do', () => {
   });
 
   test('DROP DATABASE and a new source of the same name: its plans are its own', async () => {
-    const q = (i: number) => `SELECT name FROM pg.t WHERE id = ${i}`;
-    assert.deepEqual((await same(q(20))) as any, {
-      type: 'table',
-      column_names: ['name'],
-      data: [['item-20']],
-    });
-    assert.deepEqual((await same(q(21))) as any, {
-      type: 'table',
-      column_names: ['name'],
-      data: [['item-21']],
-    });
+    await expectName(20, 'item-20');
+    await expectName(21, 'item-21');
     assert.equal((await shared.execute('DROP DATABASE pg')).type, 'ok');
-    const gone = await shared.execute(q(22));
+    const gone = await shared.execute('SELECT name FROM pg.t WHERE id = 22');
     assert.equal(gone.type, 'error');
     const made = await shared.execute(
       `CREATE DATABASE pg WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(pgOther.database)}`,
     );
     assert.equal(made.type, 'ok');
     for (const i of [22, 23]) {
-      assert.deepEqual((await same(q(i))) as any, {
-        type: 'table',
-        column_names: ['name'],
-        data: [[`other-${i}`]],
-      });
+      await expectName(i, `other-${i}`);
     }
   });
 
   test('a source re-created behind the engine (another replica) is a new plan', async () => {
-    const q = (i: number) => `SELECT name FROM pg.t WHERE id = ${i}`;
-    assert.deepEqual((await same(q(30))) as any, {
-      type: 'table',
-      column_names: ['name'],
-      data: [['other-30']],
-    });
-    assert.deepEqual((await same(q(31))) as any, {
-      type: 'table',
-      column_names: ['name'],
-      data: [['other-31']],
-    });
+    await expectName(30, 'other-30');
+    await expectName(31, 'other-31');
     await deps.sources.drop('pg');
     await deps.sources.create('pg', 'postgres', JSON.parse(pgParams(pgDb.database)));
     for (const i of [32, 33]) {
-      assert.deepEqual((await same(q(i))) as any, {
-        type: 'table',
-        column_names: ['name'],
-        data: [[`item-${i}`]],
-      });
+      await expectName(i, `item-${i}`);
     }
   });
 });
