@@ -32,6 +32,8 @@ export function makeQueryStream(
   reader: RowReader,
   signal?: AbortSignal,
   mapError: (e: unknown) => unknown = (e) => e,
+  /** False when the caller already listens to `signal` and calls `cancel()` on abort itself. */
+  listen = true,
 ): QueryStream {
   let released: Promise<void> | null = null;
   let cancelling: Promise<void> | null = null;
@@ -48,7 +50,7 @@ export function makeQueryStream(
     return cancelling;
   };
   const onAbort = () => void cancel();
-  signal?.addEventListener('abort', onAbort, { once: true });
+  if (listen) signal?.addEventListener('abort', onAbort, { once: true });
 
   async function* batches(): AsyncGenerator<Row[]> {
     try {
@@ -65,7 +67,7 @@ export function makeQueryStream(
       }
       if (signal?.aborted) throw interrupted(source);
     } finally {
-      signal?.removeEventListener('abort', onAbort);
+      if (listen) signal?.removeEventListener('abort', onAbort);
       if (cancelling) await cancelling;
       else await release();
     }

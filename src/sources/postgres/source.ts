@@ -202,14 +202,19 @@ export class PostgresSource implements Source {
       const client = await this.checkout();
       const q = new StreamedQuery(sql, batchSize(opts.batchRows));
       client.query(q as unknown as pg.Submittable);
-      // The columns come with the first rows: until then an abort (a slow statement, a lock
-      // wait) cancels the statement on the server.
-      const onAbort = this.cancelOnAbort(client);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      // One abort listener for the statement's whole life (EventTarget listeners are not
+      // cheap on a point lookup): until the columns come with the first rows an abort (a
+      // slow statement, a lock wait) cancels the statement on the server; after that it
+      // cancels the stream, which does the same and then gives the client back.
+      let stream: QueryStream | null = null;
+      const cancelRequest = this.cancelOnAbort(client);
+      const onAbort = () => (stream ? void stream.cancel() : cancelRequest());
+      signal?.addEventListener('abort', onAbort);
       let fields: Awaited<StreamedQuery['described']>;
       try {
         fields = await q.described;
       } catch (e) {
+        signal?.removeEventListener('abort', onAbort);
         const broken = isBrokenConnection(e);
         await q.finished;
         // After an abort a CancelRequest may still be on its way: that client is not reused.
@@ -217,22 +222,23 @@ export class PostgresSource implements Source {
         if (signal?.aborted) throw interrupted(this.name);
         if (broken && attempt < READ_RETRIES) continue;
         throw mapPgError(this.ctx, e);
-      } finally {
-        signal?.removeEventListener('abort', onAbort);
       }
       if (signal?.aborted) {
+        signal.removeEventListener('abort', onAbort);
         q.discard();
         this.checkin(client, true);
         throw interrupted(this.name);
       }
       const reader = new PgStreamReader(q, client, this.ctx, (c, discard) => {
-        this.active.delete(stream);
+        signal?.removeEventListener('abort', onAbort);
+        this.active.delete(made);
         this.checkin(c, discard);
       });
       const columns = fields.map((f) => ({ name: f.name, type: mysqlTypeForOid(f.dataTypeID) }));
-      const stream = makeQueryStream(this.name, columns, reader, signal, (e) => mapPgError(this.ctx, e));
-      this.active.add(stream);
-      return stream;
+      const made = makeQueryStream(this.name, columns, reader, signal, (e) => mapPgError(this.ctx, e), false);
+      stream = made;
+      this.active.add(made);
+      return made;
     }
   }
 

@@ -58,7 +58,9 @@ export class PgStreamReader implements RowReader {
 
   async release(): Promise<void> {
     if (!this.query.done) await this.cancel();
-    else if (!(await within(this.query.finished, CANCEL_WAIT_MS))) this.broken = true;
+    // Usually ReadyForQuery came with the last rows: no timer for a wait that cannot happen.
+    else if (!this.query.isFinished && !(await within(this.query.finished, CANCEL_WAIT_MS)))
+      this.broken = true;
     this.checkin(this.client, this.broken);
   }
 }

@@ -43,6 +43,8 @@ export class StreamedQuery {
   private parsers: ValueParser[] = [];
   private settleDescribed!: { resolve: (f: PgField[]) => void; reject: (e: unknown) => void };
   private settleFinished!: () => void;
+  /** `finished` has settled: the connection is ready for the next statement. */
+  private settled = false;
   private con: PgConnection | null = null;
   private current: Row[] = [];
   private readonly ready: Row[][] = [];
@@ -71,6 +73,11 @@ export class StreamedQuery {
 
   get done(): boolean {
     return this.complete;
+  }
+
+  /** Whether `finished` has already settled (nothing left to wait for). */
+  get isFinished(): boolean {
+    return this.settled;
   }
 
   submit(con: PgConnection): void {
@@ -135,11 +142,13 @@ export class StreamedQuery {
     // which then goes to no query, so the connection is ready once the error is in. A
     // broken connection never sends one either.
     this.resumeSocket();
+    this.settled = true;
     this.settleFinished();
   }
 
   handleReadyForQuery(): void {
     this.end();
+    this.settled = true;
     this.settleFinished();
   }
 
