@@ -149,25 +149,25 @@ export class DirectSession {
   private async call(id: string | number, args: QueryArgs, version: string, res: ServerResponse) {
     const ac = new AbortController();
     this.calls.set(id, ac);
-    const streamId = randomUUID();
-    const entry: Running = { sink: res };
-    this.running.set(streamId, entry);
     const sessionId = this.sessionId();
-    res.once('close', () => {
-      if (entry.sink === res) entry.sink = null;
-    });
     // A quick call is answered as one JSON body. One still running after SSE_AFTER_MS
     // becomes an SSE stream: a priming event (its id is where a broken stream resumes)
     // and keep-alives, and the result as an event kept for replay. The transport lets the
-    // server choose per request; JSON costs the client far less to read than SSE.
-    let sse = false;
+    // server choose per request; JSON costs the client far less to read than SSE. The
+    // stream's bookkeeping is made only then: a quick call never needs it.
+    let stream: { id: string; entry: Running } | null = null;
     let keepAlive: NodeJS.Timeout | undefined;
     const upgrade = setTimeout(() => {
-      if (entry.sink !== res) return;
-      sse = true;
+      if (res.destroyed) return;
+      const entry: Running = { sink: res };
+      stream = { id: randomUUID(), entry };
+      this.running.set(stream.id, entry);
+      res.once('close', () => {
+        if (entry.sink === res) entry.sink = null;
+      });
       res.writeHead(200, sessionId ? { ...SSE_HEADERS, 'mcp-session-id': sessionId } : SSE_HEADERS);
       if (version >= '2025-11-25') {
-        const primingId = this.o.events.store(streamId, {} as JSONRPCMessage);
+        const primingId = this.o.events.store(stream.id, {} as JSONRPCMessage);
         res.write(`id: ${primingId}\nretry: ${this.o.retryMs}\ndata: \n\n`);
       } else res.flushHeaders();
       keepAlive = setInterval(() => entry.sink?.write(': keepalive\n\n'), this.o.keepAliveMs);
@@ -184,10 +184,10 @@ export class DirectSession {
       });
     } finally {
       this.calls.delete(id);
-      this.running.delete(streamId);
       clearTimeout(upgrade);
       clearInterval(keepAlive);
     }
+    const sse = stream as { id: string; entry: Running } | null;
     if (!sse) {
       if (res.destroyed) return;
       const headers: Record<string, string | number> = {
@@ -198,9 +198,10 @@ export class DirectSession {
       res.writeHead(200, headers).end(text);
       return;
     }
+    this.running.delete(sse.id);
     // Stored whether or not anyone is listening: a client that lost the stream resumes from the store.
-    const eventId = this.o.events.storeText(streamId, text);
-    const sink = entry.sink;
+    const eventId = this.o.events.storeText(sse.id, text);
+    const sink = sse.entry.sink;
     if (!sink || sink.destroyed) return;
     sink.end(`event: message\nid: ${eventId}\ndata: ${text}\n\n`);
   }
