@@ -10,6 +10,8 @@ export interface SourceManager {
   getRecord(name: string): Promise<SourceRecord | null>;
   /** Case-insensitive; throws SqlError 1049 naming the source when unknown. */
   get(name: string): Promise<Source>;
+  /** The open source of that name, if one is open now (no catalog read); what `get` would give then. */
+  peek?(name: string): Source | undefined;
   /** Names as created, `files` first. */
   names(): Promise<string[]>;
   /** Validate params against the engine schema, test the connection, then store. Throws SqlError. */

@@ -63,6 +63,11 @@ export class CatalogSourceManager implements SourceManager {
     return l.source;
   }
 
+  peek(name: string): Source | undefined {
+    const key = name.toLowerCase();
+    return this.builtins.get(key) ?? this.live.get(key)?.source;
+  }
+
   private async open(name: string): Promise<Live | null> {
     const key = name.toLowerCase();
     const hit = this.live.get(key);

@@ -215,6 +215,8 @@ export class Engine implements SqlEngine {
 
   /** Whether `source` is still the catalog's source of that name. */
   private async sameSource(source: Source): Promise<boolean> {
+    const open = this.deps.sources.peek?.(source.name);
+    if (open !== undefined) return open === source;
     return (await this.deps.sources.get(source.name).catch(() => null)) === source;
   }
 
