@@ -1,11 +1,12 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { resourceMetadataUrl } from '../../auth/oauth/resource.js';
 import { bearerCredential } from '../../auth/secrets.js';
 import type { Principal } from '../../auth/types.js';
 import type { Config } from '../../config/types.js';
-import { sendError } from '../errors.js';
-import { needsCredential, policyPath } from './paths.js';
+import type { GateRequest } from './gate.js';
+import { needsCredential } from './paths.js';
+import { type Refusal, refusal } from './refusal.js';
 import type { SecurityRuntime } from './runtime.js';
 
 declare module 'fastify' {
@@ -18,28 +19,29 @@ declare module 'fastify' {
 /** RFC 6750 quoted-string: our values never hold quotes, but never let one through. */
 const q = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
 
+/** What authentication decided: who is calling (null when the path needs no credential), or a refusal. */
+export type AuthOutcome = { principal: Principal | null } | Refusal;
+
 /**
  * Authentication (SPEC §6): every /api and /mcp route except the public ones needs a
- * bearer credential that one of the configured authenticators accepts. Runs at onRequest,
- * so nothing (not even the body) is read for a caller without a valid credential. After a
+ * bearer credential that one of the configured authenticators accepts. Runs before the
+ * body is read, so nothing is read for a caller without a valid credential. After a
  * success the Authorization header is removed from the request: no handler can pass the
- * caller's credential on to a source or upstream.
+ * caller's credential on to a source or upstream. Null when auth is off.
  */
-export function registerAuthentication(
-  app: FastifyInstance,
+export function authCheck(
   rt: SecurityRuntime,
   config: Config,
   logger: Logger,
-): void {
-  app.decorateRequest('principal', null);
+): ((req: GateRequest, res: ServerResponse) => Promise<AuthOutcome>) | null {
   const authenticator = rt.auth.authenticator;
-  if (!authenticator) return;
+  if (!authenticator) return null;
   const oauth = rt.auth.oauth !== null;
   const scope = config.api.mcp.oauth.scope;
 
-  const challenge = (reply: FastifyReply, error?: string) => {
+  const challenge = (res: ServerResponse, error?: string) => {
     if (!oauth) {
-      reply.header('WWW-Authenticate', `Bearer realm="tributary"${error ? `, error=${q(error)}` : ''}`);
+      res.setHeader('WWW-Authenticate', `Bearer realm="tributary"${error ? `, error=${q(error)}` : ''}`);
       return;
     }
     const parts = [
@@ -47,31 +49,25 @@ export function registerAuthentication(
       `scope=${q(scope)}`,
       `resource_metadata=${q(resourceMetadataUrl(rt.baseUrl()))}`,
     ];
-    reply.header('WWW-Authenticate', `Bearer ${parts.join(', ')}`);
+    res.setHeader('WWW-Authenticate', `Bearer ${parts.join(', ')}`);
   };
 
-  app.addHook('onRequest', async (request, reply) => {
-    const path = policyPath(request);
-    if (!needsCredential(path)) return;
-    const credential = bearerCredential(request.headers.authorization);
+  return async (req, res) => {
+    const path = req.path;
+    if (!needsCredential(path)) return { principal: null };
+    const credential = bearerCredential(req.headers.authorization);
     if (!credential) {
-      challenge(reply);
-      return sendError(
-        reply,
-        401,
-        'unauthorized',
-        'Authentication required: send Authorization: Bearer <token>',
-      );
+      challenge(res);
+      return refusal(401, 'unauthorized', 'Authentication required: send Authorization: Bearer <token>');
     }
     const outcome = await authenticator.authenticate(credential);
     switch (outcome.result) {
       case 'ok':
-        request.principal = outcome.principal;
-        delete request.headers.authorization;
-        return;
+        delete req.headers.authorization;
+        return { principal: outcome.principal };
       case 'insufficient_scope': {
         const s = outcome.scope;
-        reply.header(
+        res.setHeader(
           'WWW-Authenticate',
           `Bearer error="insufficient_scope", scope=${q(s)}, resource_metadata=${q(resourceMetadataUrl(rt.baseUrl()))}`,
         );
@@ -79,17 +75,16 @@ export function registerAuthentication(
           { principal: outcome.principal.id, path },
           'request refused: token lacks the required scope',
         );
-        return reply
-          .code(403)
-          .type('application/json')
-          .send({
+        return {
+          status: 403,
+          body: {
             error: 'insufficient_scope',
             error_description: `The access token lacks the required scope '${s}'`,
-          });
+          },
+        };
       }
       case 'unavailable':
-        return sendError(
-          reply,
+        return refusal(
           503,
           'auth_unavailable',
           'The authorization server could not be reached to check the access token; try again shortly',
@@ -99,8 +94,8 @@ export function registerAuthentication(
           { path, reason: outcome.result === 'invalid' ? outcome.reason : outcome.result },
           'bad credential',
         );
-        challenge(reply, 'invalid_token');
-        return sendError(reply, 401, 'unauthorized', 'Invalid, expired or revoked access token');
+        challenge(res, 'invalid_token');
+        return refusal(401, 'unauthorized', 'Invalid, expired or revoked access token');
     }
-  });
+  };
 }

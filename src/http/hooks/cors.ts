@@ -1,7 +1,8 @@
-import type { FastifyInstance } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import type { Config } from '../../config/types.js';
-import { sendError } from '../errors.js';
-import { isApiOrMcp, policyPath } from './paths.js';
+import type { GateRequest } from './gate.js';
+import { isApiOrMcp } from './paths.js';
+import { type Refusal, refusal } from './refusal.js';
 
 export const DEFAULT_ALLOW_HEADERS = [
   'Authorization',
@@ -31,40 +32,36 @@ export function originMatcher(config: Config): (origin: string) => boolean {
  * hostile page cannot drive the server with credentials it got hold of. Allowed origins get
  * CORS headers on every answer, 401/403/429 included. The headers are set on the raw
  * response so they survive routes that take over the socket (SSE, MCP transports).
+ * A preflight is answered here (204).
  */
-export function registerCors(app: FastifyInstance, config: Config): void {
+export function corsCheck(config: Config): (req: GateRequest, res: ServerResponse) => Refusal | null {
   const allowed = originMatcher(config);
   const cors = config.api.mcp.cors;
   const allowHeaders = (cors.allow_headers.length ? cors.allow_headers : DEFAULT_ALLOW_HEADERS).join(', ');
   const exposeHeaders = EXPOSE_HEADERS.join(', ');
 
-  app.addHook('onRequest', async (request, reply) => {
-    const origin = request.headers.origin;
-    if (origin === undefined) return;
-    const raw = reply.raw;
-    if (cors.enabled) raw.setHeader('Vary', 'Origin');
+  return (req, res) => {
+    const origin = req.headers.origin;
+    if (origin === undefined) return null;
+    if (cors.enabled) res.setHeader('Vary', 'Origin');
     const isPreflight =
-      request.method === 'OPTIONS' && request.headers['access-control-request-method'] !== undefined;
+      req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
     const ok = typeof origin === 'string' && allowed(origin);
     if (!ok) {
-      if (isPreflight || isApiOrMcp(policyPath(request))) {
-        return sendError(
-          reply,
-          403,
-          'origin_not_allowed',
-          `Origin '${String(origin).slice(0, 200)}' is not allowed`,
-        );
+      if (isPreflight || isApiOrMcp(req.path)) {
+        return refusal(403, 'origin_not_allowed', `Origin '${String(origin).slice(0, 200)}' is not allowed`);
       }
-      return;
+      return null;
     }
-    if (!cors.enabled) return;
-    raw.setHeader('Access-Control-Allow-Origin', origin);
-    raw.setHeader('Access-Control-Expose-Headers', exposeHeaders);
+    if (!cors.enabled) return null;
+    res.setHeader('Access-Control-Allow-Origin', origin);
+    res.setHeader('Access-Control-Expose-Headers', exposeHeaders);
     if (isPreflight) {
-      raw.setHeader('Access-Control-Allow-Methods', ALLOW_METHODS);
-      raw.setHeader('Access-Control-Allow-Headers', allowHeaders);
-      raw.setHeader('Access-Control-Max-Age', '600');
-      return reply.code(204).send();
+      res.setHeader('Access-Control-Allow-Methods', ALLOW_METHODS);
+      res.setHeader('Access-Control-Allow-Headers', allowHeaders);
+      res.setHeader('Access-Control-Max-Age', '600');
+      return { status: 204 };
     }
-  });
+    return null;
+  };
 }

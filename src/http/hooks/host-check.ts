@@ -1,6 +1,5 @@
-import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config/types.js';
-import { sendError } from '../errors.js';
+import { type Refusal, refusal } from './refusal.js';
 
 interface HostPattern {
   name: string;
@@ -55,19 +54,17 @@ export function hostAllowed(hostHeader: string | undefined, patterns: HostPatter
 /**
  * DNS-rebinding protection (api.mcp.dns_rebinding_protection): a page on an attacker's
  * domain that resolves to this server still sends its own name as Host, so any Host
- * outside the list is refused with 421 before anything else runs.
+ * outside the list is refused with 421 before anything else runs. Null when it is off.
  */
-export function registerHostCheck(app: FastifyInstance, config: Config): void {
-  if (!config.api.mcp.dns_rebinding_protection) return;
+export function hostCheck(config: Config): ((host: string | undefined) => Refusal | null) | null {
+  if (!config.api.mcp.dns_rebinding_protection) return null;
   const patterns = allowedHostPatterns(config);
-  app.addHook('onRequest', async (request, reply) => {
-    const host = request.headers.host;
-    if (hostAllowed(host, patterns)) return;
-    return sendError(
-      reply,
-      421,
-      'invalid_host',
-      `Host '${String(host ?? '').slice(0, 200)}' is not allowed; add it to api.mcp.allowed_hosts (TRIBUTARY_MCP_ALLOWED_HOSTS)`,
-    );
-  });
+  return (host) =>
+    hostAllowed(host, patterns)
+      ? null
+      : refusal(
+          421,
+          'invalid_host',
+          `Host '${String(host ?? '').slice(0, 200)}' is not allowed; add it to api.mcp.allowed_hosts (TRIBUTARY_MCP_ALLOWED_HOSTS)`,
+        );
 }

@@ -1,16 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 import { warnIfExposed } from '../../auth/index.js';
 import type { AppDeps } from '../deps.js';
-import { registerAuthentication } from './authenticate.js';
-import { registerCors } from './cors.js';
-import { registerHostCheck } from './host-check.js';
-import { registerRateLimit } from './rate-limit.js';
+import { createSecurityGate, isRefusal, type SecurityGate } from './gate.js';
+import { policyPath } from './paths.js';
+import { sendRefusal } from './refusal.js';
 import { securityRuntime } from './runtime.js';
 
+export type { SecurityGate } from './gate.js';
+
+const gates = new WeakMap<FastifyInstance, SecurityGate>();
+
 /**
- * The app-wide security hooks, in the order DESIGN.md sets: Host check, Origin/CORS,
- * authentication, rate limit. Registered before any route so every route is covered.
- * Throws a ConfigError naming the variable when the auth configuration cannot work.
+ * The gate installed on `app`, for requests served before Fastify's router; null when the
+ * app has none, and then nothing may be served that way.
+ */
+export function installedGate(app: FastifyInstance): SecurityGate | null {
+  return gates.get(app) ?? null;
+}
+
+/**
+ * The app-wide security checks (gate.ts), as one onRequest hook registered before any
+ * route so every route is covered. Throws a ConfigError naming the variable when the auth
+ * configuration cannot work.
  */
 export async function registerSecurityHooks(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const rt = securityRuntime(app, deps);
@@ -23,8 +34,15 @@ export async function registerSecurityHooks(app: FastifyInstance, deps: AppDeps)
     'security hooks ready',
   );
   warnIfExposed(deps.config, deps.logger);
-  registerHostCheck(app, deps.config);
-  registerCors(app, deps.config);
-  registerAuthentication(app, rt, deps.config, deps.logger);
-  registerRateLimit(app, rt.requestLimiter);
+  const gate = createSecurityGate(rt, deps.config, deps.logger);
+  gates.set(app, gate);
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request, reply) => {
+    const outcome = await gate.check(
+      { method: request.method, path: policyPath(request), headers: request.headers, ip: request.ip },
+      reply.raw,
+    );
+    if (isRefusal(outcome)) return sendRefusal(reply, outcome);
+    request.principal = outcome.principal;
+  });
 }

@@ -1,27 +1,28 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ServerResponse } from 'node:http';
 import type { Limiter } from '../../auth/limiters.js';
-import { sendError } from '../errors.js';
-import { isRateLimited, policyPath } from './paths.js';
+import type { Principal } from '../../auth/types.js';
+import { isRateLimited } from './paths.js';
+import { type Refusal, refusal } from './refusal.js';
 
 /** Counted per authenticated principal, else per client address (SPEC §1 api.mcp.rate_limit). */
-export function rateLimitKey(request: FastifyRequest): string {
-  const p = request.principal;
-  return p ? `${p.kind}:${p.id}` : `ip:${request.ip}`;
+export function rateLimitKey(principal: Principal | null, ip: string): string {
+  return principal ? `${principal.kind}:${principal.id}` : `ip:${ip}`;
 }
 
-/** Runs after authentication so the principal is known. */
-export function registerRateLimit(app: FastifyInstance, limiter: Limiter | null): void {
-  if (!limiter) return;
-  app.addHook('onRequest', async (request, reply) => {
-    if (!isRateLimited(policyPath(request))) return;
-    const decision = await limiter.consume(rateLimitKey(request));
-    if (decision.allowed) return;
-    reply.header('Retry-After', String(decision.retryAfterS));
-    return sendError(
-      reply,
+/** Runs after authentication so the principal is known. Null when rate limiting is off. */
+export function rateLimitCheck(
+  limiter: Limiter | null,
+): ((path: string, key: string, res: ServerResponse) => Promise<Refusal | null>) | null {
+  if (!limiter) return null;
+  return async (path, key, res) => {
+    if (!isRateLimited(path)) return null;
+    const decision = await limiter.consume(key);
+    if (decision.allowed) return null;
+    res.setHeader('Retry-After', String(decision.retryAfterS));
+    return refusal(
       429,
       'rate_limited',
       `Too many requests: the limit is ${limiter.points} per minute; retry after ${decision.retryAfterS} s`,
     );
-  });
+  };
 }
