@@ -29,29 +29,35 @@ export type GateOutcome = { principal: Principal | null } | Refusal;
  * hook, and the MCP session requests served before Fastify's router (mcp/transports).
  */
 export interface SecurityGate {
-  check(req: GateRequest, res: ServerResponse): Promise<GateOutcome>;
+  /** Synchronous when no check needs I/O (no auth, no rate limit: the local default). */
+  check(req: GateRequest, res: ServerResponse): GateOutcome | Promise<GateOutcome>;
 }
+
+const OPEN: GateOutcome = Object.freeze({ principal: null });
 
 export function createSecurityGate(rt: SecurityRuntime, config: Config, logger: Logger): SecurityGate {
   const host = hostCheck(config);
   const cors = corsCheck(config);
   const auth = authCheck(rt, config, logger);
   const limit = rateLimitCheck(rt.requestLimiter);
+  const checkCaller = async (req: GateRequest, res: ServerResponse): Promise<GateOutcome> => {
+    let principal: Principal | null = null;
+    if (auth) {
+      const outcome = await auth(req, res);
+      if ('status' in outcome) return outcome;
+      principal = outcome.principal;
+    }
+    if (limit) {
+      const limited = await limit(req.path, rateLimitKey(principal, req.ip), res);
+      if (limited) return limited;
+    }
+    return { principal };
+  };
   return {
-    async check(req, res) {
+    check(req, res) {
       const refused = host?.(req.headers.host) ?? cors(req, res);
       if (refused) return refused;
-      let principal: Principal | null = null;
-      if (auth) {
-        const outcome = await auth(req, res);
-        if ('status' in outcome) return outcome;
-        principal = outcome.principal;
-      }
-      if (limit) {
-        const limited = await limit(req.path, rateLimitKey(principal, req.ip), res);
-        if (limited) return limited;
-      }
-      return { principal };
+      return auth || limit ? checkCaller(req, res) : OPEN;
     },
   };
 }

@@ -38,10 +38,11 @@ export async function registerSecurityHooks(app: FastifyInstance, deps: AppDeps)
   gates.set(app, gate);
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {
-    const outcome = await gate.check(
+    const checked = gate.check(
       { method: request.method, path: policyPath(request), headers: request.headers, ip: request.ip },
       reply.raw,
     );
+    const outcome = checked instanceof Promise ? await checked : checked;
     if (isRefusal(outcome)) return sendRefusal(reply, outcome);
     request.principal = outcome.principal;
   });

@@ -128,14 +128,15 @@ export class DirectSession {
     };
   }
 
-  async serve(m: DirectMatch, res: ServerResponse): Promise<void> {
+  serve(m: DirectMatch, res: ServerResponse): Promise<void> {
     switch (m.kind) {
       case 'cancel':
         this.calls.get(m.requestId)?.abort();
         res.writeHead(202).end();
-        return;
+        return Promise.resolve();
       case 'resume':
-        return this.resume(m.streamId, res);
+        this.resume(m.streamId, res);
+        return Promise.resolve();
       case 'call':
         return this.call(m.id, m.args, m.version, res);
     }

@@ -56,6 +56,7 @@ export function hijack(reply: FastifyReply): ServerResponse {
 
 export function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
+  if (header === 'application/json') return true;
   const type = header.split(';')[0].trim().toLowerCase();
   return type === 'application/json';
 }

@@ -1,6 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../http/deps.js';
+import { installedGate } from '../../http/hooks/index.js';
+import { addEarlyHandler } from '../../http/server.js';
 import { callQueryTool, type SessionState } from '../query-tool.js';
 import {
   hijack,
@@ -10,6 +12,7 @@ import {
   UNPARSABLE,
   useJsonRpcBodyParser,
 } from './http-util.js';
+import { sessionPosts } from './session-posts.js';
 import { SseEndpoint } from './sse.js';
 import { StreamableEndpoint, type StreamableOptions } from './streamable.js';
 
@@ -53,6 +56,9 @@ export function registerMcpRoutes(
     callQueryTool(deps, session, args, call),
   );
   const sse = new SseEndpoint(factory, log, opts.keepAliveMs);
+  // Session POSTs skip Fastify's router, through the same security gate; never without one.
+  const gate = installedGate(app);
+  if (gate) addEarlyHandler(app, sessionPosts(gate, streamable, log));
 
   app.get('/mcp/status', async (_request, reply) => {
     reply.header('cache-control', 'no-store');

@@ -80,6 +80,11 @@ export class StreamableEndpoint {
     return this.sessions.size;
   }
 
+  /** Whether a 2025-era session of this id is open here. */
+  hasSession(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
   async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     if (this.closed) return jsonRpcError(res, 503, -32000, 'Server is shutting down');
     const sessionId = header(req, 'mcp-session-id');
@@ -181,7 +186,7 @@ export class StreamableEndpoint {
   }
 
   /** Counts the request as in flight until its response is over (a GET stream can last hours). */
-  private async track(session: Session | undefined, res: ServerResponse, fn: () => Promise<void>) {
+  private track(session: Session | undefined, res: ServerResponse, fn: () => Promise<void>): Promise<void> {
     if (session) {
       session.inFlight++;
       session.lastSeen = Date.now();
@@ -190,7 +195,7 @@ export class StreamableEndpoint {
         session.lastSeen = Date.now();
       });
     }
-    await fn();
+    return fn();
   }
 
   /** Close sessions with nothing in flight and no request for `sessionIdleMs`. */
