@@ -1,5 +1,5 @@
 import type { CanonicalValue, Row } from '../../sql/types.js';
-import { pgTypes } from './types.js';
+import { asText, pgTypes } from './types.js';
 
 export interface PgField {
   name: string;
@@ -40,7 +40,7 @@ export class StreamedQuery {
    * One text parser per column. pg's own Result also builds a prototype row object per
    * statement for object rows, which we never use (4% of a point lookup).
    */
-  private parsers: ValueParser[] = [];
+  private parsers: (ValueParser | null)[] = [];
   private settleDescribed!: { resolve: (f: PgField[]) => void; reject: (e: unknown) => void };
   private settleFinished!: () => void;
   /** `finished` has settled: the connection is ready for the next statement. */
@@ -97,7 +97,11 @@ export class StreamedQuery {
   }
 
   handleRowDescription(msg: { fields: PgField[] }): void {
-    this.parsers = msg.fields.map((f) => pgTypes.getTypeParser(f.dataTypeID, 'text'));
+    // null: the text is the value (text, numeric, dates...), no call per field.
+    this.parsers = msg.fields.map((f) => {
+      const p = pgTypes.getTypeParser(f.dataTypeID, 'text') as ValueParser;
+      return p === asText ? null : p;
+    });
     this.settleDescribed.resolve(msg.fields.map((f) => ({ name: f.name, dataTypeID: f.dataTypeID })));
   }
 
@@ -108,7 +112,8 @@ export class StreamedQuery {
     const row: Row = new Array(fields.length);
     for (let i = 0; i < fields.length; i++) {
       const v = fields[i];
-      row[i] = v === null ? null : parsers[i](v);
+      const p = parsers[i];
+      row[i] = v === null || p === null ? v : p(v);
     }
     this.current.push(row);
     if (this.current.length >= this.batchRows) {

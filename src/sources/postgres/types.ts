@@ -103,7 +103,8 @@ export function mysqlTypeForOid(oid: number): MysqlType {
 type Parser = (text: string) => CanonicalValue;
 
 const byteaParser = pg.types.getTypeParser(OID.bytea, 'text') as (s: string) => Buffer;
-const asText: Parser = (s) => s;
+/** The parser of every type whose text is its canonical value (callers may skip the call). */
+export const asText: Parser = (s) => s;
 
 const SCALAR: Record<number, Parser> = {
   [OID.bool]: (s) => s === 't',
