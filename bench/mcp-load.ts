@@ -135,12 +135,32 @@ export async function runLoad(
   return (await runInterleaved([{ call, serverPid: o.serverPid }], o))[0];
 }
 
+let quieted = false;
+
+/**
+ * The SDK client passes one transport-wide AbortSignal to every fetch, and undici drops
+ * each fetch's 'abort' listener only when the request object is garbage-collected, so
+ * thousands of calls between two GCs trip Node's listener-leak warning (once per call,
+ * hundreds of lines). Checked: after a GC the count is back to a handful. Only that
+ * warning is dropped; every other warning is printed as Node would.
+ */
+function quietAbortListenerWarning(): void {
+  if (quieted) return;
+  quieted = true;
+  process.removeAllListeners('warning');
+  process.on('warning', (w) => {
+    if (w.name === 'MaxListenersExceededWarning' && w.message.includes('[AbortSignal]')) return;
+    process.stderr.write(`${w.stack ?? `${w.name}: ${w.message}`}\n`);
+  });
+}
+
 /**
  * One official-SDK client session per concurrent worker. `tools/list` is not called, so the
  * client does not validate `structuredContent` against the output schema: the same client
  * work for a server with an output schema (Tributary) and one without (DBHub).
  */
 export async function mcpClients(url: string, n: number): Promise<Client[]> {
+  quietAbortListenerWarning();
   return Promise.all(
     Array.from({ length: n }, async () => {
       const c = new Client({ name: 'tributary-bench', version: '0.1.0' });
