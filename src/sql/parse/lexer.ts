@@ -14,8 +14,34 @@ export interface Token {
   end: number;
 }
 
-const IDENT_START = /[A-Za-z_$\u0080-\uffff]/;
-const IDENT_PART = /[A-Za-z0-9_$\u0080-\uffff]/;
+// Character classes by code unit: the lexer runs on every statement (the shape cache key),
+// and a regex test per character was most of its cost. Each mirrors a regex, noted beside it.
+
+/** /\s/ */
+function isSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return /\s/.test(String.fromCharCode(c));
+}
+
+/** /[0-9]/ */
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** /[A-Za-z_$\u0080-\uffff]/ */
+function isIdentStart(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c === 36 || c >= 0x80;
+}
+
+/** /[A-Za-z0-9_$\u0080-\uffff]/ */
+function isIdentPart(c: number): boolean {
+  return isIdentStart(c) || isDigit(c);
+}
+
+/** /[0-9.eE]/ */
+function isNumberPart(c: number): boolean {
+  return isDigit(c) || c === 46 || c === 101 || c === 69;
+}
 
 export class LexError extends Error {}
 
@@ -64,61 +90,65 @@ function readJson(sql: string, i: number): number {
   throw new LexError(`unterminated JSON object starting at position ${i}`);
 }
 
-export function tokenize(sql: string, opts: { json?: boolean } = {}): Token[] {
+export function tokenize(sql: string, opts?: { json?: boolean }): Token[] {
   const out: Token[] = [];
+  const json = opts?.json === true;
+  const n = sql.length;
   let i = 0;
-  while (i < sql.length) {
-    const ch = sql[i];
-    if (/\s/.test(ch)) {
+  while (i < n) {
+    const c = sql.charCodeAt(i);
+    if (isSpace(c)) {
       i++;
       continue;
     }
-    if (ch === '#' || (ch === '-' && sql[i + 1] === '-' && /\s|$/.test(sql[i + 2] ?? ''))) {
-      while (i < sql.length && sql[i] !== '\n') i++;
+    // '#' or '--': node-sql-parser reads '--' as a comment whatever follows it (MySQL wants
+    // a space after it), and the lexer must see the statement as the parser does.
+    if (c === 35 || (c === 45 && sql.charCodeAt(i + 1) === 45)) {
+      while (i < n && sql.charCodeAt(i) !== 10) i++;
       continue;
     }
-    if (ch === '/' && sql[i + 1] === '*') {
+    if (c === 47 && sql.charCodeAt(i + 1) === 42) {
       const e = sql.indexOf('*/', i + 2);
-      i = e < 0 ? sql.length : e + 2;
+      i = e < 0 ? n : e + 2;
       continue;
     }
-    if (ch === '`') {
+    if (c === 96) {
       const r = readQuoted(sql, i, '`');
       out.push({ kind: 'quoted', value: r.value, start: i, end: r.end });
       i = r.end;
       continue;
     }
-    if (ch === "'" || ch === '"') {
-      const r = readQuoted(sql, i, ch);
+    if (c === 39 || c === 34) {
+      const r = readQuoted(sql, i, sql[i]);
       out.push({ kind: 'string', value: r.value, start: i, end: r.end });
       i = r.end;
       continue;
     }
-    if (opts.json && ch === '{') {
+    if (json && c === 123) {
       const e = readJson(sql, i);
       out.push({ kind: 'json', value: sql.slice(i, e), start: i, end: e });
       i = e;
       continue;
     }
-    if (/[0-9]/.test(ch)) {
+    if (isDigit(c)) {
       let j = i;
-      while (j < sql.length && /[0-9.eE]/.test(sql[j])) j++;
-      if (j < sql.length && IDENT_PART.test(sql[j])) {
+      while (j < n && isNumberPart(sql.charCodeAt(j))) j++;
+      if (j < n && isIdentPart(sql.charCodeAt(j))) {
         // identifiers may start with digits in MySQL (e.g. 1abc)
-        while (j < sql.length && IDENT_PART.test(sql[j])) j++;
+        while (j < n && isIdentPart(sql.charCodeAt(j))) j++;
         out.push({ kind: 'ident', value: sql.slice(i, j), start: i, end: j });
       } else out.push({ kind: 'number', value: sql.slice(i, j), start: i, end: j });
       i = j;
       continue;
     }
-    if (IDENT_START.test(ch)) {
+    if (isIdentStart(c)) {
       let j = i + 1;
-      while (j < sql.length && IDENT_PART.test(sql[j])) j++;
+      while (j < n && isIdentPart(sql.charCodeAt(j))) j++;
       out.push({ kind: 'ident', value: sql.slice(i, j), start: i, end: j });
       i = j;
       continue;
     }
-    out.push({ kind: 'punct', value: ch, start: i, end: i + 1 });
+    out.push({ kind: 'punct', value: sql[i], start: i, end: i + 1 });
     i++;
   }
   return out;
