@@ -17,7 +17,7 @@ import { constantSelect } from './plan/constant.js';
 import { type Plan, planQuery } from './plan/planner.js';
 import { learnShapePlan, type ShapePlan, ShapePlans, shapeSql } from './plan/shape-plans.js';
 import { encodeRows, errorResult, type Result } from './result.js';
-import type { ColumnInfo } from './types.js';
+import type { ColumnInfo, FieldInfo } from './types.js';
 
 const COLUMN_TTL_MS = 5000;
 
@@ -102,31 +102,55 @@ export class Engine implements SqlEngine {
     }
   }
 
+  /**
+   * The whole result, cut at `maxRows` (then `truncated`). Reads the source's batches
+   * itself rather than through `stream()`'s generator: one async generator less per call
+   * is a measurable share of a point lookup.
+   */
   async execute(sql: string, ctx: QueryContext = {}, opts: ExecOptions = {}): Promise<Result> {
-    const r = await this.stream(sql, ctx, opts);
-    if (r.type !== 'rows') return r;
+    let out: Outcome;
+    try {
+      out = await this.run(sql, ctx, opts);
+    } catch (e) {
+      return this.fail(e, sql);
+    }
+    if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
     const max = opts.maxRows ?? Number.POSITIVE_INFINITY;
     const data: unknown[][] = [];
     let truncated = false;
-    try {
-      for await (const batch of r.batches) {
-        for (const row of batch) {
-          if (data.length >= max) {
-            truncated = true;
-            break;
-          }
-          data.push(row);
+    const take = (rows: unknown[][]) => {
+      for (const row of rows) {
+        if (data.length >= max) {
+          truncated = true;
+          return;
         }
-        if (truncated) break;
+        data.push(row);
       }
-    } catch (e) {
-      await r.cancel().catch(() => {});
-      return this.fail(e, sql);
+    };
+    let columns: FieldInfo[];
+    if (out.kind === 'table') {
+      columns = out.table.columns;
+      take(encodeRows(columns, out.table.rows));
+    } else {
+      const s = out.stream;
+      columns = s.columns;
+      let read = 0;
+      try {
+        for await (const b of s.batches) {
+          read += b.length;
+          opts.onProgress?.(read);
+          take(encodeRows(columns, b));
+          if (truncated) break;
+        }
+      } catch (e) {
+        await s.cancel().catch(() => {});
+        return this.fail(e, sql);
+      }
+      await s.cancel().catch(() => {});
     }
-    await r.cancel().catch(() => {});
-    const out: Result = { type: 'table', column_names: r.columns.map((c) => c.name), data };
-    if (truncated) out.truncated = true;
-    return out;
+    const result: Result = { type: 'table', column_names: columns.map((c) => c.name), data };
+    if (truncated) result.truncated = true;
+    return result;
   }
 
   private fail(e: unknown, sql: string): Result {
