@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { raw } from './helpers/raw.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { loginToken, startTestServer, type TestServer } from './helpers/server.js';
 
 const CREDS = { TRIBUTARY_USERNAME: 'admin', TRIBUTARY_PASSWORD: 'browser-test-pw' };
 const LOCAL = 'http://localhost:3000';
 const EVIL = 'https://evil.example';
 
-async function login(server: TestServer): Promise<string> {
-  const r = await fetch(`${server.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'browser-test-pw' }),
-  });
-  return ((await r.json()) as { token: string }).token;
-}
+const login = (server: TestServer) => loginToken(server.url, 'admin', 'browser-test-pw');
 
 describe('CORS and Origin checks (defaults)', () => {
   let server: TestServer;

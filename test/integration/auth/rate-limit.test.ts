@@ -5,19 +5,9 @@ import { Redis } from 'ioredis';
 import { ensureService, REDIS, uniqueName } from '../../helpers/services.js';
 import { INTROSPECTION_CLIENT, startIssuer, type TestIssuer } from './helpers/issuer.js';
 import { spawnServer } from './helpers/processes.js';
-import { startTestServer, type TestServer, tempStorage } from './helpers/server.js';
+import { loginToken, startTestServer, type TestServer, tempStorage } from './helpers/server.js';
 
 const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers });
-
-async function loginToken(url: string, username: string, password: string): Promise<string> {
-  const r = await fetch(`${url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username, password }),
-  });
-  assert.equal(r.status, 200);
-  return ((await r.json()) as { token: string }).token;
-}
 
 describe('rate limits in memory', () => {
   test('off by default', async () => {

@@ -7,21 +7,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { type RawResponse, raw } from './helpers/raw.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { loginToken, startTestServer, type TestServer } from './helpers/server.js';
 
 const CREDS = { TRIBUTARY_USERNAME: 'admin', TRIBUTARY_PASSWORD: 'session-posts-pw' };
 const ALLOWED = 'https://app.example.com';
 const EARLY = '/mcp/streamable';
 const VIA_FASTIFY = '/mcp/streamable?door=fastify';
 
-async function login(server: TestServer): Promise<string> {
-  const r = await fetch(`${server.url}/api/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password: 'session-posts-pw' }),
-  });
-  return ((await r.json()) as { token: string }).token;
-}
+const login = (server: TestServer) => loginToken(server.url, 'admin', 'session-posts-pw');
 
 /** initialize + notifications/initialized; the session's id. */
 async function openSession(server: TestServer, token: string): Promise<string> {

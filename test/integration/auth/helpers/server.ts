@@ -68,6 +68,17 @@ export async function startTestServer(
   };
 }
 
+/** A personal access token from POST /api/login (the login must succeed). */
+export async function loginToken(url: string, username: string, password: string): Promise<string> {
+  const r = await fetch(`${url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  if (r.status !== 200) throw new Error(`login failed: ${r.status} ${await r.text()}`);
+  return ((await r.json()) as { token: string }).token;
+}
+
 /** The real start-up (cli/start.ts), with the captured logger. */
 export async function start(config: Config, logger: Logger): Promise<Running> {
   return startServer(config, { logger });
