@@ -17,8 +17,14 @@ import { StreamedQuery } from './streamed-query.js';
 import { mysqlTypeForOid, pgTypes } from './types.js';
 
 const POOL_MAX = 10;
-/** A reused idle client may have died since (server restart, pg_terminate_backend): retry reads this often. */
-const READ_RETRIES = 2;
+/**
+ * A reused idle client may have died since (server restart, pg_terminate_backend), and
+ * then so may every other idle one, whose death notices can still be unread: a read that
+ * met a dead reused client is tried again on the next, up to a whole pool of them.
+ */
+const READ_RETRIES_REUSED = POOL_MAX;
+/** A fresh connection that breaks mid-read is tried again this often. */
+const READ_RETRIES_FRESH = 2;
 
 type Ssl = false | ConnectionOptions;
 
@@ -65,6 +71,8 @@ export class PostgresSource implements Source {
   private pool: Promise<pg.Pool> | null = null;
   private closed = false;
   private readonly active = new Set<QueryStream>();
+  /** Clients that have been back in the pool at least once (see READ_RETRIES_REUSED). */
+  private readonly reused = new WeakSet<pg.PoolClient>();
   private readonly ctx: PgErrorContext;
   private readonly onClientError: (e: Error) => void;
 
@@ -149,7 +157,12 @@ export class PostgresSource implements Source {
     return client;
   }
 
+  private readRetries(client: pg.PoolClient): number {
+    return this.reused.has(client) ? READ_RETRIES_REUSED : READ_RETRIES_FRESH;
+  }
+
   private checkin(client: pg.PoolClient, discard: boolean): void {
+    if (!discard) this.reused.add(client);
     client.off('error', this.onClientError);
     client.release(discard ? new Error('discarded') : undefined);
   }
@@ -164,8 +177,9 @@ export class PostgresSource implements Source {
         return r.rows;
       } catch (e) {
         const broken = isBrokenConnection(e);
+        const retry = broken && attempt < this.readRetries(client);
         this.checkin(client, broken);
-        if (broken && attempt < READ_RETRIES) continue;
+        if (retry) continue;
         throw mapPgError(this.ctx, e);
       }
     }
@@ -216,11 +230,12 @@ export class PostgresSource implements Source {
       } catch (e) {
         signal?.removeEventListener('abort', onAbort);
         const broken = isBrokenConnection(e);
+        const retry = broken && attempt < this.readRetries(client);
         await q.finished;
         // After an abort a CancelRequest may still be on its way: that client is not reused.
         this.checkin(client, broken || !!signal?.aborted);
         if (signal?.aborted) throw interrupted(this.name);
-        if (broken && attempt < READ_RETRIES) continue;
+        if (retry) continue;
         throw mapPgError(this.ctx, e);
       }
       if (signal?.aborted) {

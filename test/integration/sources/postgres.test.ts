@@ -330,7 +330,11 @@ describe('postgres source', () => {
   });
 
   test('recovers after its connections are terminated', async () => {
-    await Promise.all([1, 2, 3].map(async () => collect(await src.query('SELECT 1'))));
+    // A full pool of idle clients, all to be killed: a read must get past every dead one
+    // whose death notice it has not read yet.
+    await Promise.all(
+      Array.from({ length: 10 }, async () => collect(await src.query('SELECT pg_sleep(0.02)'))),
+    );
     const killed = await adminRows<{ ok: boolean }>(
       database,
       "SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = $1 AND application_name = 'tributary'",
