@@ -16,11 +16,9 @@ export type EarlyHandler = (req: IncomingMessage, res: ServerResponse) => boolea
 
 const earlyHandlers = new WeakMap<FastifyInstance, EarlyHandler[]>();
 
-/** False when `app` was not made by buildHttpServer: then Fastify serves everything. */
-export function addEarlyHandler(app: FastifyInstance, handler: EarlyHandler): boolean {
-  const list = earlyHandlers.get(app);
-  list?.push(handler);
-  return list !== undefined;
+/** Ignored for an app not made by buildHttpServer: then Fastify serves everything. */
+export function addEarlyHandler(app: FastifyInstance, handler: EarlyHandler): void {
+  earlyHandlers.get(app)?.push(handler);
 }
 
 /** Fastify's own HTTP/1 server, with the early handlers asked first. */

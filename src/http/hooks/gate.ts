@@ -44,7 +44,7 @@ export function createSecurityGate(rt: SecurityRuntime, config: Config, logger: 
     let principal: Principal | null = null;
     if (auth) {
       const outcome = await auth(req, res);
-      if ('status' in outcome) return outcome;
+      if (isRefusal(outcome)) return outcome;
       principal = outcome.principal;
     }
     if (limit) {

@@ -38,11 +38,10 @@ export async function registerSecurityHooks(app: FastifyInstance, deps: AppDeps)
   gates.set(app, gate);
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {
-    const checked = gate.check(
+    const outcome = await gate.check(
       { method: request.method, path: policyPath(request), headers: request.headers, ip: request.ip },
       reply.raw,
     );
-    const outcome = checked instanceof Promise ? await checked : checked;
     if (isRefusal(outcome)) return sendRefusal(reply, outcome);
     request.principal = outcome.principal;
   });

@@ -246,14 +246,13 @@ export class PostgresSource implements Source {
       }
       const reader = new PgStreamReader(q, client, this.ctx, (c, discard) => {
         signal?.removeEventListener('abort', onAbort);
-        this.active.delete(made);
+        if (stream) this.active.delete(stream);
         this.checkin(c, discard);
       });
       const columns = fields.map((f) => ({ name: f.name, type: mysqlTypeForOid(f.dataTypeID) }));
-      const made = makeQueryStream(this.name, columns, reader, signal, (e) => mapPgError(this.ctx, e), false);
-      stream = made;
-      this.active.add(made);
-      return made;
+      stream = makeQueryStream(this.name, columns, reader, signal, (e) => mapPgError(this.ctx, e), false);
+      this.active.add(stream);
+      return stream;
     }
   }
 

@@ -16,13 +16,10 @@ const VIA_FASTIFY = '/mcp/streamable?door=fastify';
 
 const login = (server: TestServer) => loginToken(server.url, 'admin', 'session-posts-pw');
 
-/** initialize + notifications/initialized; the session's id. */
-async function openSession(server: TestServer, token: string): Promise<string> {
-  const headers = {
-    authorization: `Bearer ${token}`,
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-  };
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** An initialize request (through Fastify: no session yet); the new session's id. */
+async function initialize(server: TestServer, headers: Record<string, string>): Promise<string> {
   const init = await raw(server.port, 'POST', EARLY, headers, {
     body: JSON.stringify({
       jsonrpc: '2.0',
@@ -32,7 +29,13 @@ async function openSession(server: TestServer, token: string): Promise<string> {
     }),
   });
   assert.equal(init.status, 200, init.body);
-  const sid = String(init.headers['mcp-session-id']);
+  return String(init.headers['mcp-session-id']);
+}
+
+/** initialize + notifications/initialized; the session's id. */
+async function openSession(server: TestServer, token: string): Promise<string> {
+  const headers = { ...JSON_HEADERS, authorization: `Bearer ${token}` };
+  const sid = await initialize(server, headers);
   const done = await raw(
     server.port,
     'POST',
@@ -53,8 +56,7 @@ const CALL = JSON.stringify({
 
 function sessionHeaders(sid: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
+    ...JSON_HEADERS,
     'mcp-session-id': sid,
     'mcp-protocol-version': '2025-11-25',
     ...extra,
@@ -186,26 +188,8 @@ describe('MCP session POSTs served before the router count against the rate limi
   after(() => server.close());
 
   test('one budget for both doors; over it, 429 with Retry-After', async () => {
-    // initialize and notifications/initialized spend two of the six.
-    const init = await raw(
-      server.port,
-      'POST',
-      EARLY,
-      { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      {
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 't', version: '1' },
-          },
-        }),
-      },
-    );
-    const sid = String(init.headers['mcp-session-id']);
+    // initialize spends one of the six.
+    const sid = await initialize(server, JSON_HEADERS);
     const statuses: number[] = [];
     for (const path of [EARLY, VIA_FASTIFY, EARLY, VIA_FASTIFY, EARLY, VIA_FASTIFY]) {
       const r = await raw(server.port, 'POST', path, sessionHeaders(sid), { body: CALL });
