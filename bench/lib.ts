@@ -73,7 +73,7 @@ export function sleep(ms: number): Promise<void> {
 const pools = new Map<string, Pool>();
 
 /** POST /api/sql/query with a keep-alive undici pool (fetch adds ~1 ms of client overhead per call). */
-export async function sql(url: string, query: string): Promise<any> {
+export async function sql(url: string, query: string, db?: string): Promise<any> {
   let pool = pools.get(url);
   if (!pool) {
     pool = new Pool(url, { connections: 16, pipelining: 1 });
@@ -83,7 +83,7 @@ export async function sql(url: string, query: string): Promise<any> {
     path: '/api/sql/query',
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query }),
+    body: JSON.stringify(db ? { query, context: { db } } : { query }),
   });
   const body: any = await r.body.json();
   if (body.type === 'error') throw new Error(`${query.slice(0, 60)}: ${body.error_message}`);

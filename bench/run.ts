@@ -1,6 +1,7 @@
 /** `npm run bench`: every benchmark, side by side in one run; prints each result and its targets. */
 const suites: [string, string, string][] = [
   ['engine', './engine.js', 'benchEngine'],
+  ['source-speed', './source-speed.js', 'benchSourceSpeed'],
   ['mcp', './mcp.js', 'benchMcp'],
   ['passthrough', './passthrough.js', 'benchPassthrough'],
   ['files', './files.js', 'benchFiles'],
