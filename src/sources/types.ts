@@ -74,6 +74,13 @@ export interface Source {
    * skips parsing rows in JS entirely.
    */
   exportCsv?(sql: string, dest: NodeJS.WritableStream, opts?: QueryOptions): Promise<void>;
+  /**
+   * Optional: spellings of text columns the source's statistics know (PostgreSQL's
+   * `pg_stats.most_common_vals`), by column name. The compiler decides a MySQL-equal
+   * comparison by plain comparisons for them (sql/dialects/text-equality.ts); answers never
+   * depend on it, so stale or missing statistics only cost speed.
+   */
+  knownValues?(table: string, schema: string | null, columns: string[]): Promise<Map<string, string[]>>;
   /** Try the connection (used by CREATE DATABASE before anything is stored). Throws SqlError 2003/1045/1049. */
   test(): Promise<void>;
   /** Close pools; the source is unusable afterwards. */

@@ -20,6 +20,7 @@ import { encodeRows, errorResult, type Result } from './result.js';
 import type { ColumnInfo, FieldInfo } from './types.js';
 
 const COLUMN_TTL_MS = 5000;
+const KNOWN_VALUES_TTL_MS = 60_000;
 
 const READ_KINDS = new Set([
   'show_databases',
@@ -66,6 +67,10 @@ export class Engine implements SqlEngine {
   private readonly plans = new TtlLru<Plan>(500, COLUMN_TTL_MS);
   /** ...and so do pushdown plans shared by a literal shape (`WHERE id = 17`, `= 18`, ...). */
   private readonly shapePlans = new ShapePlans(500, COLUMN_TTL_MS);
+  private readonly known = new TtlLru<{ source: Source; values: Map<string, string[]> }>(
+    500,
+    KNOWN_VALUES_TTL_MS,
+  );
 
   constructor(private readonly deps: EngineDeps) {}
 
@@ -294,6 +299,7 @@ export class Engine implements SqlEngine {
     return planQuery(ast, refs, {
       source: (n) => this.deps.sources.get(n),
       columns: (s, schema, table) => this.columns(s, schema, table),
+      knownValues: (s, schema, table, cols) => this.knownValues(s, schema, table, cols),
       defaultSource: async () => (ctx.db ? this.deps.sources.get(ctx.db).catch(() => null) : null),
     });
   }
@@ -307,8 +313,9 @@ export class Engine implements SqlEngine {
     if (plan.kind === 'pushdown') rows.push([1, plan.source.name, 'pushdown', plan.sql]);
     else {
       let i = 1;
-      for (const f of plan.fragments)
-        rows.push([i++, f.source.name, `fragment -> ${f.temp} (${f.pushedFilters} filter(s) pushed)`, f.sql]);
+      plan.fragments.forEach((f, n) => {
+        rows.push([i++, f.source.name, fragmentAgreement(plan, n), f.sql]);
+      });
       for (const r of plan.info)
         rows.push([i++, 'information_schema', `catalog -> __info_${r.table.toLowerCase()}`, '']);
       rows.push([i, 'local', 'duckdb', plan.localSql]);
@@ -332,6 +339,26 @@ export class Engine implements SqlEngine {
     const cols = await source.listColumns(table, schema ?? undefined);
     this.columnCache.set(key, { at: Date.now(), cols });
     return cols;
+  }
+
+  /**
+   * Known spellings of text columns (the source's statistics), cached for a minute: they
+   * only make comparisons cheaper, so a failure or a stale answer costs speed, never rows.
+   */
+  private async knownValues(
+    source: Source,
+    schema: string | null,
+    table: string,
+    columns: string[],
+  ): Promise<Map<string, string[]>> {
+    const key = [source.name.toLowerCase(), schema ?? '', table, ...columns].join('\u0000');
+    const hit = this.known.get(key);
+    if (hit && hit.source === source) return hit.values;
+    const values = await (source.knownValues?.(table, schema, columns) ?? Promise.resolve(new Map())).catch(
+      () => new Map<string, string[]>(),
+    );
+    this.known.set(key, { source, values });
+    return values;
   }
 
   /** Drop cached metadata and plans (after DDL, DROP DATABASE, or a catalog change). */
@@ -358,6 +385,30 @@ export class Engine implements SqlEngine {
     await this.deps.sources.close();
     this.deps.local.close();
   }
+}
+
+/**
+ * What a fragment's source agreed to, as EXPLAIN shows it: the filters it answers exactly,
+ * those it narrows with a local re-check (and why), the limit, and a dynamic filter.
+ */
+function fragmentAgreement(plan: Extract<Plan, { kind: 'local' }>, n: number): string {
+  const f = plan.fragments[n];
+  const exact = f.filters.filter((x) => x.support === 'exact');
+  const inexact = f.filters.filter((x) => x.support === 'inexact');
+  const parts = [`fragment -> ${f.temp}`];
+  parts.push(exact.length ? `exact filters: ${exact.map((x) => x.text).join(' AND ')}` : 'no exact filters');
+  if (inexact.length)
+    parts.push(
+      `inexact filters (re-checked locally): ${inexact.map((x) => `${x.text} [${x.why}]`).join(' AND ')}`,
+    );
+  parts.push(f.limit === null ? 'limit not pushed' : `limit ${f.limit} pushed`);
+  for (const d of plan.dynamic) {
+    if (d.probe === n)
+      parts.push(
+        `dynamic filter: ${d.probeColumn} IN (keys of ${plan.fragments[d.build].temp}.${d.buildColumn}, at most ${d.maxKeys})`,
+      );
+  }
+  return parts.join('; ');
 }
 
 function assertReadOnly(stmt: Statement): void {

@@ -73,3 +73,13 @@ export function toColumnInfo(r: ColumnRow): ColumnInfo {
   if (r.typtype === 'e') type = 'VARCHAR';
   return { name: r.name, type, nativeType: r.native, nullable: r.nullable, key: r.key, default: r.dflt };
 }
+
+/**
+ * Most common values of some text columns, as text: statistics only (ANALYZE's sample), used
+ * to say MySQL-equal comparisons cheaply; never needed for a right answer.
+ */
+export const KNOWN_VALUES_SQL = `
+SELECT s.attname AS name, array_to_json(s.most_common_vals::text::text[])::text AS vals
+FROM pg_catalog.pg_stats s
+WHERE s.schemaname = $1 AND s.tablename = $2 AND s.attname = ANY ($3::text[])
+  AND s.most_common_vals IS NOT NULL`;

@@ -10,7 +10,14 @@ import { batchSize, makeQueryStream } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
 import { sendCancelRequest } from './cancel.js';
 import { isBrokenConnection, mapPgError, type PgErrorContext } from './errors.js';
-import { type ColumnRow, LIST_COLUMNS_SQL, LIST_TABLES_SQL, TABLE_EXISTS_SQL, toColumnInfo } from './meta.js';
+import {
+  type ColumnRow,
+  KNOWN_VALUES_SQL,
+  LIST_COLUMNS_SQL,
+  LIST_TABLES_SQL,
+  TABLE_EXISTS_SQL,
+  toColumnInfo,
+} from './meta.js';
 import type { PostgresParams, SslMode } from './params.js';
 import { PgStreamReader } from './stream.js';
 import { StreamedQuery } from './streamed-query.js';
@@ -207,6 +214,24 @@ export class PostgresSource implements Source {
         throw unknownTable(this.name, s === this.defaultSchema ? table : `${s}.${table}`);
     }
     return rows.map(toColumnInfo);
+  }
+
+  async knownValues(table: string, schema: string | null, columns: string[]): Promise<Map<string, string[]>> {
+    const rows = await this.read<{ name: string; vals: string }>(KNOWN_VALUES_SQL, [
+      schema ?? this.defaultSchema,
+      table,
+      columns,
+    ]);
+    const out = new Map<string, string[]>();
+    for (const r of rows) {
+      const vals: unknown = JSON.parse(r.vals);
+      if (Array.isArray(vals))
+        out.set(
+          r.name,
+          vals.filter((v): v is string => typeof v === 'string'),
+        );
+    }
+    return out;
   }
 
   async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {

@@ -36,6 +36,14 @@ export class DuckdbCompiler extends SqlCompiler {
     return `xor(${this.expr(l)}, ${this.expr(r)})`;
   }
 
+  protected override byteLength(sql: string): string {
+    return `strlen(${sql})`;
+  }
+
+  protected override likePrefilter(sql: string, pattern: string): string {
+    return `${sql} LIKE ${this.stringLiteral(pattern)} ESCAPE '\\'`;
+  }
+
   /** DuckDB's LIKE has no escape character unless one is named. */
   protected override likeDefaultEscape(): string {
     return ` ESCAPE '\\'`;

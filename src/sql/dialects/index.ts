@@ -36,6 +36,17 @@ export function compile(ast: AstNode, target: Target, opts: CompileOptions = {})
   return compilerFor(target, opts).compile(ast);
 }
 
+/** SQL text for the target, and where it only approximates MySQL's meaning. Throws UnsupportedError. */
+export function compileChecked(
+  ast: AstNode,
+  target: Target,
+  opts: CompileOptions = {},
+): { sql: string; approximations: string[] } {
+  const c = compilerFor(target, opts);
+  const sql = c.compile(ast);
+  return { sql, approximations: [...c.approximations] };
+}
+
 export type CanCompile = { ok: true } | { ok: false; reason: string };
 
 /** Whether `compile` would succeed, and why not. */

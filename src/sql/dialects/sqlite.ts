@@ -85,11 +85,21 @@ export class SqliteCompiler extends SqlCompiler {
 
   /** No translate() in SQLite: only case and trailing spaces are folded. */
   override accentFold(sql: string): string {
+    this.approximate('accents are not folded on SQLite');
     return sql;
   }
 
   override foldText(v: string): string {
     return v.toLowerCase();
+  }
+
+  protected override byteLength(): null {
+    return null;
+  }
+
+  /** SQLite's LIKE ignores ASCII case, which only widens the superset. */
+  protected override likePrefilter(sql: string, pattern: string): string {
+    return `${sql} LIKE ${this.stringLiteral(pattern)} ESCAPE '\\'`;
   }
 
   /** SQLite's LIKE already ignores (ASCII) case. */
@@ -99,6 +109,7 @@ export class SqliteCompiler extends SqlCompiler {
 
   protected override likeOperator(caseSensitive: boolean): string {
     if (caseSensitive) return this.unsupported('case-sensitive LIKE');
+    this.approximate("SQLite's LIKE folds ASCII case only");
     return 'LIKE';
   }
 

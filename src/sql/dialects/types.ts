@@ -36,6 +36,12 @@ export interface CompileOptions {
    */
   columnName?: (ref: ColumnRefName) => string;
   /**
+   * Spellings of a text column the source's statistics know (most common values), so a
+   * MySQL-equal comparison with a literal can be decided by plain comparisons for them
+   * (text-equality.ts). Only speed depends on it: any other value is still folded.
+   */
+  knownValues?: (ref: ColumnRefName) => readonly string[] | undefined;
+  /**
    * Give unaliased computed select items a MySQL-style name (`COUNT(*)`), as MySQL would
    * label the column. Default true.
    */

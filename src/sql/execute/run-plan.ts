@@ -3,6 +3,7 @@ import { constants, createWriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { QueryStream } from '../../sources/types.js';
+import type { DynamicFilter } from '../plan/dynamic-filters.js';
 import type { Fragment, Plan } from '../plan/planner.js';
 import type { Row } from '../types.js';
 import type { LocalEngine } from './local.js';
@@ -10,6 +11,8 @@ import { localError } from './local.js';
 import { dq, loadBatches, loadCsvFile } from './local-load.js';
 
 let querySeq = 0;
+
+type LocalPlan = Extract<Plan, { kind: 'local' }>;
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -44,13 +47,32 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
   };
   const streams: QueryStream[] = [];
   try {
-    const loads = plan.fragments.map(loadFragment);
-    async function loadFragment(f: Fragment): Promise<void> {
+    // A fragment narrowed by a dynamic filter waits for the side whose keys it takes.
+    const loaded = new Map<number, Promise<void>>();
+    const loads: Promise<void>[] = [];
+    const order = [...plan.fragments.keys()].sort(
+      (a, b) =>
+        Number(plan.dynamic.some((d) => d.probe === a)) - Number(plan.dynamic.some((d) => d.probe === b)),
+    );
+    for (const i of order) {
+      const f = plan.fragments[i];
+      const dyn = plan.dynamic.find((d) => d.probe === i);
+      const p = dyn
+        ? loaded.get(dyn.build)!.then(async () => loadFragment(f, await narrowed(local, schema, plan, dyn)))
+        : loadFragment(f, f.sql);
+      // A failure is reported by Promise.allSettled below; a waiting probe must not see it unhandled.
+      loaded.set(
+        i,
+        p.catch(() => {}),
+      );
+      loads.push(p);
+    }
+    async function loadFragment(f: Fragment, sql: string): Promise<void> {
       if (f.source.exportCsv && f.columnInfo.length) {
-        await loadViaCsv(local, schema, f, opts.signal);
+        await loadViaCsv(local, schema, { ...f, sql }, opts.signal);
         return;
       }
-      const s = await f.source.query(f.sql, { signal: opts.signal });
+      const s = await f.source.query(sql, { signal: opts.signal });
       streams.push(s);
       const conn = await local.connect();
       try {
@@ -115,6 +137,36 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
       await cleanup();
     },
   };
+}
+
+/**
+ * The probe fragment's SQL narrowed to the build side's join keys, or as planned when the
+ * keys are too many (or the build side failed: its error is the statement's).
+ */
+async function narrowed(
+  local: LocalEngine,
+  schema: string,
+  plan: LocalPlan,
+  d: DynamicFilter,
+): Promise<string> {
+  const probe = plan.fragments[d.probe];
+  const build = plan.fragments[d.build];
+  const conn = await local.connect();
+  try {
+    const col = dq(d.buildColumn);
+    const reader = await conn.runAndReadAll(
+      `SELECT DISTINCT ${col} FROM ${dq(schema)}.${dq(build.temp)} WHERE ${col} IS NOT NULL LIMIT ${d.maxKeys + 1}`,
+    );
+    const keys = reader.getRowsJS().map((r) => r[0]);
+    if (keys.length > d.maxKeys) return probe.sql;
+    // No key at all: the join is empty, and an empty IN list is not SQL; the planned SQL stays.
+    if (keys.length === 0) return probe.sql;
+    return probe.withKeys(d.probeColumn, keys) ?? probe.sql;
+  } catch {
+    return probe.sql;
+  } finally {
+    conn.closeSync();
+  }
 }
 
 /**

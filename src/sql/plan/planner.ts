@@ -1,20 +1,17 @@
 import type { DialectName, Source } from '../../sources/types.js';
 import { canCompile, compile, UnsupportedError } from '../dialects/index.js';
+import type { CompileOptions } from '../dialects/types.js';
 import { ErrorCode, SqlError } from '../errors.js';
 import type { ColumnInfo } from '../types.js';
-import {
-  andAll,
-  clone,
-  columnRefs,
-  conjuncts,
-  hasAggregate,
-  hasSubquery,
-  nameOf,
-  tableItems,
-  visit,
-} from './ast-walk.js';
+import { clone, columnRefs, nameOf, tableItems, visit } from './ast-walk.js';
 import type { BoundRef } from './bind.js';
+import { ColumnLookup, type LookupTable } from './column-lookup.js';
+import { type DynamicFilter, planDynamicFilters } from './dynamic-filters.js';
+import { fragmentAst, guaranteedLimit, negotiateFilters, type PushedFilter } from './fragments.js';
+import { literalComparedColumns, textColumnsOf } from './known-values.js';
 import { sourceTableText } from './target-names.js';
+
+export { ColumnLookup } from './column-lookup.js';
 
 export interface Fragment {
   ref: BoundRef;
@@ -26,18 +23,40 @@ export interface Fragment {
   columns: string[];
   /** Metadata of `columns`, in order (for loaders that need types before the first row). */
   columnInfo: ColumnInfo[];
-  pushedFilters: number;
+  /** The filters the source agreed to, exact or inexact (EXPLAIN). */
+  filters: PushedFilter[];
+  /** LIMIT pushed to the source (offset included), or null. */
+  limit: number | null;
+  /**
+   * The fragment's SQL with one more filter, `column IN (keys)`, for dynamic filtering;
+   * null when the source cannot say it.
+   */
+  withKeys(column: string, keys: unknown[]): string | null;
 }
 
 export type Plan =
   | { kind: 'pushdown'; source: Source; sql: string }
-  | { kind: 'local'; fragments: Fragment[]; info: BoundRef[]; localSql: string };
+  | {
+      kind: 'local';
+      fragments: Fragment[];
+      info: BoundRef[];
+      localSql: string;
+      /** Fragments whose join keys narrow another's (dynamic-filters.ts). */
+      dynamic: DynamicFilter[];
+    };
 
 export interface PlanLookup {
   source(name: string): Promise<Source>;
   columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]>;
   /** The default database (context.db / USE), if any: where a statement without tables may run. */
   defaultSource?(): Promise<Source | null>;
+  /** Spellings of text columns the source's statistics know (Source.knownValues), cached. */
+  knownValues?(
+    source: Source,
+    schema: string | null,
+    table: string,
+    columns: string[],
+  ): Promise<Map<string, string[]>>;
 }
 
 /**
@@ -55,35 +74,11 @@ export function compileFor(ast: any, dialect: DialectName, columns?: ColumnLooku
   );
 }
 
-/** Resolves a column reference to the metadata of the bound table that owns it. */
-export class ColumnLookup {
-  constructor(private readonly tables: { qualifier: string; cols: ColumnInfo[] }[]) {}
-  find(ref: { table: string | null; column: string }): ColumnInfo | undefined {
-    const col = ref.column.toLowerCase();
-    if (ref.table) {
-      const t = this.tables.find((x) => x.qualifier.toLowerCase() === ref.table!.toLowerCase());
-      return t?.cols.find((c) => c.name.toLowerCase() === col);
-    }
-    let hit: ColumnInfo | undefined;
-    for (const t of this.tables) {
-      const c = t.cols.find((x) => x.name.toLowerCase() === col);
-      if (c) {
-        // The same table in a subquery (`WHERE x > (SELECT AVG(x) FROM t)`) repeats the name
-        // in another scope; the lookup is flat, so only a real disagreement stays unknown.
-        if (hit && (hit.type !== c.type || hit.name !== c.name)) return undefined;
-        hit ??= c;
-      }
-    }
-    return hit;
-  }
-}
-
 /**
  * Decide what each source runs and what runs locally. One SQL source holding every
  * table whose dialect can say the statement: push it all down. Otherwise each source
- * table becomes a fragment (needed columns, its own WHERE conjuncts) loaded into the
- * local DuckDB, where the rest of the statement runs. Filters pushed to fragments are
- * re-checked locally (DataFusion's Inexact), so a fragment can never change the answer.
+ * table becomes a fragment (fragments.ts: the columns still needed, the filters its source
+ * agreed to, a limit where guaranteed) loaded into the local DuckDB, where the rest runs.
  */
 export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup): Promise<Plan> {
   const sourceRefs = refs.filter((r) => r.kind === 'source');
@@ -91,29 +86,21 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
   const names = new Set(sourceRefs.map((r) => r.source!.toLowerCase()));
   const sources = new Map<string, Source>();
   for (const n of names) sources.set(n, await lookup.source(n));
+  const sourceOf = (r: BoundRef) => sources.get(r.source!.toLowerCase())!;
 
   if (names.size === 1 && info.length === 0) {
     const source = sources.values().next().value!;
-    if (source.dialect === null) {
-      throw new SqlError(
-        ErrorCode.NOT_SUPPORTED,
-        `Source '${source.name}' is a ${source.engine} source: SQL is not supported; call POST /api/integrations/${source.name}/passthrough`,
-      );
-    }
+    if (source.dialect === null) throw notSql(source);
     if (source.capabilities.fullStatements) {
       const pushed = clone(ast);
       const items = tableItems(pushed);
       for (const r of sourceRefs) items[r.index].db = null;
-      const lookup2 = new ColumnLookup(
-        await Promise.all(
-          sourceRefs.map(async (r) => ({
-            qualifier: r.qualifier,
-            cols: await lookup.columns(source, r.schema, r.table),
-          })),
-        ),
+      const tables = await lookupTables(ast, sourceRefs, sourceOf, lookup);
+      const sql = tryCompile(
+        pushed,
+        source.dialect,
+        compileOpts(source.dialect, new ColumnLookup([...tables.values()])),
       );
-      const dialect = source.dialect;
-      const sql = tryCompile(pushed, dialect, compileOpts(dialect, lookup2));
       if (sql !== null) return { kind: 'pushdown', source, sql };
     }
   }
@@ -126,100 +113,53 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
       return { kind: 'pushdown', source: s, sql: compileFor(ast, 'mysql') };
     }
   }
+  for (const s of sources.values()) if (s.dialect === null) throw notSql(s);
 
-  for (const s of sources.values()) {
-    if (s.dialect === null)
-      throw new SqlError(
-        ErrorCode.NOT_SUPPORTED,
-        `Source '${s.name}' is a ${s.engine} source: SQL is not supported; call POST /api/integrations/${s.name}/passthrough`,
-      );
-  }
-
-  const colsByRef = new Map<number, ColumnInfo[]>();
-  for (const r of sourceRefs) {
-    colsByRef.set(r.index, await lookup.columns(sources.get(r.source!.toLowerCase())!, r.schema, r.table));
-  }
-  const refsUsed = columnRefs(ast);
-  const starAll = refsUsed.some((c) => nameOf(c.column) === '*' && !nameOf(c.table));
-  const naturalOrUsing = tableItems(ast).some((n) => /NATURAL/i.test(String(n.join ?? '')));
-  const using = new Set<string>();
-  visit(ast, (n) => {
-    if (Array.isArray(n.using)) for (const u of n.using) using.add(String(nameOf(u)).toLowerCase());
-  });
-
-  const fragments: Fragment[] = [];
+  const tables = await lookupTables(ast, sourceRefs, sourceOf, lookup);
+  checkColumns(ast, refs, sourceRefs, tables);
   const local = clone(ast);
-  const localItems = tableItems(local);
-  const topWhere = ast.type === 'select' ? conjuncts(ast.where) : [];
-  const topFrom: any[] = ast.type === 'select' && Array.isArray(ast.from) ? ast.from : [];
-  const hasRightOrFull = topFrom.some((n) => /RIGHT|FULL/i.test(String(n.join ?? '')));
-
-  for (const r of sourceRefs) {
-    const source = sources.get(r.source!.toLowerCase())!;
-    const dialect = source.dialect!;
-    const cols = colsByRef.get(r.index)!;
-    const q = r.qualifier.toLowerCase();
-    const needed = new Set<string>();
-    const byLower = new Map(cols.map((c) => [c.name.toLowerCase(), c.name]));
-    const all = starAll || naturalOrUsing;
-    for (const c of refsUsed) {
-      const t = nameOf(c.table)?.toLowerCase() ?? null;
-      const col = nameOf(c.column) ?? '';
-      if (t === q) {
-        if (col === '*') for (const x of cols) needed.add(x.name);
-        else if (byLower.has(col.toLowerCase())) needed.add(byLower.get(col.toLowerCase())!);
-        else if (ownsQualifier(refs, r, q))
-          throw new SqlError(
-            ErrorCode.UNKNOWN_COLUMN,
-            `Unknown column '${r.qualifier}.${col}': table ${r.source}.${r.table} has no such column`,
-          );
-      } else if (t === null && byLower.has(col.toLowerCase())) needed.add(byLower.get(col.toLowerCase())!);
-    }
-    for (const u of using) if (byLower.has(u)) needed.add(byLower.get(u)!);
-    if (all) for (const x of cols) needed.add(x.name);
-    const columns = cols.map((c) => c.name).filter((n) => needed.has(n));
-
-    // WHERE conjuncts that touch only this table, when it is not on an outer join's null side.
-    const nullSide =
-      /LEFT|RIGHT|FULL/i.test(String(r.node.join ?? '')) || (hasRightOrFull && topFrom.indexOf(r.node) >= 0);
-    const inTop = topFrom.includes(r.node);
-    const pushed: any[] = [];
-    const mineLookup = new ColumnLookup([{ qualifier: r.qualifier, cols }]);
-    if (inTop && !nullSide) {
-      for (const cj of topWhere) {
-        if (hasSubquery(cj) || hasAggregate(cj)) continue;
-        const crs = columnRefs(cj);
-        if (crs.length === 0) continue;
-        const mine = crs.every((c) => {
-          const t = nameOf(c.table)?.toLowerCase() ?? null;
-          const col = (nameOf(c.column) ?? '').toLowerCase();
-          if (t !== null) return t === q && byLower.has(col);
-          return byLower.has(col) && !otherHas(sourceRefs, colsByRef, r, col);
-        });
-        if (!mine) continue;
-        const probe = fragmentAst(r, columns, [...pushed, clone(cj)]);
-        if (canCompile(probe, dialect, compileOpts(dialect, mineLookup)).ok) pushed.push(clone(cj));
-      }
-    }
-    const fast = fragmentAst(r, columns, pushed);
-    const temp = `__f${r.index}`;
-    fragments.push({
-      ref: r,
-      source,
-      sql: compileFor(fast, dialect, mineLookup),
-      temp,
-      columns,
-      columnInfo: columns.map((n) => cols.find((c) => c.name === n)!),
-      pushedFilters: pushed.length,
-    });
-    renameLocal(localItems[r.index], temp, r.qualifier);
-  }
-  for (const r of info) {
-    renameLocal(localItems[r.index], `__info_${r.table.toLowerCase()}`, r.qualifier);
-  }
-  const localLookup = new ColumnLookup(
-    sourceRefs.map((r) => ({ qualifier: r.qualifier, cols: colsByRef.get(r.index)! })),
+  const byIndex = new Map(sourceRefs.map((r) => [r.index, sourceOf(r)]));
+  const drafts = negotiateFilters(
+    ast,
+    local,
+    sourceRefs,
+    tables,
+    byIndex,
+    (s, l) => compileOpts(s.dialect!, l),
+    (t) => new ColumnLookup([t]),
   );
+  const everything = wholeRows(ast);
+  const using = usingColumns(ast);
+  const localRefs = columnRefs(local);
+  const fragments: Fragment[] = drafts.map((d) => {
+    const r = d.ref;
+    const dialect = d.source.dialect!;
+    const mine = new ColumnLookup([d.table]);
+    const opts = compileOpts(dialect, mine);
+    d.limit = guaranteedLimit(ast, local, d, sourceRefs.length + info.length);
+    const columns = neededColumns(d.table, localRefs, using, everything || !d.source.capabilities.projection);
+    const sql = compile(fragmentAst(r, columns, d.filters, d.limit), dialect, opts);
+    return {
+      ref: r,
+      source: d.source,
+      sql,
+      temp: `__f${r.index}`,
+      columns,
+      columnInfo: columns.map((n) => d.table.cols.find((c) => c.name === n)!),
+      filters: d.agreed,
+      limit: d.limit,
+      withKeys: (column, keys) =>
+        tryCompile(
+          fragmentAst(r, columns, [...d.filters, keysFilter(r.qualifier, column, keys)], d.limit),
+          dialect,
+          opts,
+        ),
+    };
+  });
+  const localItems = tableItems(local);
+  for (const f of fragments) renameLocal(localItems[f.ref.index], f.temp, f.ref.qualifier);
+  for (const r of info) renameLocal(localItems[r.index], `__info_${r.table.toLowerCase()}`, r.qualifier);
+  const localLookup = new ColumnLookup([...tables.values()]);
   const check = canCompile(local, 'duckdb', compileOpts('duckdb', localLookup));
   if (!check.ok) {
     const only = sources.size === 1 ? sources.values().next().value! : null;
@@ -230,19 +170,126 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
         : `Not supported across sources: ${check.reason}`,
     );
   }
-  return { kind: 'local', fragments, info, localSql: compileFor(local, 'duckdb', localLookup) };
+  return {
+    kind: 'local',
+    fragments,
+    info,
+    localSql: compileFor(local, 'duckdb', localLookup),
+    dynamic: planDynamicFilters(ast, fragments),
+  };
 }
 
-function ownsQualifier(refs: BoundRef[], r: BoundRef, q: string): boolean {
-  return refs.filter((x) => x.qualifier.toLowerCase() === q).length === 1 && r.qualifier.toLowerCase() === q;
+function notSql(source: Source): SqlError {
+  return new SqlError(
+    ErrorCode.NOT_SUPPORTED,
+    `Source '${source.name}' is a ${source.engine} source: SQL is not supported; call POST /api/integrations/${source.name}/passthrough`,
+  );
 }
 
-function otherHas(refs: BoundRef[], cols: Map<number, ColumnInfo[]>, r: BoundRef, col: string): boolean {
-  return refs.some((x) => x !== r && (cols.get(x.index) ?? []).some((c) => c.name.toLowerCase() === col));
+/** Each source table's columns, and the known spellings of the text columns compared with literals. */
+async function lookupTables(
+  ast: any,
+  refs: BoundRef[],
+  sourceOf: (r: BoundRef) => Source,
+  lookup: PlanLookup,
+): Promise<Map<number, LookupTable>> {
+  const tables = new Map<number, LookupTable>();
+  await Promise.all(
+    refs.map(async (r) => {
+      tables.set(r.index, {
+        qualifier: r.qualifier,
+        cols: await lookup.columns(sourceOf(r), r.schema, r.table),
+      });
+    }),
+  );
+  const compared = literalComparedColumns(ast);
+  if (compared.length && lookup.knownValues) {
+    const all = [...tables.values()];
+    await Promise.all(
+      refs.map(async (r) => {
+        const source = sourceOf(r);
+        const t = tables.get(r.index)!;
+        const cols = source.knownValues ? textColumnsOf(t, all, compared) : [];
+        if (cols.length) t.known = await lookup.knownValues!(source, r.schema, r.table, cols);
+      }),
+    );
+  }
+  return tables;
+}
+
+/** A qualified column that names a table of the statement but none of its columns. */
+function checkColumns(
+  ast: any,
+  refs: BoundRef[],
+  sourceRefs: BoundRef[],
+  tables: Map<number, LookupTable>,
+): void {
+  for (const c of columnRefs(ast)) {
+    const q = nameOf(c.table)?.toLowerCase();
+    const col = nameOf(c.column) ?? '';
+    if (!q || col === '*') continue;
+    const owners = refs.filter((r) => r.qualifier.toLowerCase() === q);
+    if (owners.length !== 1 || !sourceRefs.includes(owners[0])) continue;
+    const r = owners[0];
+    if (!tables.get(r.index)!.cols.some((x) => x.name.toLowerCase() === col.toLowerCase()))
+      throw new SqlError(
+        ErrorCode.UNKNOWN_COLUMN,
+        `Unknown column '${r.qualifier}.${col}': table ${r.source}.${r.table} has no such column`,
+      );
+  }
+}
+
+/** `SELECT *` and NATURAL JOIN read every column of every table. */
+function wholeRows(ast: any): boolean {
+  if (columnRefs(ast).some((c) => nameOf(c.column) === '*' && !nameOf(c.table))) return true;
+  return tableItems(ast).some((n) => /NATURAL/i.test(String(n.join ?? '')));
+}
+
+/** Column names of every USING list (lower case). */
+function usingColumns(ast: any): Set<string> {
+  const out = new Set<string>();
+  visit(ast, (n) => {
+    if (Array.isArray(n.using)) for (const u of n.using) out.add(String(nameOf(u)).toLowerCase());
+  });
+  return out;
+}
+
+/** The columns of `table` the local statement reads, in the table's order. */
+function neededColumns(table: LookupTable, refs: any[], using: Set<string>, everything: boolean): string[] {
+  if (everything) return table.cols.map((c) => c.name);
+  const q = table.qualifier.toLowerCase();
+  const byLower = new Map(table.cols.map((c) => [c.name.toLowerCase(), c.name]));
+  const needed = new Set<string>();
+  for (const c of refs) {
+    const t = nameOf(c.table)?.toLowerCase() ?? null;
+    const col = nameOf(c.column) ?? '';
+    if (t === q && col === '*') for (const x of table.cols) needed.add(x.name);
+    else if ((t === q || t === null) && byLower.has(col.toLowerCase()))
+      needed.add(byLower.get(col.toLowerCase())!);
+  }
+  for (const u of using) if (byLower.has(u)) needed.add(byLower.get(u)!);
+  return table.cols.map((c) => c.name).filter((n) => needed.has(n));
+}
+
+/** `qualifier.column IN (keys)` as an AST conjunct (numbers and strings only; others are never keys). */
+function keysFilter(qualifier: string, column: string, keys: unknown[]): any {
+  return {
+    type: 'binary_expr',
+    operator: 'IN',
+    left: { type: 'column_ref', table: qualifier, column },
+    right: {
+      type: 'expr_list',
+      value: keys.map((k) =>
+        typeof k === 'string'
+          ? { type: 'string', value: k }
+          : { type: 'number', value: typeof k === 'bigint' ? k.toString() : k },
+      ),
+    },
+  };
 }
 
 /** Compile once: the text, or null when the target cannot say the statement (compiling twice to ask first costs as much as compiling). */
-function tryCompile(ast: any, dialect: DialectName, opts: ReturnType<typeof compileOpts>): string | null {
+function tryCompile(ast: any, dialect: DialectName, opts: CompileOptions): string | null {
   try {
     return compile(ast, dialect, opts);
   } catch (e) {
@@ -259,31 +306,12 @@ function renameLocal(node: any, temp: string, qualifier: string): void {
   if (!node.as) node.as = qualifier;
 }
 
-function compileOpts(dialect: DialectName, columns: ColumnLookup) {
+function compileOpts(dialect: DialectName, columns: ColumnLookup): CompileOptions {
   return {
     tableName: (ref: { schema?: string | null; table: string }) =>
       sourceTableText(dialect, ref.schema ?? null, ref.table),
     columnType: (ref: { table: string | null; column: string }) => columns.find(ref)?.type,
     columnName: (ref: { table: string | null; column: string }) => columns.find(ref)?.name ?? ref.column,
-  };
-}
-
-function fragmentAst(r: BoundRef, columns: string[], where: any[]): any {
-  const cols = columns.length
-    ? columns.map((c) => ({ expr: { type: 'column_ref', table: null, column: c }, as: null }))
-    : [{ expr: { type: 'number', value: 1 }, as: '__row' }];
-  return {
-    with: null,
-    type: 'select',
-    options: null,
-    distinct: null,
-    columns: cols,
-    from: [{ db: null, schema: r.schema, table: r.table, as: r.qualifier }],
-    where: where.length ? andAll(where) : null,
-    groupby: null,
-    having: null,
-    orderby: null,
-    limit: null,
-    window: null,
+    knownValues: (ref: { table: string | null; column: string }) => columns.knownValues(ref),
   };
 }

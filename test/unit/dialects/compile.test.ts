@@ -299,7 +299,10 @@ describe('MySQL semantics on postgres and duckdb', () => {
       pg("SELECT 1 FROM t WHERE name = 'Bob '"),
       /WHERE lower\(rtrim\(CAST\("name" AS text\)\)\) = 'bob'/,
     );
-    assert.match(pg("SELECT 1 FROM t WHERE name = 'Bob'", typed), /WHERE lower\(rtrim\("name"\)\) = 'bob'/);
+    assert.match(
+      pg("SELECT 1 FROM t WHERE name = 'Bob'", typed),
+      /WHERE octet_length\("name"\) >= 3 AND lower\(rtrim\("name"\)\) = 'bob'/,
+    );
     assert.match(
       pg('SELECT 1 FROM t WHERE name = city', typed),
       /lower\(rtrim\("name"\)\) = lower\(rtrim\("city"\)\)/,
@@ -313,7 +316,7 @@ describe('MySQL semantics on postgres and duckdb', () => {
   test('accents are folded as utf8mb4_general_ci does (é = e, ß = s, but æ <> a)', () => {
     assert.equal(
       raw("SELECT 1 FROM t WHERE name = 'Crème Brûlée'", 'postgres', { ...typed, autoAlias: false }),
-      `SELECT 1 FROM "t" WHERE translate(lower(rtrim("name"))${ACCENTS} = 'creme brulee'`,
+      `SELECT 1 FROM "t" WHERE octet_length("name") >= 12 AND "name" LIKE '_____ ______%' AND translate(lower(rtrim("name"))${ACCENTS} = 'creme brulee'`,
     );
     assert.match(raw("SELECT 1 FROM t WHERE name = 'Æsir'", 'duckdb', typed), /= 'æsir'$/);
     assert.match(

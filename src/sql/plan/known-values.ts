@@ -1,0 +1,58 @@
+/**
+ * Which text columns are worth asking the source's statistics about: those a statement
+ * compares with text literals (`col = 'x'`, `col <> 'x'`, `col IN ('x', 'y')`). Their known
+ * spellings let the compiler decide the comparison without folding every row
+ * (dialects/text-equality.ts).
+ */
+import type { ColumnInfo } from '../types.js';
+import { nameOf, visit } from './ast-walk.js';
+
+const TEXT_TYPES = new Set(['CHAR', 'VARCHAR', 'TEXT', 'ENUM', 'SET']);
+
+/** Column references compared with text literals, anywhere in the statement. */
+export function literalComparedColumns(ast: any): any[] {
+  const out: any[] = [];
+  visit(ast, (n) => {
+    if (n.type !== 'binary_expr') return;
+    const op = String(n.operator).toUpperCase();
+    if (op === '=' || op === '<>' || op === '!=') {
+      if (n.left?.type === 'column_ref' && n.right?.type === 'string') out.push(n.left);
+      else if (n.right?.type === 'column_ref' && n.left?.type === 'string') out.push(n.right);
+    } else if (op === 'IN' || op === 'NOT IN') {
+      const items = n.right?.type === 'expr_list' ? n.right.value : null;
+      if (
+        n.left?.type === 'column_ref' &&
+        Array.isArray(items) &&
+        items.every((i: any) => i?.type === 'string')
+      )
+        out.push(n.left);
+    }
+  });
+  return out;
+}
+
+/** A table of the statement, as the owner of column references. */
+export interface OwnerTable {
+  qualifier: string;
+  cols: ColumnInfo[];
+}
+
+/**
+ * The real names of text columns of `table` that `refs` point at: qualified by its
+ * qualifier, or unqualified and found in no other table.
+ */
+export function textColumnsOf(table: OwnerTable, all: OwnerTable[], refs: any[]): string[] {
+  const q = table.qualifier.toLowerCase();
+  const out = new Set<string>();
+  for (const ref of refs) {
+    const col = (nameOf(ref.column) ?? '').toLowerCase();
+    const t = nameOf(ref.table)?.toLowerCase() ?? null;
+    if (t !== null && t !== q) continue;
+    const info = table.cols.find((c) => c.name.toLowerCase() === col);
+    if (!info || !TEXT_TYPES.has(info.type)) continue;
+    if (t === null && all.some((o) => o !== table && o.cols.some((c) => c.name.toLowerCase() === col)))
+      continue;
+    out.add(info.name);
+  }
+  return [...out];
+}
