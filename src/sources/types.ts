@@ -48,6 +48,12 @@ export interface Source {
   readonly capabilities: PushdownCapabilities;
   /** Default schema for unqualified tables (`public`, the mysql database name, `main`). */
   readonly defaultSchema: string;
+  /**
+   * The pseudo-column giving a base table's rows in scan order (PostgreSQL `ctid`, DuckDB
+   * and SQLite `rowid`), when the source has one: grouping on text in two phases keeps
+   * MySQL's choice of a group's spelling with it (sql/dialects/two-phase.ts).
+   */
+  readonly rowMarker?: string;
 
   listTables(): Promise<TableInfo[]>;
   /** Throws SqlError 1146 naming source and table when the table does not exist. */

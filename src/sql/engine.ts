@@ -67,6 +67,10 @@ export class Engine implements SqlEngine {
   private readonly plans = new TtlLru<Plan>(500, COLUMN_TTL_MS);
   /** ...and so do pushdown plans shared by a literal shape (`WHERE id = 17`, `= 18`, ...). */
   private readonly shapePlans = new ShapePlans(500, COLUMN_TTL_MS);
+  private readonly tableLists = new TtlLru<{ source: Source; tables: Promise<TableInfo[]> }>(
+    100,
+    COLUMN_TTL_MS,
+  );
   private readonly known = new TtlLru<{ source: Source; values: Map<string, string[]> }>(
     500,
     KNOWN_VALUES_TTL_MS,
@@ -300,6 +304,7 @@ export class Engine implements SqlEngine {
       source: (n) => this.deps.sources.get(n),
       columns: (s, schema, table) => this.columns(s, schema, table),
       knownValues: (s, schema, table, cols) => this.knownValues(s, schema, table, cols),
+      tableType: (s, schema, table) => this.tableType(s, schema, table),
       defaultSource: async () => (ctx.db ? this.deps.sources.get(ctx.db).catch(() => null) : null),
     });
   }
@@ -342,6 +347,25 @@ export class Engine implements SqlEngine {
   }
 
   /**
+   * Whether a table of the source's default schema is a base table or a view (from its
+   * cached table list); null for other schemas and unknown names.
+   */
+  private async tableType(source: Source, schema: string | null, table: string): Promise<string | null> {
+    if (schema !== null && schema !== source.defaultSchema) return null;
+    const key = source.name.toLowerCase();
+    let hit = this.tableLists.get(key);
+    if (!hit || hit.source !== source) {
+      hit = { source, tables: source.listTables().catch(() => []) };
+      this.tableLists.set(key, hit);
+    }
+    const tables = await hit.tables;
+    const exact =
+      tables.find((t) => t.name === table) ??
+      tables.find((t) => t.name.toLowerCase() === table.toLowerCase());
+    return exact?.type ?? null;
+  }
+
+  /**
    * Known spellings of text columns (the source's statistics), cached for a minute: they
    * only make comparisons cheaper, so a failure or a stale answer costs speed, never rows.
    */
@@ -364,6 +388,7 @@ export class Engine implements SqlEngine {
   /** Drop cached metadata and plans (after DDL, DROP DATABASE, or a catalog change). */
   forgetColumns(): void {
     this.columnCache.clear();
+    this.tableLists.clear();
     this.plans.clear();
     this.shapePlans.clear();
   }

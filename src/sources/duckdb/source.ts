@@ -48,6 +48,7 @@ export class DuckdbSource implements Source {
   readonly engine = 'duckdb';
   readonly dialect = 'duckdb' as const;
   readonly capabilities = SQL_CAPABILITIES;
+  readonly rowMarker = 'rowid';
   readonly defaultSchema = 'main';
   private instance: Promise<DuckDBInstance> | null = null;
   private closed = false;

@@ -74,6 +74,7 @@ export class PostgresSource implements Source {
   readonly engine = 'postgres';
   readonly dialect = 'postgres' as const;
   readonly capabilities = SQL_CAPABILITIES;
+  readonly rowMarker = 'ctid';
   readonly defaultSchema: string;
   private pool: Promise<pg.Pool> | null = null;
   private closed = false;

@@ -32,6 +32,7 @@ export class SqliteSource implements Source {
   readonly engine = 'sqlite';
   readonly dialect = 'sqlite' as const;
   readonly capabilities = SQL_CAPABILITIES;
+  readonly rowMarker = 'rowid';
   readonly defaultSchema = 'main';
   private db: Database | null = null;
   private closed = false;

@@ -30,6 +30,7 @@ import {
   WINDOW_ONLY,
 } from './support.js';
 import { likeSuperset, splitKnown } from './text-equality.js';
+import { FIRST_SEEN, GROUPED } from './two-phase.js';
 
 import {
   type ColumnRefName,
@@ -86,6 +87,8 @@ export abstract class SqlCompiler {
   protected grouping: Grouping | null = null;
   private generated = 0;
   private inRecursiveCte = false;
+  /** While compiling phase 2 of a two-phase grouping: the first-seen column representatives order by. */
+  protected firstSeen: string | null = null;
 
   /** Type names used by casts the compiler inserts; targets override. */
   readonly textType: string = 'text';
@@ -373,6 +376,12 @@ export abstract class SqlCompiler {
     // SELECT ... INTO @var / OUTFILE writes somewhere other than the result.
     if (s.into && typeof s.into === 'object' && s.into.type) return this.unsupported('SELECT ... INTO');
     const scope = this.pushScope(s.from);
+    const outerFirstSeen = this.firstSeen;
+    // Phase 2 of a two-phase grouping reads spellings by where their raw group was first seen.
+    this.firstSeen =
+      s.from?.length === 1 && s.from[0]?.as === GROUPED && s.from[0]?.expr
+        ? `${this.quoteIdent(GROUPED)}.${this.quoteIdent(FIRST_SEEN)}`
+        : null;
     try {
       const cols: AstNode[] = Array.isArray(s.columns) ? s.columns : [];
       for (const c of cols) {
@@ -427,6 +436,7 @@ export abstract class SqlCompiler {
       if (s.locking_read) parts.push(this.lockingClause(String(s.locking_read)));
       return parts.filter(Boolean).join(' ');
     } finally {
+      this.firstSeen = outerFirstSeen;
       this.popScope();
     }
   }
@@ -486,7 +496,12 @@ export abstract class SqlCompiler {
 
   /** One value of a column within a group: MySQL returns the first row's. */
   protected representative(sql: string): string {
-    return `(array_agg(${sql}))[1]`;
+    return this.firstSeen ? this.firstBy(sql, this.firstSeen) : `(array_agg(${sql}))[1]`;
+  }
+
+  /** The value at the least `order` in a group (phase 2 of a two-phase grouping). */
+  protected firstBy(sql: string, order: string): string {
+    return `(array_agg(${sql} ORDER BY ${order}))[1]`;
   }
 
   /** A one-column subquery whose values are folded for comparison. */

@@ -12,7 +12,12 @@ export class DuckdbCompiler extends SqlCompiler {
   override readonly intType = 'BIGINT';
 
   protected override representative(sql: string): string {
-    return `first(${sql})`;
+    return this.firstSeen ? this.firstBy(sql, this.firstSeen) : `first(${sql})`;
+  }
+
+  /** arg_min_null, not arg_min: a NULL at the least position is the value, as first() would give. */
+  protected override firstBy(sql: string, order: string): string {
+    return `arg_min_null(${sql}, ${order})`;
   }
 
   protected override distinctListAgg(value: string, direction: string, sep: string): string {

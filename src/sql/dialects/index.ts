@@ -9,6 +9,7 @@ import { DuckdbCompiler } from './duckdb.js';
 import { MysqlCompiler } from './mysql.js';
 import { PostgresCompiler } from './postgres.js';
 import { SqliteCompiler } from './sqlite.js';
+import { twoPhase } from './two-phase.js';
 import { type CompileOptions, type Target, UnsupportedError } from './types.js';
 
 export { SqlCompiler } from './compiler.js';
@@ -31,9 +32,20 @@ export function compilerFor(target: Target, opts: CompileOptions = {}): SqlCompi
   }
 }
 
+/**
+ * The statement as the compiler takes it: a grouped SELECT over text in two phases
+ * (two-phase.ts) on targets that emulate MySQL's collation.
+ */
+function prepare(ast: AstNode, target: Target, opts: CompileOptions): { ast: AstNode; opts: CompileOptions } {
+  // SQLite has no ordered aggregate to keep MySQL's choice of spelling with: one phase there.
+  if (target !== 'postgres' && target !== 'duckdb') return { ast, opts };
+  return twoPhase(ast, opts) ?? { ast, opts };
+}
+
 /** SQL text for the target. Throws UnsupportedError when the target cannot say it. */
 export function compile(ast: AstNode, target: Target, opts: CompileOptions = {}): string {
-  return compilerFor(target, opts).compile(ast);
+  const p = prepare(ast, target, opts);
+  return compilerFor(target, p.opts).compile(p.ast);
 }
 
 /** SQL text for the target, and where it only approximates MySQL's meaning. Throws UnsupportedError. */
@@ -42,8 +54,9 @@ export function compileChecked(
   target: Target,
   opts: CompileOptions = {},
 ): { sql: string; approximations: string[] } {
-  const c = compilerFor(target, opts);
-  const sql = c.compile(ast);
+  const p = prepare(ast, target, opts);
+  const c = compilerFor(target, p.opts);
+  const sql = c.compile(p.ast);
   return { sql, approximations: [...c.approximations] };
 }
 
@@ -52,7 +65,7 @@ export type CanCompile = { ok: true } | { ok: false; reason: string };
 /** Whether `compile` would succeed, and why not. */
 export function canCompile(ast: AstNode, target: Target, opts: CompileOptions = {}): CanCompile {
   try {
-    compilerFor(target, opts).compile(ast);
+    compile(ast, target, opts);
     return { ok: true };
   } catch (e) {
     if (e instanceof UnsupportedError) return { ok: false, reason: e.reason };

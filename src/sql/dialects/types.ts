@@ -42,6 +42,12 @@ export interface CompileOptions {
    */
   knownValues?: (ref: ColumnRefName) => readonly string[] | undefined;
   /**
+   * The pseudo-column giving a base table's row positions in scan order (`ctid`, `rowid`),
+   * or null (a view, or a target without one). Grouping on text in two phases needs it to
+   * keep MySQL's choice of a group's spelling (two-phase.ts); without it, one phase.
+   */
+  rowMarker?: (ref: TableRefName) => string | null | undefined;
+  /**
    * Give unaliased computed select items a MySQL-style name (`COUNT(*)`), as MySQL would
    * label the column. Default true.
    */

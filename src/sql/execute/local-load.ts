@@ -80,8 +80,10 @@ function decimalScale(rows: Row[], col: number): number {
 }
 
 /**
- * Loads a stream of canonical row batches into DuckDB as `schema.name` (a raw staging
- * table plus a typed view of that name). Returns rows loaded.
+ * Loads a stream of canonical row batches into DuckDB as the table `schema.name`: rows are
+ * appended to a staging table, which becomes the table itself when every column is staged
+ * in its type, else is converted into it in one vectorised pass. A table, not a view: its
+ * rowid keeps the rows' order (two-phase grouping reads it). Returns rows loaded.
  */
 export async function loadBatches(
   conn: DuckDBConnection,
@@ -101,8 +103,6 @@ export async function loadBatches(
     plans = fields.map((f, i) => planColumn(f.type, f.type === 'DECIMAL' ? decimalScale(first, i) : 0));
     const cols = fields.map((f, i) => `${dq(f.name)} ${plans![i].staging}`).join(', ');
     await conn.run(`CREATE TABLE ${q(raw)} (${cols || '"__row" INTEGER'})`);
-    const sel = fields.map((f, i) => `${plans![i].view(dq(f.name))} AS ${dq(f.name)}`).join(', ');
-    await conn.run(`CREATE VIEW ${q(name)} AS SELECT ${sel || '"__row"'} FROM ${q(raw)}`);
     appender = await conn.createAppender(raw, schema);
   };
   try {
@@ -127,7 +127,34 @@ export async function loadBatches(
   } finally {
     if (appender) (appender as DuckDBAppender).closeSync();
   }
+  await typedTable(
+    conn,
+    schema,
+    raw,
+    name,
+    fields.map((f, i) => ({ name: f.name, view: plans![i].view })),
+  );
   return count;
+}
+
+/** The staged table `raw` as the typed table `name`: renamed when nothing converts, else converted. */
+async function typedTable(
+  conn: DuckDBConnection,
+  schema: string,
+  raw: string,
+  name: string,
+  cols: { name: string; view: (col: string) => string }[],
+): Promise<void> {
+  const q = (t: string) => `${dq(schema)}.${dq(t)}`;
+  const sel = cols.map((c) => [c.view(dq(c.name)), dq(c.name)]);
+  if (sel.every(([expr, col]) => expr === col)) {
+    await conn.run(`ALTER TABLE ${q(raw)} RENAME TO ${dq(name)}`);
+    return;
+  }
+  await conn.run(
+    `CREATE TABLE ${q(name)} AS SELECT ${sel.map(([e, c]) => `${e} AS ${c}`).join(', ')} FROM ${q(raw)}`,
+  );
+  await conn.run(`DROP TABLE ${q(raw)}`);
 }
 
 /**
@@ -144,7 +171,6 @@ export async function loadCsvFile(
   opts: { hexBinary?: boolean } = {},
 ): Promise<void> {
   const q = (t: string) => `${dq(schema)}.${dq(t)}`;
-  const raw = `${name}__raw`;
   const plans = fields.map((f) => {
     // A DECIMAL that fits 64 bits is parsed by the CSV reader itself: no text column, no cast.
     if (f.type === 'DECIMAL' && f.precision !== undefined && f.precision <= 18) {
@@ -160,14 +186,14 @@ export async function loadCsvFile(
   const cols = width
     ? fields.map((f, i) => `${lit(f.name)}: ${lit(plans[i].staging)}`).join(', ')
     : `'__row': 'INTEGER'`;
-  await conn.run(
-    `CREATE TABLE ${q(raw)} AS SELECT * FROM read_csv(${lit(path)}, header = false, auto_detect = false, ` +
-      `columns = {${cols}}, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, null_padding = false)`,
-  );
   const sel = width
     ? fields.map((f, i) => `${plans[i].view(dq(f.name))} AS ${dq(f.name)}`).join(', ')
     : '"__row"';
-  await conn.run(`CREATE VIEW ${q(name)} AS SELECT ${sel} FROM ${q(raw)}`);
+  // One pass from the CSV reader to the typed table (a table, not a view: see loadBatches).
+  await conn.run(
+    `CREATE TABLE ${q(name)} AS SELECT ${sel} FROM read_csv(${lit(path)}, header = false, auto_detect = false, ` +
+      `columns = {${cols}}, delim = ',', quote = '"', escape = '"', allow_quoted_nulls = false, null_padding = false)`,
+  );
 }
 
 function lit(s: string): string {

@@ -3,7 +3,11 @@ import type { ColumnInfo } from '../types.js';
 /** A table of a statement as the compiler sees it: its qualifier, columns and their known spellings. */
 export interface LookupTable {
   qualifier: string;
+  /** The table's own name (for TableRefName callbacks), when it differs from nothing else. */
+  table?: string;
   cols: ColumnInfo[];
+  /** The pseudo-column of its rows' positions, when it is a base table that has one. */
+  rowMarker?: string;
   /** Spellings the source's statistics know, by real column name (known-values.ts). */
   known?: Map<string, string[]>;
 }
@@ -20,6 +24,15 @@ export class ColumnLookup {
   knownValues(ref: { table: string | null; column: string }): string[] | undefined {
     const hit = this.locate(ref);
     return hit ? hit.table.known?.get(hit.col.name) : undefined;
+  }
+
+  /** The row-position pseudo-column of a table as the statement names it (ctid, rowid), if known. */
+  rowMarker(ref: { table: string }): string | undefined {
+    const name = ref.table.toLowerCase();
+    const hits = this.tables.filter((t) => (t.table ?? t.qualifier).toLowerCase() === name);
+    return hits.length > 0 && hits.every((t) => t.rowMarker && t.rowMarker === hits[0].rowMarker)
+      ? hits[0].rowMarker
+      : undefined;
   }
 
   private locate(ref: {

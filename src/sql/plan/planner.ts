@@ -50,6 +50,8 @@ export interface PlanLookup {
   columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]>;
   /** The default database (context.db / USE), if any: where a statement without tables may run. */
   defaultSource?(): Promise<Source | null>;
+  /** Whether a table is a base table or a view (TableInfo.type), cached; null when unknown. */
+  tableType?(source: Source, schema: string | null, table: string): Promise<string | null>;
   /** Spellings of text columns the source's statistics know (Source.knownValues), cached. */
   knownValues?(
     source: Source,
@@ -159,7 +161,16 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
   const localItems = tableItems(local);
   for (const f of fragments) renameLocal(localItems[f.ref.index], f.temp, f.ref.qualifier);
   for (const r of info) renameLocal(localItems[r.index], `__info_${r.table.toLowerCase()}`, r.qualifier);
-  const localLookup = new ColumnLookup([...tables.values()]);
+  // Fragments and catalog rows land in the local engine as tables: rowid gives their order.
+  const localLookup = new ColumnLookup([
+    ...fragments.map((f) => ({ ...tables.get(f.ref.index)!, table: f.temp, rowMarker: 'rowid' })),
+    ...info.map((r) => ({
+      qualifier: r.qualifier,
+      table: `__info_${r.table.toLowerCase()}`,
+      cols: [],
+      rowMarker: 'rowid',
+    })),
+  ]);
   const check = canCompile(local, 'duckdb', compileOpts('duckdb', localLookup));
   if (!check.ok) {
     const only = sources.size === 1 ? sources.values().next().value! : null;
@@ -196,10 +207,13 @@ async function lookupTables(
   const tables = new Map<number, LookupTable>();
   await Promise.all(
     refs.map(async (r) => {
-      tables.set(r.index, {
-        qualifier: r.qualifier,
-        cols: await lookup.columns(sourceOf(r), r.schema, r.table),
-      });
+      const source = sourceOf(r);
+      const [cols, type] = await Promise.all([
+        lookup.columns(source, r.schema, r.table),
+        source.rowMarker && lookup.tableType ? lookup.tableType(source, r.schema, r.table) : null,
+      ]);
+      const rowMarker = type === 'BASE TABLE' ? source.rowMarker : undefined;
+      tables.set(r.index, { qualifier: r.qualifier, table: r.table, cols, rowMarker });
     }),
   );
   const compared = literalComparedColumns(ast);
@@ -313,5 +327,6 @@ function compileOpts(dialect: DialectName, columns: ColumnLookup): CompileOption
     columnType: (ref: { table: string | null; column: string }) => columns.find(ref)?.type,
     columnName: (ref: { table: string | null; column: string }) => columns.find(ref)?.name ?? ref.column,
     knownValues: (ref: { table: string | null; column: string }) => columns.knownValues(ref),
+    rowMarker: (ref: { table: string }) => columns.rowMarker(ref),
   };
 }
