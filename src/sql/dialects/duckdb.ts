@@ -41,6 +41,14 @@ export class DuckdbCompiler extends SqlCompiler {
     return `xor(${this.expr(l)}, ${this.expr(r)})`;
   }
 
+  protected override asciiTest(sql: string): string {
+    return `strlen(${sql}) = length(${sql})`;
+  }
+
+  protected override asciiLower(sql: string): string {
+    return `lower(${sql})`;
+  }
+
   protected override byteLength(sql: string): string {
     return `strlen(${sql})`;
   }

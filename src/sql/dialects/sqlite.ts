@@ -93,6 +93,11 @@ export class SqliteCompiler extends SqlCompiler {
     return v.toLowerCase();
   }
 
+  /** lower(rtrim(x)) is all SQLite folds: no branch to take. */
+  protected override asciiTest(): null {
+    return null;
+  }
+
   protected override byteLength(): null {
     return null;
   }
