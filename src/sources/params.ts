@@ -65,6 +65,18 @@ export function booleanOrObjectParam<T extends z.ZodType>(object: T) {
   );
 }
 
+/** How a SQL source compares text (sql/dialects/types.ts CompileOptions.collation). */
+export const COLLATIONS = ['mysql', 'source'] as const;
+export type Collation = (typeof COLLATIONS)[number];
+
+/** The `collation` parameter every SQL engine takes: 'mysql' (default) or 'source'. */
+export function collationParam() {
+  return z.enum(COLLATIONS).default('mysql');
+}
+
+export const COLLATION_DOC =
+  "text comparison, grouping and sorting: mysql (default; MySQL's case- and accent-insensitive collation, exact) or source (the source's own rules and indexes)";
+
 /** A non-empty string (numbers are taken as their text, e.g. a numeric password). */
 export function textParam() {
   return z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().min(1));

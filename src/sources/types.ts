@@ -54,6 +54,11 @@ export interface Source {
    * MySQL's choice of a group's spelling with it (sql/dialects/two-phase.ts).
    */
   readonly rowMarker?: string;
+  /**
+   * How statements sent to this source compare text: 'mysql' (MySQL's collation, emulated
+   * where the source differs) or 'source' (the source's own rules and indexes). Absent: 'mysql'.
+   */
+  readonly collation?: 'mysql' | 'source';
 
   listTables(): Promise<TableInfo[]>;
   /** Throws SqlError 1146 naming source and table when the table does not exist. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EngineSpec } from '../engine-spec.js';
-import { booleanParam, textParam } from '../params.js';
+import { booleanParam, COLLATION_DOC, collationParam, textParam } from '../params.js';
 import { type DuckdbParams, DuckdbSource } from './source.js';
 
 export type { DuckdbParams } from './source.js';
@@ -10,6 +10,7 @@ export * from './values.js';
 const duckdbParams: z.ZodType<DuckdbParams, any> = z.strictObject({
   path: textParam(),
   read_only: booleanParam().default(true),
+  collation: collationParam(),
 });
 
 export const duckdbEngine: EngineSpec<DuckdbParams> = {
@@ -20,6 +21,7 @@ export const duckdbEngine: EngineSpec<DuckdbParams> = {
   paramDocs: {
     path: 'path of an existing DuckDB database file on the server (required)',
     read_only: 'open read-only (default true)',
+    collation: COLLATION_DOC,
   },
   create: (name, params) => new DuckdbSource(name, params),
 };

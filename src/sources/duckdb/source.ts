@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBResult, type DuckDBType } from '@duckdb/node-api';
 import type { ColumnInfo } from '../../sql/types.js';
 import { cannotConnect, interrupted, sourceClosed, unknownTable } from '../error-util.js';
+import type { Collation } from '../params.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { makeQueryStream, type RowReader } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
@@ -11,6 +12,7 @@ import { DuckChunkConverter, duckTypeToMysql } from './values.js';
 export interface DuckdbParams {
   path: string;
   read_only: boolean;
+  collation: Collation;
 }
 
 const LIST_TABLES_SQL = `
@@ -50,6 +52,9 @@ export class DuckdbSource implements Source {
   readonly capabilities = SQL_CAPABILITIES;
   readonly rowMarker = 'rowid';
   readonly defaultSchema = 'main';
+  get collation(): Collation {
+    return this.params.collation ?? 'mysql';
+  }
   private instance: Promise<DuckDBInstance> | null = null;
   private closed = false;
   private readonly active = new Set<QueryStream>();

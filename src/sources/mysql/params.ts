@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { booleanOrObjectParam, booleanParam, portParam, secretParam, textParam } from '../params.js';
+import {
+  booleanOrObjectParam,
+  booleanParam,
+  COLLATION_DOC,
+  collationParam,
+  portParam,
+  secretParam,
+  textParam,
+} from '../params.js';
 
 /** TLS options as mysql2 (node:tls) takes them; PEM text for ca/cert/key. */
 const sslObject = z.strictObject({
@@ -17,6 +25,7 @@ export const mysqlParams = z.strictObject({
   password: secretParam().optional(),
   database: textParam(),
   ssl: booleanOrObjectParam(sslObject).default(false),
+  collation: collationParam(),
 });
 
 export type MysqlParams = z.infer<typeof mysqlParams>;
@@ -28,4 +37,5 @@ export const mysqlParamDocs: Record<string, string> = {
   password: 'password (secret)',
   database: 'database name (required); the default schema',
   ssl: 'TLS: false (default), true (verified), or {"ca","cert","key","rejectUnauthorized","servername"}',
+  collation: `${COLLATION_DOC}; a MySQL source already compares as MySQL does, so both run the same there`,
 };

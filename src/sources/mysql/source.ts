@@ -39,6 +39,8 @@ export class MysqlSource implements Source {
   private mariadb: boolean | null = null;
   private readonly jsonColumns = new JsonColumns((sql, values) => this.side(sql, values));
 
+  readonly collation: 'mysql' | 'source';
+
   constructor(
     readonly name: string,
     readonly engine: 'mysql' | 'mariadb',
@@ -46,6 +48,7 @@ export class MysqlSource implements Source {
     private readonly log: Logger,
   ) {
     this.defaultSchema = params.database;
+    this.collation = params.collation ?? 'mysql';
     this.ctx = {
       source: name,
       host: params.host,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { portParam, secretParam, textParam } from '../params.js';
+import { COLLATION_DOC, collationParam, portParam, secretParam, textParam } from '../params.js';
 
 export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 export type SslMode = (typeof SSL_MODES)[number];
@@ -13,6 +13,7 @@ export const postgresParams = z.strictObject({
   schema: textParam().default('public'),
   // libpq's default: TLS when the server offers it, plain otherwise.
   sslmode: z.enum(SSL_MODES).default('prefer'),
+  collation: collationParam(),
 });
 
 export type PostgresParams = z.infer<typeof postgresParams>;
@@ -25,4 +26,5 @@ export const postgresParamDocs: Record<string, string> = {
   database: 'database name (required)',
   schema: 'schema for unqualified tables (default public)',
   sslmode: `TLS: ${SSL_MODES.join(', ')} (default prefer)`,
+  collation: COLLATION_DOC,
 };

@@ -75,6 +75,9 @@ export class PostgresSource implements Source {
   readonly dialect = 'postgres' as const;
   readonly capabilities = SQL_CAPABILITIES;
   readonly rowMarker = 'ctid';
+  get collation(): 'mysql' | 'source' {
+    return this.params.collation ?? 'mysql';
+  }
   readonly defaultSchema: string;
   private pool: Promise<pg.Pool> | null = null;
   private closed = false;

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import type { ColumnInfo, FieldInfo, MysqlType, Row } from '../../sql/types.js';
 import { cannotConnect, interrupted, sourceClosed, unknownTable } from '../error-util.js';
+import type { Collation } from '../params.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream, type RowReader, yieldToLoop } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
@@ -10,6 +11,7 @@ import { converterFor, mysqlTypeOfDeclared, mysqlTypeOfValues } from './types.js
 
 export interface SqliteParams {
   path: string;
+  collation: Collation;
 }
 
 const LIST_TABLES_SQL = `
@@ -34,6 +36,9 @@ export class SqliteSource implements Source {
   readonly capabilities = SQL_CAPABILITIES;
   readonly rowMarker = 'rowid';
   readonly defaultSchema = 'main';
+  get collation(): Collation {
+    return this.params.collation ?? 'mysql';
+  }
   private db: Database | null = null;
   private closed = false;
   private readonly open = new Set<StatementCursor>();

@@ -116,6 +116,15 @@ export abstract class SqlCompiler {
     return this.statement(stmt);
   }
 
+  /**
+   * Whether text compares byte for byte here: a binary collation written in the statement
+   * (`COLLATE utf8mb4_bin`, `BINARY x`), or a source whose `collation` parameter is
+   * 'source' (its own rules, its own indexes: nothing is folded).
+   */
+  protected caseSensitive(node: AstNode | null | undefined): boolean {
+    return this.opts.collation === 'source' || hasBinaryCollation(node);
+  }
+
   protected approximate(reason: string): void {
     if (!this.approximations.includes(reason)) this.approximations.push(reason);
   }
@@ -269,7 +278,7 @@ export abstract class SqlCompiler {
       )
         return null;
       names.push(String(cols[i].as ?? (e?.type === 'column_ref' ? columnName(e) : displayName(e))));
-      folded.push([e, f].some((x) => this.kind(x) === 'string' && !hasBinaryCollation(x)));
+      folded.push([e, f].some((x) => this.kind(x) === 'string' && !this.caseSensitive(x)));
     }
     if (!folded.some(Boolean)) return null;
     const qa = this.quoteIdent('_a');
@@ -307,7 +316,7 @@ export abstract class SqlCompiler {
     if (!c || (c.expr?.type === 'column_ref' && columnName(c.expr) === '*')) return null;
     const stringy = members.some((m) => {
       const x = m.columns?.[idx]?.expr;
-      return !!x && this.kind(x) === 'string' && !hasBinaryCollation(x);
+      return !!x && this.kind(x) === 'string' && !this.caseSensitive(x);
     });
     if (!stringy) return null;
     return String(c.as ?? (c.expr?.type === 'column_ref' ? columnName(c.expr) : displayName(c.expr)));
@@ -329,7 +338,7 @@ export abstract class SqlCompiler {
       const name = cols[i].as ?? (e?.type === 'column_ref' ? columnName(e) : displayName(e));
       const folded = members.some((m) => {
         const x = m.columns?.[i]?.expr;
-        return !!x && this.kind(x) === 'string' && !hasBinaryCollation(x);
+        return !!x && this.kind(x) === 'string' && !this.caseSensitive(x);
       });
       out.push({ name: String(name), folded });
     }
@@ -458,7 +467,7 @@ export abstract class SqlCompiler {
     else if (this.hasAggregate(s)) items = [];
     else return null;
     const keys = items.map((node) => {
-      const folded = this.kind(node) === 'string' && !hasBinaryCollation(node);
+      const folded = this.kind(node) === 'string' && !this.caseSensitive(node);
       // Keys are grouped as they are (a boolean column stays boolean; the select list may cast it).
       return { node, folded, sql: folded ? this.foldSql(node) : this.exprInner(node, 'value') };
     });
@@ -486,7 +495,7 @@ export abstract class SqlCompiler {
       if (e?.type === 'column_ref' && columnName(e) === '*') return false;
       if (containsAggregate(e) || containsWindow(e)) return false;
     }
-    return cols.some((c) => this.kind(c.expr) === 'string' && !hasBinaryCollation(c.expr));
+    return cols.some((c) => this.kind(c.expr) === 'string' && !this.caseSensitive(c.expr));
   }
 
   protected hasAggregate(s: AstNode): boolean {
@@ -581,8 +590,13 @@ export abstract class SqlCompiler {
     let sql: string;
     const alias =
       e?.type === 'column_ref' && !e.table ? scope?.aliases.get(columnName(e).toLowerCase()) : undefined;
+    const target = alias ? alias.expr : e;
     const foldIt =
-      fold && this.emulate && !scope?.outputNames && this.kind(alias ? alias.expr : e) === 'string';
+      fold &&
+      this.emulate &&
+      !scope?.outputNames &&
+      this.kind(target) === 'string' &&
+      !this.caseSensitive(target);
     if (alias && !foldIt) sql = this.quoteIdent(alias.name);
     else {
       const prev = scope?.substitute ?? false;
@@ -1150,7 +1164,7 @@ export abstract class SqlCompiler {
   /** Whether a comparison between these two must ignore case and trailing spaces. */
   foldStrings(l: AstNode, r: AstNode): boolean {
     if (!this.emulate) return false;
-    if (hasBinaryCollation(l) || hasBinaryCollation(r)) return false;
+    if (this.caseSensitive(l) || this.caseSensitive(r)) return false;
     if (l?.type === 'expr_list' || r?.type === 'expr_list') return false;
     const kl = this.kind(l);
     const kr = this.kind(r);
@@ -1269,7 +1283,7 @@ export abstract class SqlCompiler {
     if (args.length !== 1 || sub?.type !== 'subquery') return this.unsupported(`${quant} without a subquery`);
     const folds =
       this.emulate &&
-      !hasBinaryCollation(l) &&
+      !this.caseSensitive(l) &&
       (this.kind(l) === 'string' || this.kind(sub) === 'string') &&
       this.kind(sub) !== 'number';
     if (folds) return `${this.foldSql(l)} ${op} ${quant} (${this.foldedSubquery(sub.ast)})`;
@@ -1349,7 +1363,7 @@ export abstract class SqlCompiler {
         this.emulate &&
         single &&
         l?.type !== 'expr_list' &&
-        !hasBinaryCollation(l) &&
+        !this.caseSensitive(l) &&
         (this.kind(l) === 'string' || (this.kind(l) === null && this.kind(sub) === 'string')) &&
         this.kind(sub) !== 'number';
       if (folds) return `${this.foldSql(l)} ${kw} (${this.foldedSubquery(sub.ast)})`;
@@ -1390,7 +1404,7 @@ export abstract class SqlCompiler {
   }
 
   protected like(l: AstNode, r: AstNode, not: boolean): string {
-    const caseSensitive = hasBinaryCollation(l) || hasBinaryCollation(r);
+    const caseSensitive = this.caseSensitive(l) || this.caseSensitive(r);
     const esc = r?.escape?.value ? ` ESCAPE ${this.expr(r.escape.value)}` : this.likeDefaultEscape();
     const kw = not ? 'NOT LIKE' : 'LIKE';
     if (this.emulate && !caseSensitive && this.likeFolds()) {
@@ -1401,7 +1415,8 @@ export abstract class SqlCompiler {
           : this.foldText$(this.text(r), r?.type === 'column_ref', false);
       return `${this.foldText$(this.text(l), l?.type === 'column_ref', false)} ${kw} ${pattern}${esc}`;
     }
-    const op = this.likeOperator(caseSensitive);
+    // A source that keeps its own collation runs its own LIKE.
+    const op = this.opts.collation === 'source' ? 'LIKE' : this.likeOperator(caseSensitive);
     return `${this.textOperand(l)} ${not ? 'NOT ' : ''}${op} ${this.textOperand(r)}${esc}`;
   }
 
@@ -1426,7 +1441,7 @@ export abstract class SqlCompiler {
   }
 
   protected regexp(l: AstNode, r: AstNode, not: boolean): string {
-    const cs = hasBinaryCollation(l) || hasBinaryCollation(r);
+    const cs = this.caseSensitive(l) || this.caseSensitive(r);
     return `${this.textOperand(l)} ${not ? '!' : ''}${cs ? '~' : '~*'} ${this.textOperand(r)}`;
   }
 
@@ -1674,7 +1689,8 @@ export abstract class SqlCompiler {
   protected windowOrderItem(o: AstNode): string {
     const desc = String(o.type ?? '').toUpperCase() === 'DESC';
     const e = o.expr;
-    const sql = this.emulate && this.kind(e) === 'string' ? this.foldSql(e) : this.expr(e);
+    const sql =
+      this.emulate && this.kind(e) === 'string' && !this.caseSensitive(e) ? this.foldSql(e) : this.expr(e);
     return `${sql}${desc ? ' DESC' : ''}${this.nullsOrder(desc)}`;
   }
 
@@ -1733,7 +1749,7 @@ export abstract class SqlCompiler {
 
   /** An argument of a DISTINCT aggregate: strings are told apart as MySQL's collation does. */
   protected distinctArg(node: AstNode, distinct: boolean): string {
-    if (distinct && this.emulate && this.kind(node) === 'string' && !hasBinaryCollation(node))
+    if (distinct && this.emulate && this.kind(node) === 'string' && !this.caseSensitive(node))
       return this.foldSql(node);
     return this.expr(node);
   }

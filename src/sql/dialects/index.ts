@@ -38,7 +38,7 @@ export function compilerFor(target: Target, opts: CompileOptions = {}): SqlCompi
  */
 function prepare(ast: AstNode, target: Target, opts: CompileOptions): { ast: AstNode; opts: CompileOptions } {
   // SQLite has no ordered aggregate to keep MySQL's choice of spelling with: one phase there.
-  if (target !== 'postgres' && target !== 'duckdb') return { ast, opts };
+  if ((target !== 'postgres' && target !== 'duckdb') || opts.collation === 'source') return { ast, opts };
   return twoPhase(ast, opts) ?? { ast, opts };
 }
 

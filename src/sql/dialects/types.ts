@@ -42,6 +42,12 @@ export interface CompileOptions {
    */
   knownValues?: (ref: ColumnRefName) => readonly string[] | undefined;
   /**
+   * How text compares: 'mysql' (default), MySQL's case- and accent-insensitive collation
+   * with trailing spaces ignored; 'source', as the target itself compares (a source whose
+   * `collation` parameter says so: its rules, its indexes).
+   */
+  collation?: 'mysql' | 'source';
+  /**
    * The pseudo-column giving a base table's row positions in scan order (`ctid`, `rowid`),
    * or null (a view, or a target without one). Grouping on text in two phases needs it to
    * keep MySQL's choice of a group's spelling (two-phase.ts); without it, one phase.

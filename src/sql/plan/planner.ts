@@ -101,7 +101,7 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
       const sql = tryCompile(
         pushed,
         source.dialect,
-        compileOpts(source.dialect, new ColumnLookup([...tables.values()])),
+        compileOpts(source.dialect, new ColumnLookup([...tables.values()]), source.collation),
       );
       if (sql !== null) return { kind: 'pushdown', source, sql };
     }
@@ -127,7 +127,7 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
     sourceRefs,
     tables,
     byIndex,
-    (s, l) => compileOpts(s.dialect!, l),
+    (s, l) => compileOpts(s.dialect!, l, s.collation),
     (t) => new ColumnLookup([t]),
   );
   const everything = wholeRows(ast);
@@ -137,7 +137,7 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
     const r = d.ref;
     const dialect = d.source.dialect!;
     const mine = new ColumnLookup([d.table]);
-    const opts = compileOpts(dialect, mine);
+    const opts = compileOpts(dialect, mine, d.source.collation);
     d.limit = guaranteedLimit(ast, local, d, sourceRefs.length + info.length);
     const columns = neededColumns(d.table, localRefs, using, everything || !d.source.capabilities.projection);
     const sql = compile(fragmentAst(r, columns, d.filters, d.limit), dialect, opts);
@@ -171,7 +171,11 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
       rowMarker: 'rowid',
     })),
   ]);
-  const check = canCompile(local, 'duckdb', compileOpts('duckdb', localLookup));
+  // The local engine keeps MySQL's collation unless every source of the statement chose its own.
+  const all = [...sources.values()];
+  const localCollation = all.length > 0 && all.every((s) => s.collation === 'source') ? 'source' : 'mysql';
+  const localOpts = compileOpts('duckdb', localLookup, localCollation);
+  const check = canCompile(local, 'duckdb', localOpts);
   if (!check.ok) {
     const only = sources.size === 1 ? sources.values().next().value! : null;
     throw new SqlError(
@@ -185,7 +189,7 @@ export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup):
     kind: 'local',
     fragments,
     info,
-    localSql: compileFor(local, 'duckdb', localLookup),
+    localSql: compile(local, 'duckdb', localOpts),
     dynamic: planDynamicFilters(ast, fragments),
   };
 }
@@ -320,8 +324,13 @@ function renameLocal(node: any, temp: string, qualifier: string): void {
   if (!node.as) node.as = qualifier;
 }
 
-function compileOpts(dialect: DialectName, columns: ColumnLookup): CompileOptions {
+function compileOpts(
+  dialect: DialectName,
+  columns: ColumnLookup,
+  collation?: 'mysql' | 'source',
+): CompileOptions {
   return {
+    collation,
     tableName: (ref: { schema?: string | null; table: string }) =>
       sourceTableText(dialect, ref.schema ?? null, ref.table),
     columnType: (ref: { table: string | null; column: string }) => columns.find(ref)?.type,

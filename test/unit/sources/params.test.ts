@@ -27,7 +27,21 @@ describe('parseEngineParams', () => {
       database: 'd',
       schema: 'public',
       sslmode: 'prefer',
+      collation: 'mysql',
     });
+  });
+
+  test('every SQL engine takes collation: mysql (default) or source, and nothing else', () => {
+    assert.equal(
+      parseEngineParams(pg, { host: 'h', user: 'u', database: 'd', collation: 'source' }).collation,
+      'source',
+    );
+    assert.equal(parseEngineParams(my, { host: 'h', user: 'u', database: 'd' }).collation, 'mysql');
+    assert.equal(parseEngineParams(duck, { path: '/x.duckdb', collation: 'source' }).collation, 'source');
+    fails(
+      () => parseEngineParams(pg, { host: 'h', user: 'u', database: 'd', collation: 'utf8mb4_bin' }),
+      /Invalid parameter 'collation' for engine 'postgres': expected one of 'mysql', 'source'/,
+    );
   });
 
   test('accepts booleans given as strings', () => {
@@ -51,6 +65,7 @@ describe('parseEngineParams', () => {
       password: '12345',
       database: 'd',
       ssl: { rejectUnauthorized: false },
+      collation: 'mysql',
     });
     assert.deepEqual(parseEngineParams(my, once), once);
   });
