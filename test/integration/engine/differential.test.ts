@@ -150,7 +150,8 @@ const crossTally: Record<CrossGroup, Tally> = {
 before(async () => {
   [pgdb, maria] = await Promise.all([createPgDatabase('ediff'), createMariaDatabase('ediff')]);
   await Promise.all([
-    pgExec(pgdb.database, fixtureSql('postgres').join(';\n')),
+    // ANALYZE: real tables have statistics, and text comparisons use their known spellings.
+    pgExec(pgdb.database, `${fixtureSql('postgres').join(';\n')};\nANALYZE`),
     mariaExec(maria.database, fixtureSql('mysql').join(';\n')),
   ]);
   // The reference reads the same MariaDB database the `my` source serves (read-only queries).
