@@ -1,4 +1,17 @@
-import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import {
+  BIGINT,
+  BLOB,
+  BOOLEAN,
+  blobValue,
+  DOUBLE,
+  type DuckDBAppender,
+  type DuckDBConnection,
+  DuckDBDataChunk,
+  type DuckDBType,
+  type DuckDBValue,
+  INTEGER,
+  VARCHAR,
+} from '@duckdb/node-api';
 import type { FieldInfo, MysqlType, Row } from '../types.js';
 
 /** Quote an identifier for DuckDB. */
@@ -8,12 +21,21 @@ export function dq(name: string): string {
 
 interface ColumnPlan {
   staging: string;
-  /** Expression turning the staged column into the typed one (views are free; the cast runs vectorised). */
+  /** Expression turning the staged column into the typed one (the cast runs vectorised, once). */
   view: (col: string) => string;
-  append: (a: DuckDBAppender, v: any) => void;
+  /** The staging type, for data chunks. */
+  type: DuckDBType;
+  /** A non-null canonical value as the staging vector takes it. */
+  value: (v: any) => DuckDBValue;
 }
 
-const str = (a: DuckDBAppender, v: any) => a.appendVarchar(typeof v === 'string' ? v : String(v));
+const text = (v: any) => (typeof v === 'string' ? v : String(v));
+const varchar = (view: (c: string) => string): ColumnPlan => ({
+  staging: 'VARCHAR',
+  view,
+  type: VARCHAR,
+  value: text,
+});
 
 /**
  * Text → DECIMAL. DuckDB parses text into a DECIMAL wider than 18 digits about 100x slower
@@ -28,9 +50,10 @@ function decimalCast(c: string, precision: number | undefined, scale: number): s
 }
 
 function planColumn(type: MysqlType, scale: number, precision?: number): ColumnPlan {
+  const same = (c: string) => c;
   switch (type) {
     case 'BOOLEAN':
-      return { staging: 'BOOLEAN', view: (c) => c, append: (a, v) => a.appendBoolean(!!v) };
+      return { staging: 'BOOLEAN', view: same, type: BOOLEAN, value: (v) => !!v };
     case 'TINYINT':
     case 'SMALLINT':
     case 'INT':
@@ -38,32 +61,34 @@ function planColumn(type: MysqlType, scale: number, precision?: number): ColumnP
     case 'BIGINT':
       return {
         staging: 'BIGINT',
-        view: (c) => c,
-        append: (a, v) => a.appendBigInt(typeof v === 'bigint' ? v : BigInt(v)),
+        view: same,
+        type: BIGINT,
+        value: (v) => (typeof v === 'bigint' ? v : BigInt(v)),
       };
     case 'FLOAT':
     case 'DOUBLE':
-      return { staging: 'DOUBLE', view: (c) => c, append: (a, v) => a.appendDouble(Number(v)) };
+      return { staging: 'DOUBLE', view: same, type: DOUBLE, value: (v) => Number(v) };
     case 'DECIMAL':
-      return { staging: 'VARCHAR', view: (c) => decimalCast(c, precision, scale), append: str };
+      return varchar((c) => decimalCast(c, precision, scale));
     case 'DATE':
-      return { staging: 'VARCHAR', view: (c) => `TRY_CAST(${c} AS DATE)`, append: str };
+      return varchar((c) => `TRY_CAST(${c} AS DATE)`);
     case 'DATETIME':
     case 'TIMESTAMP':
-      return { staging: 'VARCHAR', view: (c) => `TRY_CAST(${c} AS TIMESTAMP)`, append: str };
+      return varchar((c) => `TRY_CAST(${c} AS TIMESTAMP)`);
     case 'TIME':
-      return { staging: 'VARCHAR', view: (c) => `TRY_CAST(${c} AS TIME)`, append: str };
+      return varchar((c) => `TRY_CAST(${c} AS TIME)`);
     case 'JSON':
-      return { staging: 'VARCHAR', view: (c) => `CAST(${c} AS JSON)`, append: str };
+      return varchar((c) => `CAST(${c} AS JSON)`);
     case 'BLOB':
     case 'BINARY':
       return {
         staging: 'BLOB',
-        view: (c) => c,
-        append: (a, v) => a.appendBlob(v instanceof Uint8Array ? v : Buffer.from(String(v))),
+        view: same,
+        type: BLOB,
+        value: (v) => blobValue(v instanceof Uint8Array ? v : Buffer.from(String(v))),
       };
     default:
-      return { staging: 'VARCHAR', view: (c) => c, append: str };
+      return varchar(same);
   }
 }
 
@@ -108,20 +133,10 @@ export async function loadBatches(
   try {
     for await (const batch of batches) {
       if (!appender) await start(batch);
-      const a = appender!;
-      const p = plans!;
-      for (const row of batch) {
-        if (width === 0) a.appendInteger(1);
-        for (let c = 0; c < width; c++) {
-          const v = row[c];
-          if (v === null || v === undefined) a.appendNull();
-          else p[c].append(a, v);
-        }
-        a.endRow();
-      }
+      appendRows(appender!, plans!, width, batch);
       count += batch.length;
       onRows?.(count);
-      a.flushSync();
+      appender!.flushSync();
     }
     if (!appender) await start([]);
   } finally {
@@ -135,6 +150,33 @@ export async function loadBatches(
     fields.map((f, i) => ({ name: f.name, view: plans![i].view })),
   );
   return count;
+}
+
+/** DuckDB's vector size: a data chunk holds at most this many rows. */
+const CHUNK_ROWS = 2048;
+
+/**
+ * Rows appended a column at a time through data chunks: numbers go into the chunk's
+ * typed arrays in JS, where the appender would make one native call per value
+ * (100,000 rows of an integer and a string: 27 → 17 ms).
+ */
+function appendRows(a: DuckDBAppender, plans: ColumnPlan[], width: number, rows: Row[]): void {
+  const types = width ? plans.map((p) => p.type) : [INTEGER];
+  for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
+    const n = Math.min(CHUNK_ROWS, rows.length - start);
+    const chunk = DuckDBDataChunk.create(types, n);
+    if (width === 0) chunk.setColumnValues(0, new Array(n).fill(1));
+    for (let c = 0; c < width; c++) {
+      const value = plans[c].value;
+      const col: DuckDBValue[] = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const v = rows[start + i][c];
+        col[i] = v === null || v === undefined ? null : value(v);
+      }
+      chunk.setColumnValues(c, col);
+    }
+    a.appendDataChunk(chunk);
+  }
 }
 
 /** The staged table `raw` as the typed table `name`: renamed when nothing converts, else converted. */
