@@ -1735,7 +1735,11 @@ export abstract class SqlCompiler {
       } else if (name === 'GROUP_CONCAT') sql = this.groupConcat(node);
       else if (!this.emulate) sql = `${name}(${distinct}${this.expr(a.expr)})`;
       else if (name === 'SUM' || name === 'AVG') sql = `${name}(${distinct}${this.num(a.expr)})`;
-      else if (name === 'MIN' || name === 'MAX') sql = `${name}(${distinct}${this.expr(a.expr)})`;
+      else if (name === 'MIN' || name === 'MAX')
+        sql =
+          this.kind(a.expr) === 'string' && !this.caseSensitive(a.expr) && !node.over
+            ? this.foldedExtreme(name, a.expr)
+            : `${name}(${distinct}${this.expr(a.expr)})`;
       else {
         const h = this.functions[name];
         if (!h) return this.unsupported(`aggregate ${name}`);
@@ -1745,6 +1749,14 @@ export abstract class SqlCompiler {
     } finally {
       this.aggDepth--;
     }
+  }
+
+  /**
+   * MIN / MAX of text as MySQL's collation orders it ('apple' < 'Banana'): the value with the
+   * least (greatest) fold. NULLs last, so a group of NULLs alone gives NULL, as MIN does.
+   */
+  protected foldedExtreme(name: 'MIN' | 'MAX', e: AstNode): string {
+    return `(array_agg(${this.expr(e)} ORDER BY ${this.foldSql(e)}${name === 'MAX' ? ' DESC' : ''} NULLS LAST))[1]`;
   }
 
   /** An argument of a DISTINCT aggregate: strings are told apart as MySQL's collation does. */

@@ -15,6 +15,11 @@ export class DuckdbCompiler extends SqlCompiler {
     return this.firstSeen ? this.firstBy(sql, this.firstSeen) : `first(${sql})`;
   }
 
+  /** arg_min/arg_max skip rows whose fold is NULL: NULL only when every value is. */
+  protected override foldedExtreme(name: 'MIN' | 'MAX', e: AstNode): string {
+    return `${name === 'MIN' ? 'arg_min' : 'arg_max'}(${this.expr(e)}, ${this.foldSql(e)})`;
+  }
+
   /** arg_min_null, not arg_min: a NULL at the least position is the value, as first() would give. */
   protected override firstBy(sql: string, order: string): string {
     return `arg_min_null(${sql}, ${order})`;

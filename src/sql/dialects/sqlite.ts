@@ -93,6 +93,12 @@ export class SqliteCompiler extends SqlCompiler {
     return v.toLowerCase();
   }
 
+  /** No ordered aggregate in SQLite: MIN/MAX of text compare as SQLite does. */
+  protected override foldedExtreme(name: 'MIN' | 'MAX', e: AstNode): string {
+    this.approximate('MIN/MAX of text follow SQLite\'s order on SQLite');
+    return `${name}(${this.expr(e)})`;
+  }
+
   /** lower(rtrim(x)) is all SQLite folds: no branch to take. */
   protected override asciiTest(): null {
     return null;

@@ -115,8 +115,12 @@ export function twoPhase(ast: AstNode, opts: CompileOptions): Rewrite | null {
 
   const aggregates = collectAggregates(outerParts);
   if (!aggregates) return null;
+  // Aggregates that must see each raw value (DISTINCT, and MIN/MAX of folded text) run in
+  // phase 2 over their arguments, added to phase 1's raw keys.
+  const wholeValues = (a: AstNode) =>
+    !!a.args?.distinct || (/^(MIN|MAX)$/i.test(String(a.name)) && folds(a.args?.expr));
   const distinctArgs: AstNode[] = [];
-  for (const a of aggregates) if (a.args?.distinct) distinctArgs.push(...aggregateArgs(a));
+  for (const a of aggregates) if (wholeValues(a)) distinctArgs.push(...aggregateArgs(a));
   // Only worth it when something folds: a text key or the argument of a DISTINCT aggregate.
   if (!keys.some(folds) && !distinctArgs.some(folds)) return null;
 
@@ -197,7 +201,7 @@ export function twoPhase(ast: AstNode, opts: CompileOptions): Rewrite | null {
   const mergeOnce = (a: AstNode): AstNode => {
     const name = String(a.name).toUpperCase();
     const args = a.args ?? {};
-    if (args.distinct) {
+    if (wholeValues(a)) {
       // Phase 2 runs the aggregate itself over the raw keys it added.
       return { ...structuredClone(a), args: mapExpr(args, keyOrColumn) };
     }

@@ -14,6 +14,9 @@ export interface CorpusQuery {
   known?: { postgres?: string; duckdb?: string; sqlite?: string };
 }
 
+/** SQLite has no ordered aggregate to take MIN/MAX of text by MySQL's collation with. */
+const SQLITE_TEXT_ORDER = "MIN/MAX of text follow SQLite's own order on SQLite (no ordered aggregates)";
+
 export const CORPUS: CorpusQuery[] = [
   // --- basic selection
   { sql: 'SELECT id, name, city FROM customers' },
@@ -398,6 +401,17 @@ export const CORPUS: CorpusQuery[] = [
   { sql: "SELECT id FROM orders WHERE NOT (status = 'shipped' OR status = 'pending')" },
   { sql: "SELECT id FROM orders WHERE note IN ('fragile', 'GIFT WRAP')" },
   { sql: 'SELECT MAX(name), MIN(name) FROM customers' },
+  // MIN/MAX of text follow the collation: 'cancelled' < 'Pending' < 'SHIPPED'.
+  { sql: 'SELECT MIN(status), MAX(status) FROM orders', known: { sqlite: SQLITE_TEXT_ORDER } },
+  {
+    sql: 'SELECT customer_id, MIN(status), MAX(status), COUNT(*) FROM orders GROUP BY customer_id',
+    known: { sqlite: SQLITE_TEXT_ORDER },
+  },
+  { sql: 'SELECT LOWER(status), MIN(status) IS NOT NULL, COUNT(*) FROM orders GROUP BY status' },
+  {
+    sql: 'SELECT city, MIN(name), MAX(email) FROM customers GROUP BY city',
+    known: { sqlite: SQLITE_TEXT_ORDER },
+  },
   { sql: "SELECT JSON_OBJECT('id', id, 'name', name) FROM customers WHERE id < 3" },
   { sql: 'SELECT JSON_ARRAY(id, qty) FROM orders WHERE id < 103' },
   { sql: "SELECT id, JSON_EXTRACT(profile, '$.tags') FROM customers" },
