@@ -95,7 +95,7 @@ export class SqliteCompiler extends SqlCompiler {
 
   /** No ordered aggregate in SQLite: MIN/MAX of text compare as SQLite does. */
   protected override foldedExtreme(name: 'MIN' | 'MAX', e: AstNode): string {
-    this.approximate('MIN/MAX of text follow SQLite\'s order on SQLite');
+    this.approximate("MIN/MAX of text follow SQLite's order on SQLite");
     return `${name}(${this.expr(e)})`;
   }
 

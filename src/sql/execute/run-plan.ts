@@ -3,7 +3,7 @@ import { constants, createWriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { QueryStream } from '../../sources/types.js';
-import type { DynamicFilter } from '../plan/dynamic-filters.js';
+import type { DynamicFilter } from '../plan/plan-types.js';
 import type { Fragment, Plan } from '../plan/planner.js';
 import type { Row } from '../types.js';
 import type { LocalEngine } from './local.js';

@@ -11,22 +11,10 @@
  */
 import type { MysqlType } from '../types.js';
 import { conjuncts, nameOf } from './ast-walk.js';
-import type { Fragment } from './planner.js';
+import type { DynamicFilter, Fragment } from './plan-types.js';
 
 /** Keys sent as one IN list: beyond this the other side is read whole. */
 export const MAX_DYNAMIC_KEYS = 5000;
-
-export interface DynamicFilter {
-  /** Index in the plan's fragments of the side loaded first. */
-  build: number;
-  /** Its join column, as loaded in the local engine. */
-  buildColumn: string;
-  /** Index of the side narrowed by the build side's keys. */
-  probe: number;
-  /** Its join column, as its source names it. */
-  probeColumn: string;
-  maxKeys: number;
-}
 
 const INTEGER: ReadonlySet<MysqlType> = new Set(['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'YEAR']);
 const TEXT: ReadonlySet<MysqlType> = new Set(['CHAR', 'VARCHAR', 'TEXT', 'ENUM']);

@@ -6,60 +6,14 @@ import type { ColumnInfo } from '../types.js';
 import { clone, columnRefs, nameOf, tableItems, visit } from './ast-walk.js';
 import type { BoundRef } from './bind.js';
 import { ColumnLookup, type LookupTable } from './column-lookup.js';
-import { type DynamicFilter, planDynamicFilters } from './dynamic-filters.js';
-import { fragmentAst, guaranteedLimit, negotiateFilters, type PushedFilter } from './fragments.js';
+import { planDynamicFilters } from './dynamic-filters.js';
+import { fragmentAst, guaranteedLimit, negotiateFilters } from './fragments.js';
 import { literalComparedColumns, textColumnsOf } from './known-values.js';
+import type { Fragment, Plan, PlanLookup } from './plan-types.js';
 import { sourceTableText } from './target-names.js';
 
 export { ColumnLookup } from './column-lookup.js';
-
-export interface Fragment {
-  ref: BoundRef;
-  source: Source;
-  /** SQL in the source's dialect. */
-  sql: string;
-  /** Local temp table the fragment's rows land in. */
-  temp: string;
-  columns: string[];
-  /** Metadata of `columns`, in order (for loaders that need types before the first row). */
-  columnInfo: ColumnInfo[];
-  /** The filters the source agreed to, exact or inexact (EXPLAIN). */
-  filters: PushedFilter[];
-  /** LIMIT pushed to the source (offset included), or null. */
-  limit: number | null;
-  /**
-   * The fragment's SQL with one more filter, `column IN (keys)`, for dynamic filtering;
-   * null when the source cannot say it.
-   */
-  withKeys(column: string, keys: unknown[]): string | null;
-}
-
-export type Plan =
-  | { kind: 'pushdown'; source: Source; sql: string }
-  | {
-      kind: 'local';
-      fragments: Fragment[];
-      info: BoundRef[];
-      localSql: string;
-      /** Fragments whose join keys narrow another's (dynamic-filters.ts). */
-      dynamic: DynamicFilter[];
-    };
-
-export interface PlanLookup {
-  source(name: string): Promise<Source>;
-  columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]>;
-  /** The default database (context.db / USE), if any: where a statement without tables may run. */
-  defaultSource?(): Promise<Source | null>;
-  /** Whether a table is a base table or a view (TableInfo.type), cached; null when unknown. */
-  tableType?(source: Source, schema: string | null, table: string): Promise<string | null>;
-  /** Spellings of text columns the source's statistics know (Source.knownValues), cached. */
-  knownValues?(
-    source: Source,
-    schema: string | null,
-    table: string,
-    columns: string[],
-  ): Promise<Map<string, string[]>>;
-}
+export type { DynamicFilter, Fragment, Plan, PlanLookup } from './plan-types.js';
 
 /**
  * Compile for a target. Bound table items carry `db: null` by now; the remaining

@@ -1,0 +1,69 @@
+/**
+ * What the planner produces and asks for: the plan (pushed down whole, or fragments plus a
+ * local statement), its fragments and dynamic filters, and the lookups it plans with. Types
+ * only, so the planner's modules depend on this file and not on each other.
+ */
+import type { Source } from '../../sources/types.js';
+import type { ColumnInfo } from '../types.js';
+import type { BoundRef } from './bind.js';
+import type { PushedFilter } from './fragments.js';
+
+export interface Fragment {
+  ref: BoundRef;
+  source: Source;
+  /** SQL in the source's dialect. */
+  sql: string;
+  /** Local temp table the fragment's rows land in. */
+  temp: string;
+  columns: string[];
+  /** Metadata of `columns`, in order (for loaders that need types before the first row). */
+  columnInfo: ColumnInfo[];
+  /** The filters the source agreed to, exact or inexact (EXPLAIN). */
+  filters: PushedFilter[];
+  /** LIMIT pushed to the source (offset included), or null. */
+  limit: number | null;
+  /**
+   * The fragment's SQL with one more filter, `column IN (keys)`, for dynamic filtering;
+   * null when the source cannot say it.
+   */
+  withKeys(column: string, keys: unknown[]): string | null;
+}
+
+export type Plan =
+  | { kind: 'pushdown'; source: Source; sql: string }
+  | {
+      kind: 'local';
+      fragments: Fragment[];
+      info: BoundRef[];
+      localSql: string;
+      /** Fragments whose join keys narrow another's (dynamic-filters.ts). */
+      dynamic: DynamicFilter[];
+    };
+
+export interface PlanLookup {
+  source(name: string): Promise<Source>;
+  columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]>;
+  /** The default database (context.db / USE), if any: where a statement without tables may run. */
+  defaultSource?(): Promise<Source | null>;
+  /** Whether a table is a base table or a view (TableInfo.type), cached; null when unknown. */
+  tableType?(source: Source, schema: string | null, table: string): Promise<string | null>;
+  /** Spellings of text columns the source's statistics know (Source.knownValues), cached. */
+  knownValues?(
+    source: Source,
+    schema: string | null,
+    table: string,
+    columns: string[],
+  ): Promise<Map<string, string[]>>;
+}
+
+export interface DynamicFilter {
+  /** Index in the plan's fragments of the side loaded first. */
+  build: number;
+  /** Its join column, as loaded in the local engine. */
+  buildColumn: string;
+  /** Index of the side narrowed by the build side's keys. */
+  probe: number;
+  /** Its join column, as its source names it. */
+  probeColumn: string;
+  maxKeys: number;
+}
