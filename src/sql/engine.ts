@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { SourceManager } from '../catalog/source-manager-types.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
+import type { SqlStatement } from './ast/nodes.js';
 import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
 import { ErrorCode, SqlError } from './errors.js';
 import { infoSchemaRows } from './execute/info-schema.js';
@@ -298,7 +299,7 @@ export class Engine implements SqlEngine {
     return this.deps.local;
   }
 
-  async plan(ast: any, ctx: QueryContext): Promise<Plan> {
+  async plan(ast: SqlStatement, ctx: QueryContext): Promise<Plan> {
     const refs = bindTables(ast, ctx);
     return planQuery(ast, refs, {
       source: (n) => this.deps.sources.get(n),

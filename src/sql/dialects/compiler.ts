@@ -8,26 +8,56 @@
  * A construct a target cannot say with MySQL's meaning throws UnsupportedError with the
  * reason; `canCompile` turns that into an answer for the planner.
  */
-import { type AstNode, columnName, limitOf } from '../parse/normalize.js';
+
+import { AGGREGATE_FUNCTIONS, containsAggregate, containsWindow, WINDOW_ONLY } from '../ast/aggregates.js';
+import { aliasColumns, sameExpr, sameGroupExpr } from '../ast/equality.js';
+import {
+  type AggrFunc,
+  type BinaryExpr,
+  type BinaryLit,
+  type CaseExpr,
+  type CastTarget,
+  type ColumnRef,
+  type CreateStmt,
+  columnName,
+  type DeleteStmt,
+  type DerivedItem,
+  type Expr,
+  type FrameBound,
+  type FrameClause,
+  type FromItem,
+  type FunctionCall,
+  type GroupBy,
+  type InsertStmt,
+  type IntervalExpr,
+  isTableItem,
+  type Limit,
+  limitOf,
+  type NamedWindow,
+  type OrderItem,
+  type Origin,
+  type SelectItem,
+  type SelectStmt,
+  type SqlStatement,
+  type TableItem,
+  type UnaryExpr,
+  type UpdateStmt,
+  unexpectedKind,
+  type Variable,
+  type WindowSpec,
+  type With,
+} from '../ast/nodes.js';
 import { parseJsonPath } from './functions/json-path.js';
 import { isBooleanExpr, kindOf, looksNumericOrTemporal } from './infer.js';
 import {
   ACCENT_MAP,
   ACCENTED,
-  AGGREGATE_FUNCTIONS,
-  aliasColumns,
-  containsAggregate,
-  containsWindow,
   DATE_UNITS,
-  displayName,
   hasBinaryCollation,
   intervalParts,
   mysqlStringToNumber,
   SIMPLE_UNITS,
-  sameExpr,
-  sameGroupExpr,
   UNACCENTED,
-  WINDOW_ONLY,
 } from './support.js';
 import { likeSuperset, splitKnown } from './text-equality.js';
 import { FIRST_SEEN, GROUPED } from './two-phase.js';
@@ -42,7 +72,9 @@ import {
 } from './types.js';
 
 export type Ctx = 'value' | 'bool';
-export type FunctionHandler = (c: SqlCompiler, node: AstNode, args: AstNode[]) => string;
+/** A name that may be qualified: a column reference, or the parts of one. */
+type QualifiedName = { table?: string | null; db?: string | null; schema?: string | null };
+export type FunctionHandler = (c: SqlCompiler, node: FunctionCall | AggrFunc, args: Expr[]) => string;
 export type FunctionMap = Record<string, FunctionHandler>;
 
 interface ScopeItem {
@@ -59,8 +91,8 @@ interface ScopeItem {
 
 interface Scope {
   items: ScopeItem[];
-  byNode: Map<AstNode, ScopeItem>;
-  aliases: Map<string, { name: string; expr: AstNode }>;
+  byNode: Map<FromItem, ScopeItem>;
+  aliases: Map<string, { name: string; expr: Expr }>;
   /** Select-list aliases named in HAVING / ORDER BY expressions become their expressions. */
   substitute: boolean;
   /** ORDER BY of a UNION: names refer to output columns, unqualified. */
@@ -70,7 +102,7 @@ interface Scope {
 }
 
 interface Grouping {
-  keys: { node: AstNode; folded: boolean; sql: string }[];
+  keys: { node: Expr; folded: boolean; sql: string }[];
   rollup: boolean;
 }
 
@@ -105,7 +137,7 @@ export abstract class SqlCompiler {
 
   constructor(readonly opts: CompileOptions = {}) {}
 
-  compile(stmt: AstNode): string {
+  compile(stmt: SqlStatement): string {
     this.approximations.length = 0;
     this.scopes = [];
     this.ctes = [];
@@ -121,8 +153,13 @@ export abstract class SqlCompiler {
    * (`COLLATE utf8mb4_bin`, `BINARY x`), or a source whose `collation` parameter is
    * 'source' (its own rules, its own indexes: nothing is folded).
    */
-  protected caseSensitive(node: AstNode | null | undefined): boolean {
+  protected caseSensitive(node: Expr | null | undefined): boolean {
     return this.opts.collation === 'source' || hasBinaryCollation(node);
+  }
+
+  /** The label MySQL gives an unaliased expression (display.ts, passed in by index.ts). */
+  display(e: Expr): string {
+    return this.opts.displayName ? this.opts.displayName(e) : 'expr';
   }
 
   protected approximate(reason: string): void {
@@ -168,7 +205,7 @@ export abstract class SqlCompiler {
   // ---------------------------------------------------------------------------------
   // Statements
 
-  protected statement(s: AstNode): string {
+  protected statement(s: SqlStatement): string {
     switch (s?.type) {
       case 'select':
         return this.selectStatement(s);
@@ -182,28 +219,30 @@ export abstract class SqlCompiler {
       case 'create':
         if (s.keyword === 'table' && s.query_expr) return this.createTableAs(s);
         return this.unsupported('CREATE statements other than CREATE TABLE ... AS SELECT');
+      case 'drop':
+        return this.unsupported('DROP statements');
       default:
-        return this.unsupported(`${String(s?.type ?? 'unknown').toUpperCase()} statements`);
+        return this.unsupported(`${unexpectedKind(s).toUpperCase()} statements`);
     }
   }
 
-  selectStatement(s: AstNode): string {
+  selectStatement(s: SelectStmt): string {
     const saved = { grouping: this.grouping, aggDepth: this.aggDepth };
     this.grouping = null;
     this.aggDepth = 0;
     let sql = '';
     const pushedCtes = Array.isArray(s.with) && s.with.length > 0;
-    if (pushedCtes) sql += this.withClause(s.with) + ' ';
+    if (pushedCtes && s.with) sql += this.withClause(s.with) + ' ';
     try {
       if (!s._next) return sql + this.selectCore(s);
-      const members: AstNode[] = [];
-      for (let m: AstNode | null = s; m; m = m._next) members.push(m);
+      const members: SelectStmt[] = [];
+      for (let m: SelectStmt | null | undefined = s; m; m = m._next) members.push(m);
       // A recursive CTE body must stay `anchor UNION recursive-term`: no rewriting there.
       const rewrite = this.emulate && !this.inRecursiveCte;
       const ci = rewrite && members.length === 2 ? this.caseInsensitiveSetOp(members[0], members[1]) : null;
       if (ci) return sql + this.setOpTail(s, members, ci);
       const names = rewrite ? this.caseInsensitiveUnion(members) : null;
-      const op = (m: AstNode) => (names ? 'UNION ALL' : this.setOperator(String(m.set_op ?? 'UNION')));
+      const op = (m: SelectStmt) => (names ? 'UNION ALL' : this.setOperator(String(m.set_op ?? 'UNION')));
       let body = this.setMember(members[0]);
       for (let i = 1; i < members.length; i++) body += ` ${op(members[i - 1])} ${this.setMember(members[i])}`;
       if (names) {
@@ -228,12 +267,12 @@ export abstract class SqlCompiler {
   }
 
   /** ORDER BY / LIMIT of a set operation, wrapping the body when strings must sort as MySQL sorts them. */
-  protected setOpTail(s: AstNode, members: AstNode[], body = ''): string {
+  protected setOpTail(s: SelectStmt, members: SelectStmt[], body = ''): string {
     let sql = '';
     const scope = this.pushScope(null);
     scope.outputNames = true;
     try {
-      const orderby: AstNode[] = this.sortItems(s._orderby);
+      const orderby: OrderItem[] = this.sortItems(s._orderby);
       const folds = this.emulate ? orderby.map((o) => this.setOrderFold(members, o.expr)) : [];
       if (folds.some((f) => f !== null)) {
         // ORDER BY of a set operation may only name columns; sort a wrapper to fold strings.
@@ -262,7 +301,7 @@ export abstract class SqlCompiler {
    * INTERSECT / EXCEPT of two selects over strings: rows match under MySQL's collation
    * (case, trailing spaces). Said as a semi-join (anti-join) on folded values.
    */
-  protected caseInsensitiveSetOp(a: AstNode, b: AstNode): string | null {
+  protected caseInsensitiveSetOp(a: SelectStmt, b: SelectStmt): string | null {
     const op = this.setOperator(String(a.set_op ?? ''));
     if (op !== 'INTERSECT' && op !== 'EXCEPT') return null;
     const cols = a.columns;
@@ -277,7 +316,7 @@ export abstract class SqlCompiler {
         (f?.type === 'column_ref' && columnName(f) === '*')
       )
         return null;
-      names.push(String(cols[i].as ?? (e?.type === 'column_ref' ? columnName(e) : displayName(e))));
+      names.push(String(cols[i].as ?? (e?.type === 'column_ref' ? columnName(e) : this.display(e))));
       folded.push([e, f].some((x) => this.kind(x) === 'string' && !this.caseSensitive(x)));
     }
     if (!folded.some(Boolean)) return null;
@@ -300,14 +339,14 @@ export abstract class SqlCompiler {
   }
 
   /** The output column an ORDER BY item of a set operation sorts by, when it is a string column. */
-  protected setOrderFold(members: AstNode[], e: AstNode): string | null {
+  protected setOrderFold(members: SelectStmt[], e: Expr): string | null {
     const cols = members[0].columns;
     if (!Array.isArray(cols)) return null;
     let idx = -1;
     if (e?.type === 'number' && Number.isInteger(Number(e.value))) idx = Number(e.value) - 1;
     else if (e?.type === 'column_ref') {
       const name = columnName(e).toLowerCase();
-      idx = cols.findIndex((c: AstNode) => {
+      idx = cols.findIndex((c: SelectItem) => {
         const n = c.as ?? (c.expr?.type === 'column_ref' ? columnName(c.expr) : null);
         return n != null && String(n).toLowerCase() === name;
       });
@@ -319,14 +358,14 @@ export abstract class SqlCompiler {
       return !!x && this.kind(x) === 'string' && !this.caseSensitive(x);
     });
     if (!stringy) return null;
-    return String(c.as ?? (c.expr?.type === 'column_ref' ? columnName(c.expr) : displayName(c.expr)));
+    return String(c.as ?? (c.expr?.type === 'column_ref' ? columnName(c.expr) : this.display(c.expr)));
   }
 
   /**
    * Output column names of a UNION (DISTINCT) chain whose result has string columns, or
    * null when plain UNION already means what MySQL means (or the names are unknown).
    */
-  protected caseInsensitiveUnion(members: AstNode[]): { name: string; folded: boolean }[] | null {
+  protected caseInsensitiveUnion(members: SelectStmt[]): { name: string; folded: boolean }[] | null {
     if (members.slice(0, -1).some((m) => this.setOperator(String(m.set_op ?? 'UNION')) !== 'UNION'))
       return null;
     const cols = members[0].columns;
@@ -335,7 +374,7 @@ export abstract class SqlCompiler {
     for (let i = 0; i < cols.length; i++) {
       const e = cols[i].expr;
       if (e?.type === 'column_ref' && columnName(e) === '*') return null;
-      const name = cols[i].as ?? (e?.type === 'column_ref' ? columnName(e) : displayName(e));
+      const name = cols[i].as ?? (e?.type === 'column_ref' ? columnName(e) : this.display(e));
       const folded = members.some((m) => {
         const x = m.columns?.[i]?.expr;
         return !!x && this.kind(x) === 'string' && !this.caseSensitive(x);
@@ -345,7 +384,7 @@ export abstract class SqlCompiler {
     return out.some((c) => c.folded) ? out : null;
   }
 
-  protected withClause(list: AstNode[]): string {
+  protected withClause(list: With[]): string {
     const names = new Set<string>(this.ctes.length ? this.ctes[this.ctes.length - 1] : []);
     this.ctes.push(names);
     const recursive = list.some((w) => w.recursive);
@@ -375,13 +414,13 @@ export abstract class SqlCompiler {
     return o;
   }
 
-  protected setMember(m: AstNode): string {
+  protected setMember(m: SelectStmt): string {
     const core = this.selectCore(m);
     const own = m.orderby?.length || m.limit;
     return own || m.parentheses_symbol ? `(${core})` : core;
   }
 
-  protected selectCore(s: AstNode): string {
+  protected selectCore(s: SelectStmt): string {
     // SELECT ... INTO @var / OUTFILE writes somewhere other than the result.
     if (s.into && typeof s.into === 'object' && s.into.type) return this.unsupported('SELECT ... INTO');
     const scope = this.pushScope(s.from);
@@ -392,7 +431,7 @@ export abstract class SqlCompiler {
         ? `${this.quoteIdent(GROUPED)}.${this.quoteIdent(FIRST_SEEN)}`
         : null;
     try {
-      const cols: AstNode[] = Array.isArray(s.columns) ? s.columns : [];
+      const cols: SelectItem[] = Array.isArray(s.columns) ? s.columns : [];
       for (const c of cols) {
         if (c?.as != null)
           scope.aliases.set(String(c.as).toLowerCase(), { name: String(c.as), expr: c.expr });
@@ -400,7 +439,7 @@ export abstract class SqlCompiler {
       const from = this.fromClause(s.from);
       const where = s.where ? this.expr(s.where, 'bool') : '';
       const plan = this.emulate ? this.groupingPlan(s) : null;
-      const distinctAsGroup = !!plan && !!s.distinct && !(s.groupby?.columns?.length > 0);
+      const distinctAsGroup = !!plan && !!s.distinct && !((s.groupby?.columns?.length ?? 0) > 0);
       const parts = ['SELECT'];
       if (s.distinct && !distinctAsGroup) parts.push('DISTINCT');
       this.grouping = plan;
@@ -420,7 +459,7 @@ export abstract class SqlCompiler {
           parts.push(`GROUP BY ${plan.rollup ? this.rollup(list) : list.join(', ')}`);
         }
       } else if (Array.isArray(group) && group.length) {
-        parts.push(this.groupByClause(group, s.groupby.modifiers ?? []));
+        parts.push(this.groupByClause(group, s.groupby?.modifiers ?? []));
       }
       this.grouping = plan;
       scope.grouping = plan;
@@ -434,7 +473,7 @@ export abstract class SqlCompiler {
         const orderby = this.sortItems(s.orderby);
         if (orderby.length) {
           const fold = !s.distinct || distinctAsGroup;
-          parts.push(`ORDER BY ${orderby.map((o: AstNode) => this.orderItem(o, fold)).join(', ')}`);
+          parts.push(`ORDER BY ${orderby.map((o) => this.orderItem(o, fold)).join(', ')}`);
         }
       } finally {
         this.grouping = null;
@@ -456,12 +495,12 @@ export abstract class SqlCompiler {
    * are not grouped read through a representative value (MySQL allows them; strict
    * targets do not). Null when the query does not group.
    */
-  protected groupingPlan(s: AstNode): Grouping | null {
-    const cols: AstNode[] = Array.isArray(s.columns) ? s.columns : [];
-    const group: AstNode[] | null = s.groupby?.columns?.length ? s.groupby.columns : null;
+  protected groupingPlan(s: SelectStmt): Grouping | null {
+    const cols: SelectItem[] = Array.isArray(s.columns) ? s.columns : [];
+    const group: Expr[] | null = s.groupby?.columns?.length ? s.groupby.columns : null;
     const rollup =
-      !!group && (s.groupby.modifiers ?? []).some((m: AstNode) => /rollup/i.test(String(m?.value ?? '')));
-    let items: AstNode[];
+      !!group && (s.groupby?.modifiers ?? []).some((m) => /rollup/i.test(String(m?.value ?? '')));
+    let items: Expr[];
     if (group) items = group.map((g) => this.resolveGroupItem(g, cols));
     else if (s.distinct && this.distinctNeedsGrouping(cols)) items = cols.map((c) => c.expr);
     else if (this.hasAggregate(s)) items = [];
@@ -475,7 +514,7 @@ export abstract class SqlCompiler {
   }
 
   /** GROUP BY 2 and GROUP BY alias name a select-list expression. */
-  protected resolveGroupItem(g: AstNode, cols: AstNode[]): AstNode {
+  protected resolveGroupItem(g: Expr, cols: SelectItem[]): Expr {
     if (g?.type === 'number' && Number.isInteger(Number(g.value))) {
       const c = cols[Number(g.value) - 1];
       if (c && !(c.expr?.type === 'column_ref' && columnName(c.expr) === '*')) return c.expr;
@@ -488,7 +527,7 @@ export abstract class SqlCompiler {
     return g;
   }
 
-  protected distinctNeedsGrouping(cols: AstNode[]): boolean {
+  protected distinctNeedsGrouping(cols: SelectItem[]): boolean {
     if (cols.length === 0) return false;
     for (const c of cols) {
       const e = c.expr;
@@ -498,8 +537,8 @@ export abstract class SqlCompiler {
     return cols.some((c) => this.kind(c.expr) === 'string' && !this.caseSensitive(c.expr));
   }
 
-  protected hasAggregate(s: AstNode): boolean {
-    const cols: AstNode[] = Array.isArray(s.columns) ? s.columns : [];
+  protected hasAggregate(s: SelectStmt): boolean {
+    const cols: SelectItem[] = Array.isArray(s.columns) ? s.columns : [];
     return cols.some((c) => containsAggregate(c.expr)) || containsAggregate(s.having);
   }
 
@@ -514,7 +553,7 @@ export abstract class SqlCompiler {
   }
 
   /** A one-column subquery whose values are folded for comparison. */
-  protected foldedSubquery(ast: AstNode): string {
+  protected foldedSubquery(ast: SelectStmt): string {
     const v = this.quoteIdent('_v');
     const inner = this.selectStatement(aliasColumns(ast, ['_v']));
     return `SELECT ${this.foldColumnSql(`${this.quoteIdent('_in')}.${v}`)} FROM (${inner}) AS ${this.quoteIdent('_in')}`;
@@ -530,7 +569,7 @@ export abstract class SqlCompiler {
     return '';
   }
 
-  protected selectList(columns: AstNode[] | string): string {
+  protected selectList(columns: SelectItem[] | string): string {
     if (!Array.isArray(columns) || columns.length === 0) return '*';
     return columns
       .map((c) => {
@@ -541,7 +580,7 @@ export abstract class SqlCompiler {
         const sql = this.expr(e, 'value');
         let alias: string | null = c.as ?? null;
         if (alias == null && this.emulate && this.opts.autoAlias !== false) {
-          if (e?.type !== 'column_ref') alias = displayName(e);
+          if (e?.type !== 'column_ref') alias = this.display(e);
           else if (this.grouping && sql !== this.plainColumn(e)) alias = columnName(e);
           else if (this.opts.columnName) {
             const written = columnName(e);
@@ -554,7 +593,7 @@ export abstract class SqlCompiler {
   }
 
   /** A column reference as written, without grouping rewrites. */
-  private plainColumn(e: AstNode): string {
+  private plainColumn(e: ColumnRef): string {
     const g = this.grouping;
     this.grouping = null;
     try {
@@ -564,7 +603,7 @@ export abstract class SqlCompiler {
     }
   }
 
-  protected groupByClause(cols: AstNode[], modifiers: AstNode[]): string {
+  protected groupByClause(cols: Expr[], modifiers: GroupBy['modifiers']): string {
     const list = cols.map((c) => this.expr(c, 'value'));
     const rollup = modifiers.some((m) => /rollup/i.test(String(m?.value ?? '')));
     return rollup ? `GROUP BY ${this.rollup(list)}` : `GROUP BY ${list.join(', ')}`;
@@ -574,7 +613,7 @@ export abstract class SqlCompiler {
     return `ROLLUP (${list.join(', ')})`;
   }
 
-  protected windowClause(defs: AstNode[]): string {
+  protected windowClause(defs: NamedWindow[]): string {
     return `WINDOW ${defs
       .map(
         (d) =>
@@ -583,7 +622,7 @@ export abstract class SqlCompiler {
       .join(', ')}`;
   }
 
-  protected orderItem(o: AstNode, fold: boolean): string {
+  protected orderItem(o: OrderItem, fold: boolean): string {
     const desc = String(o.type ?? '').toUpperCase() === 'DESC';
     const e = o.expr;
     const scope = this.currentScope();
@@ -611,7 +650,7 @@ export abstract class SqlCompiler {
   }
 
   /** ORDER BY items that sort: MySQL ignores constants (ORDER BY NULL), which other targets reject. */
-  protected sortItems(list: AstNode[] | null | undefined): AstNode[] {
+  protected sortItems(list: OrderItem[] | null | undefined): OrderItem[] {
     const items = Array.isArray(list) ? list : [];
     if (!this.emulate) return items;
     return items.filter((o) => !['null', 'string', 'bool'].includes(String(o?.expr?.type)));
@@ -623,7 +662,7 @@ export abstract class SqlCompiler {
     return desc ? ' NULLS LAST' : ' NULLS FIRST';
   }
 
-  protected limitClause(s: AstNode, key: 'limit' | '_limit'): string {
+  protected limitClause(s: { limit?: Limit | null; _limit?: Limit | null }, key: 'limit' | '_limit'): string {
     const { count, offset } = limitOf(s, key);
     if (!count) return '';
     return ` LIMIT ${this.expr(count)}${offset ? ` OFFSET ${this.expr(offset)}` : ''}`;
@@ -632,7 +671,7 @@ export abstract class SqlCompiler {
   // ---------------------------------------------------------------------------------
   // FROM, scopes and name binding
 
-  protected pushScope(from: AstNode[] | null | undefined): Scope {
+  protected pushScope(from: FromItem[] | null | undefined): Scope {
     const scope: Scope = {
       items: [],
       byNode: new Map(),
@@ -642,8 +681,8 @@ export abstract class SqlCompiler {
       grouping: null,
     };
     const used = new Set<string>();
-    const flat: AstNode[] = [];
-    const flatten = (list: AstNode[]) => {
+    const flat: FromItem[] = [];
+    const flatten = (list: FromItem[]) => {
       for (const f of list) {
         if (f?.type === 'join_group') flatten(f.expr ?? []);
         else flat.push(f);
@@ -708,12 +747,12 @@ export abstract class SqlCompiler {
     return !!top && top.has(name.toLowerCase());
   }
 
-  protected resolve(ref: AstNode): ScopeItem | null {
+  protected resolve(ref: QualifiedName): ScopeItem | null {
     return this.resolveIn(ref)?.item ?? null;
   }
 
   /** The scope item a qualified column names, and the index of the scope holding it. */
-  protected resolveIn(ref: AstNode): { item: ScopeItem; depth: number } | null {
+  protected resolveIn(ref: QualifiedName): { item: ScopeItem; depth: number } | null {
     const table = ref.table ? String(ref.table).toLowerCase() : null;
     if (!table) return null;
     const db = ref.db ? String(ref.db).toLowerCase() : null;
@@ -736,12 +775,12 @@ export abstract class SqlCompiler {
     return null;
   }
 
-  protected qualifier(ref: AstNode): string {
+  protected qualifier(ref: QualifiedName): string {
     const item = this.resolve(ref);
     return this.quoteIdent(item ? item.alias : String(ref.table));
   }
 
-  protected fromClause(from: AstNode[] | null | undefined): string {
+  protected fromClause(from: FromItem[] | null | undefined): string {
     if (!Array.isArray(from)) return '';
     const scope = this.currentScope()!;
     let sql = '';
@@ -764,7 +803,7 @@ export abstract class SqlCompiler {
     return sql;
   }
 
-  protected joinClause(f: AstNode, src: string): string {
+  protected joinClause(f: FromItem, src: string): string {
     const kind = String(f.join).toUpperCase().replace(/\s+/g, ' ');
     const hasCond = !!f.on || (Array.isArray(f.using) && f.using.length > 0);
     let kw: string;
@@ -783,7 +822,7 @@ export abstract class SqlCompiler {
     return sql;
   }
 
-  protected fromItem(f: AstNode, item: ScopeItem): string {
+  protected fromItem(f: TableItem | DerivedItem, item: ScopeItem): string {
     if (f.expr) {
       if (f.expr.type !== 'subquery') return this.unsupported('table functions or VALUES in FROM');
       return `(${this.selectStatement(f.expr.ast)}) AS ${this.quoteIdent(item.alias)}`;
@@ -799,7 +838,7 @@ export abstract class SqlCompiler {
   }
 
   /** The SQL name of a base table, through the planner's mapping. */
-  protected tableSql(f: AstNode): string {
+  protected tableSql(f: TableItem): string {
     const ref = { db: f.db ?? null, schema: f.schema ?? null, table: String(f.table) };
     if (this.opts.tableName) return this.opts.tableName(ref);
     return [ref.db, ref.schema, ref.table]
@@ -808,7 +847,7 @@ export abstract class SqlCompiler {
       .join('.');
   }
 
-  protected columnRefName(ref: AstNode): ColumnRefName {
+  protected columnRefName(ref: ColumnRef): ColumnRefName {
     return {
       db: ref.db ?? null,
       schema: ref.schema ?? null,
@@ -817,12 +856,12 @@ export abstract class SqlCompiler {
     };
   }
 
-  protected realColumnName(ref: AstNode | ColumnRefName): string {
-    const r = 'type' in ref ? this.columnRefName(ref as AstNode) : (ref as ColumnRefName);
+  protected realColumnName(ref: ColumnRef | ColumnRefName): string {
+    const r = 'type' in ref ? this.columnRefName(ref) : ref;
     return this.opts.columnName ? this.opts.columnName(r) : r.column;
   }
 
-  protected columnRef(node: AstNode, ctx: Ctx): string {
+  protected columnRef(node: ColumnRef, ctx: Ctx): string {
     const col = columnName(node);
     const scope = this.currentScope();
     if (scope?.outputNames) return this.quoteIdent(col);
@@ -849,7 +888,7 @@ export abstract class SqlCompiler {
    * A correlated reference, from a subquery, to a column of a grouped outer query: it must
    * be grouped there, else read through the representative (an outer-level aggregate).
    */
-  private outerGrouped(g: Grouping, node: AstNode, sql: string): string {
+  private outerGrouped(g: Grouping, node: ColumnRef, sql: string): string {
     const i = g.keys.findIndex((k) => sameGroupExpr(k.node, node));
     if (i >= 0 && !g.keys[i].folded) return sql;
     const rep = this.representative(sql);
@@ -860,8 +899,8 @@ export abstract class SqlCompiler {
   // Expressions
 
   /** The kind of an expression, using the planner's column types and select aliases. */
-  kind(node: AstNode | null | undefined): Kind {
-    return kindOf(node, (ref) => {
+  kind(node: Expr | null | undefined): Kind {
+    return kindOf(node, (ref: ColumnRef) => {
       if (!ref.table) {
         const scope = this.currentScope();
         const a =
@@ -874,12 +913,12 @@ export abstract class SqlCompiler {
     });
   }
 
-  isBool(node: AstNode): boolean {
+  isBool(node: Expr): boolean {
     return isBooleanExpr(node) || (node?.type === 'column_ref' && this.kind(node) === 'bool');
   }
 
   /** SQL for an expression in a value position ('value') or a condition position ('bool'). */
-  expr(node: AstNode, ctx: Ctx = 'value'): string {
+  expr(node: Expr, ctx: Ctx = 'value'): string {
     const g = this.grouping;
     if (g && this.aggDepth === 0 && node && typeof node === 'object') {
       const grouped = this.groupedExpr(g, node, ctx);
@@ -890,7 +929,7 @@ export abstract class SqlCompiler {
   }
 
   /** Applies MySQL's boolean/value conversions to compiled SQL for the position it is in. */
-  protected convert(node: AstNode, ctx: Ctx, sql: string): string {
+  protected convert(node: Expr, ctx: Ctx, sql: string): string {
     if (!this.emulate) return sql;
     const isBool = this.isBool(node);
     if (ctx === 'value' && isBool) return this.boolAsValue(node, sql);
@@ -899,7 +938,7 @@ export abstract class SqlCompiler {
   }
 
   /** In a grouped query: a folded group key or an ungrouped column, read through a representative. */
-  private groupedExpr(g: Grouping, node: AstNode, ctx: Ctx): string | null {
+  private groupedExpr(g: Grouping, node: Expr, ctx: Ctx): string | null {
     const i = g.keys.findIndex((k) => sameGroupExpr(k.node, node));
     const isColumn = node.type === 'column_ref' && columnName(node) !== '*';
     if (i < 0 && !(isColumn && !this.isAliasRef(node))) return null;
@@ -914,13 +953,18 @@ export abstract class SqlCompiler {
     }
   }
 
-  private isAliasRef(node: AstNode): boolean {
+  private isAliasRef(node: Expr): boolean {
     const scope = this.currentScope();
-    return !node.table && !!scope?.substitute && scope.aliases.has(columnName(node).toLowerCase());
+    return (
+      node.type === 'column_ref' &&
+      !node.table &&
+      !!scope?.substitute &&
+      scope.aliases.has(columnName(node).toLowerCase())
+    );
   }
 
   /** Like expr(), parenthesized when it is an operator expression. */
-  operand(node: AstNode, ctx: Ctx = 'value'): string {
+  operand(node: Expr, ctx: Ctx = 'value'): string {
     const sql = this.expr(node, ctx);
     const t = node?.type;
     if (t === 'binary_expr' || t === 'unary_expr' || t === 'interval') return `(${sql})`;
@@ -929,13 +973,13 @@ export abstract class SqlCompiler {
   }
 
   /** A comparison result used as a value: MySQL's 1/0. */
-  boolAsValue(node: AstNode, sql: string): string {
+  boolAsValue(node: Expr, sql: string): string {
     if (node.type === 'bool') return node.value ? '1' : '0';
     return `CAST(${sql} AS INTEGER)`;
   }
 
   /** A value used as a condition: MySQL's "non-zero is true". */
-  valueAsBool(node: AstNode, sql: string): string {
+  valueAsBool(node: Expr, sql: string): string {
     if (node.type === 'null') return 'NULL';
     if (node.type === 'number') return Number(node.value) !== 0 ? 'TRUE' : 'FALSE';
     if (node.type === 'string') return (Number.parseFloat(node.value) || 0) !== 0 ? 'TRUE' : 'FALSE';
@@ -947,7 +991,7 @@ export abstract class SqlCompiler {
     return `(${sql} <> 0)`;
   }
 
-  protected exprInner(node: AstNode, ctx: Ctx): string {
+  protected exprInner(node: Expr, ctx: Ctx): string {
     if (!node || typeof node !== 'object') return this.unsupported('an empty expression');
     switch (node.type) {
       case 'column_ref':
@@ -979,7 +1023,7 @@ export abstract class SqlCompiler {
       case 'var':
         return this.variable(node);
       case 'expr_list':
-        return `(${(node.value ?? []).map((v: AstNode) => this.expr(v)).join(', ')})`;
+        return `(${(node.value ?? []).map((v) => this.expr(v)).join(', ')})`;
       case 'subquery':
         return `(${this.selectStatement(node.ast)})`;
       case 'unary_expr':
@@ -998,24 +1042,26 @@ export abstract class SqlCompiler {
         return this.aggregate(node);
       case 'extract':
         return this.extract(String(node.args?.field ?? ''), node.args?.source);
+      case 'datatype':
+        return this.unsupported(`the type name ${node.dataType} as a value`);
       default:
-        return this.unsupported(`expression type ${String(node.type)}`);
+        return this.unsupported(`expression type ${unexpectedKind(node)}`);
     }
   }
 
-  protected origin(node: AstNode): string {
+  protected origin(node: Origin): string {
     return this.unsupported(`keyword ${String(node.value)}`);
   }
 
-  protected variable(node: AstNode): string {
+  protected variable(node: Variable): string {
     return this.unsupported(`variable ${node.prefix ?? '@'}${node.name}`);
   }
 
-  protected binaryLiteral(node: AstNode): string {
+  protected binaryLiteral(node: BinaryLit): string {
     return this.unsupported(`${node.type === 'bit_string' ? "b'...'" : "X'...'"} literals`);
   }
 
-  protected unary(node: AstNode): string {
+  protected unary(node: UnaryExpr): string {
     const op = String(node.operator).toUpperCase();
     const e = node.expr;
     switch (op) {
@@ -1037,16 +1083,16 @@ export abstract class SqlCompiler {
     }
   }
 
-  protected subqueryOperand(e: AstNode): string {
+  protected subqueryOperand(e: Expr): string {
     if (e?.type !== 'subquery') return this.unsupported('EXISTS without a subquery');
     return `(${this.selectStatement(e.ast)})`;
   }
 
-  protected bitNot(e: AstNode): string {
+  protected bitNot(e: Expr): string {
     return `~${this.operand(e)}`;
   }
 
-  protected binary(node: AstNode): string {
+  protected binary(node: BinaryExpr): string {
     const op = String(node.operator).toUpperCase();
     const l = node.left;
     const r = node.right;
@@ -1090,7 +1136,8 @@ export abstract class SqlCompiler {
           if (l?.type === 'interval' && r?.type === 'interval')
             return this.unsupported('INTERVAL + INTERVAL');
           if (l?.type === 'interval' && op === '-') return this.unsupported('INTERVAL - date');
-          return l?.type === 'interval' ? this.dateArith(r, l, 1) : this.dateArith(l, r, op === '-' ? -1 : 1);
+          if (l.type === 'interval') return this.dateArith(r, l, 1);
+          if (r.type === 'interval') return this.dateArith(l, r, op === '-' ? -1 : 1);
         }
         return this.arith(op, l, r);
       case '*':
@@ -1118,51 +1165,51 @@ export abstract class SqlCompiler {
     }
   }
 
-  protected arith(op: string, l: AstNode, r: AstNode): string {
+  protected arith(op: string, l: Expr, r: Expr): string {
     return `${this.numOperand(l)} ${op} ${this.numOperand(r)}`;
   }
 
   /** A numeric operand: MySQL reads strings as numbers in arithmetic. */
-  numOperand(node: AstNode): string {
+  numOperand(node: Expr): string {
     if (this.emulate && node?.type === 'string') return this.numberLiteral(mysqlStringToNumber(node.value));
     if (this.emulate && this.kind(node) === 'string') return `CAST(${this.expr(node)} AS ${this.doubleType})`;
     return this.operand(node);
   }
 
   /** A number-valued argument (function arguments need no parentheses). */
-  num(node: AstNode): string {
+  num(node: Expr): string {
     if (this.emulate && (node?.type === 'string' || this.kind(node) === 'string'))
       return this.numOperand(node);
     return this.expr(node);
   }
 
-  protected xor(l: AstNode, r: AstNode): string {
+  protected xor(l: Expr, r: Expr): string {
     return `${this.operand(l, 'bool')} <> ${this.operand(r, 'bool')}`;
   }
 
-  protected bitXor(l: AstNode, r: AstNode): string {
+  protected bitXor(l: Expr, r: Expr): string {
     return `${this.operand(l)} # ${this.operand(r)}`;
   }
 
   /** `/`: decimal division; division by zero is NULL. */
-  divide(l: AstNode, r: AstNode): string {
+  divide(l: Expr, r: Expr): string {
     return `CAST(${this.expr(l)} AS numeric) / NULLIF(${this.expr(r)}, 0)`;
   }
 
   /** DIV: integer division truncating toward zero; by zero is NULL. */
-  intDiv(l: AstNode, r: AstNode): string {
+  intDiv(l: Expr, r: Expr): string {
     return `CAST(trunc(CAST(${this.expr(l)} AS numeric) / NULLIF(${this.expr(r)}, 0)) AS ${this.intType})`;
   }
 
   /** MOD / %: sign of the dividend; by zero is NULL. */
-  mod(l: AstNode, r: AstNode): string {
+  mod(l: Expr, r: Expr): string {
     return `mod(CAST(${this.expr(l)} AS numeric), NULLIF(CAST(${this.expr(r)} AS numeric), 0))`;
   }
 
   // --- comparisons with MySQL's default (case-insensitive, PAD SPACE) collation
 
   /** Whether a comparison between these two must ignore case and trailing spaces. */
-  foldStrings(l: AstNode, r: AstNode): boolean {
+  foldStrings(l: Expr, r: Expr): boolean {
     if (!this.emulate) return false;
     if (this.caseSensitive(l) || this.caseSensitive(r)) return false;
     if (l?.type === 'expr_list' || r?.type === 'expr_list') return false;
@@ -1183,7 +1230,7 @@ export abstract class SqlCompiler {
   }
 
   /** A string expression folded for comparison: lower case, trailing spaces removed. */
-  foldSql(node: AstNode): string {
+  foldSql(node: Expr): string {
     if (node?.type === 'string')
       return this.stringLiteral(this.foldText(String(node.value).replace(/ +$/, '')));
     return this.foldText$(this.text(node), node?.type === 'column_ref', true);
@@ -1227,7 +1274,7 @@ export abstract class SqlCompiler {
   }
 
   /** An expression as text (cast unless it already is a string). */
-  text(node: AstNode): string {
+  text(node: Expr): string {
     if (node?.type === 'string') return this.stringLiteral(String(node.value));
     const sql = this.expr(node, 'value');
     if (!this.emulate || this.kind(node) === 'string') return sql;
@@ -1235,7 +1282,7 @@ export abstract class SqlCompiler {
   }
 
   /** An expression as a timestamp. */
-  ts(node: AstNode): string {
+  ts(node: Expr): string {
     const k = this.kind(node);
     const sql = this.expr(node);
     if (k === 'datetime') return sql;
@@ -1243,16 +1290,15 @@ export abstract class SqlCompiler {
   }
 
   /** An expression as a date. */
-  date(node: AstNode): string {
+  date(node: Expr): string {
     const sql = this.expr(node);
     if (this.kind(node) === 'date') return sql;
     return `CAST(${sql} AS DATE)`;
   }
 
-  compare(op: string, l: AstNode, r: AstNode): string {
-    const quant =
-      r?.type === 'function' && ['ANY', 'ALL', 'SOME'].includes(String(r.name)) ? String(r.name) : null;
-    if (quant) return this.quantified(op, l, quant, r.args?.value ?? []);
+  compare(op: string, l: Expr, r: Expr): string {
+    if (r?.type === 'function' && ['ANY', 'ALL', 'SOME'].includes(String(r.name)))
+      return this.quantified(op, l, String(r.name), r.args?.value ?? []);
     if (this.foldStrings(l, r)) {
       if (op === '=' || op === '<>') {
         const [col, lit] = r?.type === 'string' ? [l, r] : [r, l];
@@ -1264,7 +1310,7 @@ export abstract class SqlCompiler {
     if (this.emulate) {
       const kl = this.kind(l);
       const kr = this.kind(r);
-      const side = (n: AstNode, k: Kind, other: Kind) => {
+      const side = (n: Expr, k: Kind, other: Kind) => {
         // MySQL compares a JSON value or a string with a number as numbers.
         if ((k === 'json' || (k === 'string' && n.type !== 'string')) && other === 'number') {
           return `CAST(${this.jsonText(n) ?? this.expr(n)} AS ${this.doubleType})`;
@@ -1278,7 +1324,7 @@ export abstract class SqlCompiler {
   }
 
   /** `x op ANY|ALL (subquery)`. */
-  protected quantified(op: string, l: AstNode, quant: string, args: AstNode[]): string {
+  protected quantified(op: string, l: Expr, quant: string, args: Expr[]): string {
     const sub = args[0];
     if (args.length !== 1 || sub?.type !== 'subquery') return this.unsupported(`${quant} without a subquery`);
     const folds =
@@ -1295,7 +1341,7 @@ export abstract class SqlCompiler {
    * source folds only the rows that could match (text-equality.ts); null when `col` is not
    * a plain column, where the fold of both sides is the translation.
    */
-  protected textEquality(col: AstNode, values: string[], not: boolean): string | null {
+  protected textEquality(col: Expr, values: string[], not: boolean): string | null {
     if (col?.type !== 'column_ref' || columnName(col) === '*' || this.kind(col) !== 'string') return null;
     const sql = this.expr(col);
     const folded = [...new Set(values.map((v) => this.foldText(v.replace(/ +$/, ''))))];
@@ -1345,7 +1391,7 @@ export abstract class SqlCompiler {
   }
 
   /** A JSON extraction as unquoted text, when the node is one. */
-  protected jsonText(n: AstNode): string | null {
+  protected jsonText(n: Expr): string | null {
     if (n?.type === 'function' && n.name === 'JSON_EXTRACT' && n.args?.value?.length === 2) {
       return this.jsonExtract(n.args.value[0], n.args.value[1], true);
     }
@@ -1353,9 +1399,9 @@ export abstract class SqlCompiler {
     return null;
   }
 
-  protected inList(l: AstNode, r: AstNode, not: boolean): string {
+  protected inList(l: Expr, r: Expr, not: boolean): string {
     const kw = not ? 'NOT IN' : 'IN';
-    const items: AstNode[] = r?.type === 'expr_list' ? (r.value ?? []) : [r];
+    const items: Expr[] = r?.type === 'expr_list' ? (r.value ?? []) : [r];
     if (items.length === 1 && items[0]?.type === 'subquery') {
       const sub = items[0];
       const single = Array.isArray(sub.ast?.columns) && sub.ast.columns.length === 1 && !sub.ast._next;
@@ -1384,8 +1430,8 @@ export abstract class SqlCompiler {
     return `${this.operand(l)} ${kw} (${items.map((i) => this.expr(i)).join(', ')})`;
   }
 
-  protected between(l: AstNode, r: AstNode, not: boolean): string {
-    const [lo, hi] = r?.value ?? [];
+  protected between(l: Expr, r: Expr, not: boolean): string {
+    const [lo, hi] = r?.type === 'expr_list' ? r.value : [];
     if (!lo || !hi) return this.unsupported('BETWEEN without two bounds');
     const kw = not ? 'NOT BETWEEN' : 'BETWEEN';
     if (this.foldStrings(l, lo) || this.foldStrings(l, hi)) {
@@ -1394,18 +1440,19 @@ export abstract class SqlCompiler {
     return `${this.operand(l)} ${kw} ${this.operand(lo)} AND ${this.operand(hi)}`;
   }
 
-  protected isTest(l: AstNode, r: AstNode, not: boolean): string {
+  protected isTest(l: Expr, r: Expr, not: boolean): string {
     const kw = not ? 'IS NOT' : 'IS';
     if (r?.type === 'null') return `${this.operand(l)} ${kw} NULL`;
     if (r?.type === 'bool') return `${this.operand(l, 'bool')} ${kw} ${r.value ? 'TRUE' : 'FALSE'}`;
     if (r?.type === 'origin' && /^unknown$/i.test(String(r.value)))
       return `${this.operand(l, 'bool')} ${kw} NULL`;
-    return this.unsupported(`IS ${String(r?.value ?? r?.type)}`);
+    return this.unsupported(`IS ${String(r && 'value' in r ? r.value : r?.type)}`);
   }
 
-  protected like(l: AstNode, r: AstNode, not: boolean): string {
+  protected like(l: Expr, r: Expr, not: boolean): string {
     const caseSensitive = this.caseSensitive(l) || this.caseSensitive(r);
-    const esc = r?.escape?.value ? ` ESCAPE ${this.expr(r.escape.value)}` : this.likeDefaultEscape();
+    const escapeChar = r?.type === 'string' ? r.escape?.value : null;
+    const esc = escapeChar ? ` ESCAPE ${this.expr(escapeChar)}` : this.likeDefaultEscape();
     const kw = not ? 'NOT LIKE' : 'LIKE';
     if (this.emulate && !caseSensitive && this.likeFolds()) {
       // Case- and accent-insensitive, but trailing spaces count in LIKE.
@@ -1425,7 +1472,7 @@ export abstract class SqlCompiler {
     return true;
   }
 
-  protected textOperand(node: AstNode): string {
+  protected textOperand(node: Expr): string {
     const sql = this.text(node);
     return node?.type === 'binary_expr' || node?.type === 'unary_expr' ? `(${sql})` : sql;
   }
@@ -1440,15 +1487,15 @@ export abstract class SqlCompiler {
     return '';
   }
 
-  protected regexp(l: AstNode, r: AstNode, not: boolean): string {
+  protected regexp(l: Expr, r: Expr, not: boolean): string {
     const cs = this.caseSensitive(l) || this.caseSensitive(r);
     return `${this.textOperand(l)} ${not ? '!' : ''}${cs ? '~' : '~*'} ${this.textOperand(r)}`;
   }
 
   // --- CASE, casts, dates, JSON
 
-  protected caseExpr(node: AstNode): string {
-    const args: AstNode[] = node.args ?? [];
+  protected caseExpr(node: CaseExpr): string {
+    const args = node.args ?? [];
     const results = args.map((a) => a.result);
     const unified = this.unify(results);
     const parts = ['CASE'];
@@ -1473,7 +1520,7 @@ export abstract class SqlCompiler {
    * Branches of CASE / IF / COALESCE as SQL, cast to text when MySQL would make the result
    * a string (a string branch mixed with other types); strict targets refuse mixed types.
    */
-  unify(nodes: AstNode[]): string[] {
+  unify(nodes: Expr[]): string[] {
     if (!this.emulate) return nodes.map((n) => this.expr(n));
     const kinds = nodes.map((n) => this.kind(n));
     const stringy = nodes.some(
@@ -1486,7 +1533,7 @@ export abstract class SqlCompiler {
   }
 
   /** CAST(x AS type) with MySQL's type names. */
-  cast(e: AstNode, target: AstNode): string {
+  cast(e: Expr, target: CastTarget): string {
     const t = String(target.dataType ?? '').toUpperCase();
     const sql = this.expr(e);
     const length = target.length != null ? Number(target.length) : null;
@@ -1532,13 +1579,13 @@ export abstract class SqlCompiler {
   }
 
   /** CAST(x AS CHAR(n)) keeps n characters; the result stays plain text (varchar(n) would not unify with text). */
-  protected castText(e: AstNode, length: number | null): string {
+  protected castText(e: Expr, length: number | null): string {
     const sql = this.text(e);
     return length != null ? `left(${sql}, ${length})` : sql;
   }
 
   /** MySQL reads a string cast to an integer up to its first non-digit. */
-  protected castInteger(e: AstNode): string {
+  protected castInteger(e: Expr): string {
     const sql = this.expr(e);
     if (e?.type === 'string') return this.numberLiteral(String(Math.trunc(mysqlStringToNumber(e.value))));
     if (this.kind(e) === 'string') return `CAST(trunc(CAST(${sql} AS numeric)) AS ${this.intType})`;
@@ -1557,7 +1604,7 @@ export abstract class SqlCompiler {
     return `CAST(${sql} AS bytea)`;
   }
 
-  protected extract(field: string, source: AstNode): string {
+  protected extract(field: string, source: Expr): string {
     const f = field.toUpperCase();
     const map: Record<string, string> = {
       YEAR: 'YEAR',
@@ -1578,7 +1625,7 @@ export abstract class SqlCompiler {
   }
 
   /** `d + INTERVAL n unit` and DATE_ADD / DATE_SUB. */
-  dateArith(base: AstNode, interval: AstNode, sign: 1 | -1): string {
+  dateArith(base: Expr, interval: IntervalExpr, sign: 1 | -1): string {
     const unit = String(interval.unit ?? '').toUpperCase();
     const iv = this.intervalSql(interval.expr, unit, sign);
     const k = this.dateKindOf(base);
@@ -1587,14 +1634,14 @@ export abstract class SqlCompiler {
   }
 
   /** What MySQL takes a DATE_ADD argument to be: a string literal is read by its shape. */
-  dateKindOf(node: AstNode): Kind {
+  dateKindOf(node: Expr): Kind {
     if (node?.type === 'string')
       return /^\s*\d{4}-\d{1,2}-\d{1,2}\s*$/.test(node.value) ? 'date' : 'datetime';
     return this.kind(node);
   }
 
   /** An interval of `n` units as SQL (standard `INTERVAL '..'` or `n * INTERVAL '1 unit'`). */
-  intervalSql(n: AstNode, unit: string, sign: 1 | -1): string {
+  intervalSql(n: Expr, unit: string, sign: 1 | -1): string {
     let parts: [number, string][] | null;
     try {
       parts = intervalParts(n, unit, sign);
@@ -1613,7 +1660,7 @@ export abstract class SqlCompiler {
     return `(${this.num(n)}) * ${factor === 1 ? '' : `${factor} * `}INTERVAL '1 ${u}'`;
   }
 
-  jsonExtract(j: AstNode, path: AstNode, unquote: boolean): string {
+  jsonExtract(j: Expr, path: Expr, unquote: boolean): string {
     if (path?.type !== 'string') return this.unsupported('a JSON path that is not a string literal');
     const steps = this.jsonSteps(String(path.value));
     const arr = `ARRAY[${steps.map((s) => this.stringLiteral(String(s))).join(', ')}]::text[]`;
@@ -1630,9 +1677,9 @@ export abstract class SqlCompiler {
 
   // --- functions and aggregates
 
-  protected func(node: AstNode): string {
+  protected func(node: FunctionCall): string {
     const name = String(node.name).toUpperCase();
-    const args: AstNode[] = node.args?.value ?? [];
+    const args: Expr[] = node.args?.value ?? [];
     if (!this.emulate) return this.verbatimFunction(node, name, args) + this.over(node);
     const h = this.functions[name];
     if (!h) return this.unsupported(`function ${name}`);
@@ -1648,12 +1695,12 @@ export abstract class SqlCompiler {
     return sql + this.over(node);
   }
 
-  protected verbatimFunction(node: AstNode, name: string, args: AstNode[]): string {
+  protected verbatimFunction(node: FunctionCall, name: string, args: Expr[]): string {
     if (!node.args) return name;
     return `${name}(${args.map((a) => this.verbatimArg(a)).join(', ')})`;
   }
 
-  protected verbatimArg(a: AstNode): string {
+  protected verbatimArg(a: Expr): string {
     if (a?.type === 'origin') {
       const v = String(a.value);
       if (!/^[A-Za-z_ ]+$/.test(v)) this.unsupported(`keyword ${v}`);
@@ -1664,7 +1711,7 @@ export abstract class SqlCompiler {
   }
 
   /** `OVER (...)` when the call is a window function. */
-  protected over(node: AstNode): string {
+  protected over(node: FunctionCall | AggrFunc): string {
     const o = node.over;
     if (!o) return '';
     const spec = o.as_window_specification;
@@ -1672,21 +1719,19 @@ export abstract class SqlCompiler {
     return ` OVER (${this.windowSpec(spec?.window_specification ?? {})})`;
   }
 
-  protected windowSpec(ws: AstNode): string {
+  protected windowSpec(ws: WindowSpec): string {
     const parts: string[] = [];
     if (ws.name) parts.push(this.quoteIdent(String(ws.name)));
     if (ws.partitionby?.length) {
-      parts.push(
-        `PARTITION BY ${ws.partitionby.map((p: AstNode) => this.distinctArg(p.expr ?? p, true)).join(', ')}`,
-      );
+      parts.push(`PARTITION BY ${ws.partitionby.map((p) => this.distinctArg(p.expr, true)).join(', ')}`);
     }
     const order = this.sortItems(ws.orderby);
-    if (order.length) parts.push(`ORDER BY ${order.map((o: AstNode) => this.windowOrderItem(o)).join(', ')}`);
+    if (order.length) parts.push(`ORDER BY ${order.map((o) => this.windowOrderItem(o)).join(', ')}`);
     if (ws.window_frame_clause) parts.push(this.frame(ws.window_frame_clause));
     return parts.join(' ');
   }
 
-  protected windowOrderItem(o: AstNode): string {
+  protected windowOrderItem(o: OrderItem): string {
     const desc = String(o.type ?? '').toUpperCase() === 'DESC';
     const e = o.expr;
     const sql =
@@ -1694,20 +1739,21 @@ export abstract class SqlCompiler {
     return `${sql}${desc ? ' DESC' : ''}${this.nullsOrder(desc)}`;
   }
 
-  protected frame(f: AstNode): string {
-    if (f.type === 'binary_expr' && String(f.operator).toUpperCase() === 'BETWEEN') {
-      const unit = String(f.left?.value ?? '').toUpperCase();
-      const [a, b] = f.right?.value ?? [];
+  protected frame(f: Expr | FrameClause): string {
+    if (f.type === 'binary_expr') {
+      if (String(f.operator).toUpperCase() !== 'BETWEEN') return this.unsupported('this window frame');
+      const unit = String('value' in f.left ? f.left.value : '').toUpperCase();
+      const [a, b] = f.right.type === 'expr_list' ? f.right.value : [];
       if ((unit !== 'ROWS' && unit !== 'RANGE') || !a || !b) return this.unsupported('this window frame');
       return `${unit} BETWEEN ${this.frameBound(a)} AND ${this.frameBound(b)}`;
     }
     const unit = String(f.type ?? '').toUpperCase();
-    if (unit !== 'ROWS' && unit !== 'RANGE') return this.unsupported('this window frame');
+    if ((unit !== 'ROWS' && unit !== 'RANGE') || !('expr' in f)) return this.unsupported('this window frame');
     return `${unit} ${this.frameBound(f.expr)}`;
   }
 
-  protected frameBound(b: AstNode): string {
-    const text = String(b?.value ?? '')
+  protected frameBound(b: FrameBound | Expr | null | undefined): string {
+    const text = String(b && 'value' in b ? b.value : '')
       .trim()
       .replace(/\s+/g, ' ')
       .toUpperCase();
@@ -1717,7 +1763,7 @@ export abstract class SqlCompiler {
     return text;
   }
 
-  protected aggregate(node: AstNode): string {
+  protected aggregate(node: AggrFunc): string {
     const name = String(node.name).toUpperCase();
     const a = node.args ?? {};
     const distinct = a.distinct ? 'DISTINCT ' : '';
@@ -1727,7 +1773,7 @@ export abstract class SqlCompiler {
       if (name === 'COUNT') {
         if (a.expr?.type === 'star') sql = 'COUNT(*)';
         else if (a.expr?.type === 'expr_list') {
-          const items: AstNode[] = a.expr.value ?? [];
+          const items: Expr[] = a.expr.value ?? [];
           if (items.length === 1) sql = `COUNT(${distinct}${this.distinctArg(items[0], !!a.distinct)})`;
           else if (!a.distinct) return this.unsupported('COUNT of several expressions without DISTINCT');
           else sql = this.countDistinctMany(items);
@@ -1755,35 +1801,35 @@ export abstract class SqlCompiler {
    * MIN / MAX of text as MySQL's collation orders it ('apple' < 'Banana'): the value with the
    * least (greatest) fold. NULLs last, so a group of NULLs alone gives NULL, as MIN does.
    */
-  protected foldedExtreme(name: 'MIN' | 'MAX', e: AstNode): string {
+  protected foldedExtreme(name: 'MIN' | 'MAX', e: Expr): string {
     return `(array_agg(${this.expr(e)} ORDER BY ${this.foldSql(e)}${name === 'MAX' ? ' DESC' : ''} NULLS LAST))[1]`;
   }
 
   /** An argument of a DISTINCT aggregate: strings are told apart as MySQL's collation does. */
-  protected distinctArg(node: AstNode, distinct: boolean): string {
+  protected distinctArg(node: Expr, distinct: boolean): string {
     if (distinct && this.emulate && this.kind(node) === 'string' && !this.caseSensitive(node))
       return this.foldSql(node);
     return this.expr(node);
   }
 
   /** COUNT(DISTINCT a, b): rows where any is NULL do not count. */
-  protected countDistinctMany(items: AstNode[]): string {
+  protected countDistinctMany(items: Expr[]): string {
     const cond = items.map((i) => `${this.operand(i)} IS NOT NULL`).join(' AND ');
     return `COUNT(DISTINCT CASE WHEN ${cond} THEN ROW(${items.map((i) => this.distinctArg(i, true)).join(', ')}) END)`;
   }
 
   /** GROUP_CONCAT([DISTINCT] a[, b...] [ORDER BY ...] [SEPARATOR s]) → string_agg. */
-  protected groupConcat(node: AstNode): string {
+  protected groupConcat(node: AggrFunc): string {
     const a = node.args ?? {};
-    const items: AstNode[] = a.expr?.type === 'expr_list' ? a.expr.value : [a.expr];
+    const items: Expr[] = a.expr?.type === 'expr_list' ? a.expr.value : [a.expr];
     const value =
       items.length === 1 ? this.text(items[0]) : `(${items.map((i) => this.text(i)).join(' || ')})`;
-    const sepNode = a.separator?.value ?? a.separator;
+    const sepNode = a.separator?.value;
     const sep = sepNode && typeof sepNode === 'object' ? this.expr(sepNode) : this.stringLiteral(',');
     let order = '';
     if (a.orderby?.length) {
       if (a.distinct) {
-        const ok = a.orderby.every((o: AstNode) => items.length === 1 && sameExpr(o.expr, items[0]));
+        const ok = a.orderby.every((o) => items.length === 1 && sameExpr(o.expr, items[0]));
         if (!ok) return this.unsupported('GROUP_CONCAT(DISTINCT ...) ordered by another expression');
         if (this.kind(items[0]) !== 'string') {
           // Ordered by the value itself, not by its text ('10' sorts before '9').
@@ -1796,7 +1842,7 @@ export abstract class SqlCompiler {
         }
       }
       order = ` ORDER BY ${a.orderby
-        .map((o: AstNode) => {
+        .map((o) => {
           const desc = String(o.type ?? '').toUpperCase() === 'DESC';
           const sql = a.distinct
             ? value
@@ -1817,11 +1863,11 @@ export abstract class SqlCompiler {
 
   // --- DML
 
-  protected dmlTable(t: AstNode): string {
+  protected dmlTable(t: TableItem): string {
     return this.tableSql(t);
   }
 
-  protected insert(s: AstNode): string {
+  protected insert(s: InsertStmt): string {
     const t = s.table?.[0];
     if (!t || s.table.length !== 1) return this.unsupported('INSERT into several tables');
     const ignore = /ignore/i.test(String(s.prefix ?? ''));
@@ -1832,10 +1878,10 @@ export abstract class SqlCompiler {
     this.pushScope(null);
     try {
       if (Array.isArray(s.set) && s.set.length) {
-        cols = s.set.map((x: AstNode) => String(x.column));
-        body = `VALUES (${s.set.map((x: AstNode) => this.expr(x.value)).join(', ')})`;
+        cols = s.set.map((x) => String(x.column));
+        body = `VALUES (${s.set.map((x) => this.expr(x.value)).join(', ')})`;
       } else if (s.values?.type === 'values') {
-        body = `VALUES ${s.values.values.map((row: AstNode) => `(${(row.value ?? []).map((v: AstNode) => this.insertValue(v)).join(', ')})`).join(', ')}`;
+        body = `VALUES ${s.values.values.map((row) => `(${(row.value ?? []).map((v) => this.insertValue(v)).join(', ')})`).join(', ')}`;
       } else if (s.values?.type === 'select') {
         body = this.selectStatement(s.values);
       } else return this.unsupported('this INSERT form');
@@ -1848,7 +1894,7 @@ export abstract class SqlCompiler {
     return this.insertStatement(this.dmlTable(t), colSql, body, { ignore, replace });
   }
 
-  protected insertValue(v: AstNode): string {
+  protected insertValue(v: Expr): string {
     if (v?.type === 'origin' && /^default$/i.test(String(v.value))) return 'DEFAULT';
     return this.expr(v);
   }
@@ -1863,18 +1909,17 @@ export abstract class SqlCompiler {
     return `INSERT INTO ${table}${cols} ${body}${o.ignore ? ' ON CONFLICT DO NOTHING' : ''}`;
   }
 
-  protected update(s: AstNode): string {
-    const tables: AstNode[] = s.table ?? [];
-    if (tables.length !== 1 || tables[0].join || tables[0].expr)
-      return this.unsupported('UPDATE of several tables');
+  protected update(s: UpdateStmt): string {
+    const tables: FromItem[] = s.table ?? [];
+    const t = tables[0];
+    if (tables.length !== 1 || !isTableItem(t) || t.join) return this.unsupported('UPDATE of several tables');
     if (s.orderby?.length || s.limit) return this.unsupported('UPDATE ... ORDER BY / LIMIT');
     const scope = this.pushScope(tables);
     try {
-      const t = tables[0];
       const item = scope.byNode.get(t)!;
       const sets = (s.set ?? [])
         .map(
-          (x: AstNode) =>
+          (x) =>
             `${this.quoteIdent(this.realColumnName({ table: x.table ?? null, column: String(x.column) }))} = ${this.expr(x.value)}`,
         )
         .join(', ');
@@ -1887,20 +1932,20 @@ export abstract class SqlCompiler {
   }
 
   /** The target of UPDATE/DELETE, aliased when the statement's name for it differs. */
-  protected dmlTarget(t: AstNode, item: ScopeItem): string {
+  protected dmlTarget(t: TableItem, item: ScopeItem): string {
     const name = this.dmlTable(t);
     const plain = !this.opts.tableName && !t.db && !t.schema && !t.as;
     return plain ? name : `${name} AS ${this.quoteIdent(item.alias)}`;
   }
 
-  protected deleteStatement(s: AstNode): string {
-    const from: AstNode[] = s.from ?? [];
-    if (from.length !== 1 || from[0].join || from[0].expr)
-      return this.unsupported('DELETE from several tables');
+  protected deleteStatement(s: DeleteStmt): string {
+    const from: FromItem[] = s.from ?? [];
+    const t = from[0];
+    if (from.length !== 1 || !isTableItem(t) || t.join) return this.unsupported('DELETE from several tables');
     if (s.orderby?.length || s.limit) return this.unsupported('DELETE ... ORDER BY / LIMIT');
     const scope = this.pushScope(from);
     try {
-      let sql = `DELETE FROM ${this.dmlTarget(from[0], scope.byNode.get(from[0])!)}`;
+      let sql = `DELETE FROM ${this.dmlTarget(t, scope.byNode.get(t)!)}`;
       if (s.where) sql += ` WHERE ${this.expr(s.where, 'bool')}`;
       return sql;
     } finally {
@@ -1908,10 +1953,11 @@ export abstract class SqlCompiler {
     }
   }
 
-  protected createTableAs(s: AstNode): string {
+  protected createTableAs(s: CreateStmt): string {
     const t = s.table?.[0];
     if (!t) return this.unsupported('CREATE TABLE without a name');
     const ine = s.if_not_exists ? 'IF NOT EXISTS ' : '';
+    if (!s.query_expr) return this.unsupported('CREATE TABLE without AS SELECT');
     return `CREATE TABLE ${ine}${this.dmlTable(t)} AS ${this.selectStatement(s.query_expr)}`;
   }
 }

@@ -1,5 +1,5 @@
 /** DuckDB: the local engine and `duckdb` sources. */
-import type { AstNode } from '../parse/normalize.js';
+import type { Expr } from '../ast/nodes.js';
 import { type FunctionMap, SqlCompiler } from './compiler.js';
 import { duckdbFunctions } from './functions/duckdb.js';
 
@@ -16,7 +16,7 @@ export class DuckdbCompiler extends SqlCompiler {
   }
 
   /** arg_min/arg_max skip rows whose fold is NULL: NULL only when every value is. */
-  protected override foldedExtreme(name: 'MIN' | 'MAX', e: AstNode): string {
+  protected override foldedExtreme(name: 'MIN' | 'MAX', e: Expr): string {
     return `${name === 'MIN' ? 'arg_min' : 'arg_max'}(${this.expr(e)}, ${this.foldSql(e)})`;
   }
 
@@ -30,19 +30,19 @@ export class DuckdbCompiler extends SqlCompiler {
   }
 
   /** DuckDB's `/` is already floating-point division and is NULL on zero. */
-  override divide(l: AstNode, r: AstNode): string {
+  override divide(l: Expr, r: Expr): string {
     return `${this.numOperand(l)} / NULLIF(${this.expr(r)}, 0)`;
   }
 
-  override intDiv(l: AstNode, r: AstNode): string {
+  override intDiv(l: Expr, r: Expr): string {
     return `CAST(trunc(CAST(${this.expr(l)} AS DOUBLE) / NULLIF(${this.expr(r)}, 0)) AS BIGINT)`;
   }
 
-  override mod(l: AstNode, r: AstNode): string {
+  override mod(l: Expr, r: Expr): string {
     return `(${this.numOperand(l)} % NULLIF(${this.expr(r)}, 0))`;
   }
 
-  protected override bitXor(l: AstNode, r: AstNode): string {
+  protected override bitXor(l: Expr, r: Expr): string {
     return `xor(${this.expr(l)}, ${this.expr(r)})`;
   }
 
@@ -67,7 +67,7 @@ export class DuckdbCompiler extends SqlCompiler {
     return ` ESCAPE '\\'`;
   }
 
-  protected override regexp(l: AstNode, r: AstNode, not: boolean): string {
+  protected override regexp(l: Expr, r: Expr, not: boolean): string {
     const cs = /_bin$|_cs$/i.test(String(l?.collate?.collate?.name ?? r?.collate?.collate?.name ?? ''));
     const call = `regexp_matches(${this.text(l)}, ${this.text(r)}${cs ? '' : ", 'i'"})`;
     return not ? `NOT ${call}` : call;
@@ -86,7 +86,7 @@ export class DuckdbCompiler extends SqlCompiler {
     return `CAST(${sql} AS BLOB)`;
   }
 
-  override jsonExtract(j: AstNode, path: AstNode, unquote: boolean): string {
+  override jsonExtract(j: Expr, path: Expr, unquote: boolean): string {
     if (path?.type !== 'string') return this.unsupported('a JSON path that is not a string literal');
     const steps = this.jsonSteps(String(path.value));
     const p = `$${steps.map((s) => (typeof s === 'number' ? `[${s}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(s) ? `.${s}` : `."${s.replace(/"/g, '\\"')}"`)).join('')}`;

@@ -4,7 +4,7 @@
  * comparison applies), a date, a boolean? `null` means unknown, and callers then choose the
  * translation that is right for every type.
  */
-import type { AstNode } from '../parse/normalize.js';
+import type { ColumnRef, Expr } from '../ast/nodes.js';
 import type { Kind } from './types.js';
 
 const STRING_FUNCS = new Set([
@@ -154,9 +154,9 @@ const COMPARISON = new Set([
 ]);
 
 /** Looks up a column_ref's kind (the compiler binds `columnType` and alias scopes). */
-export type ColumnKind = (ref: AstNode) => Kind;
+export type ColumnKind = (ref: ColumnRef) => Kind;
 
-export function isBooleanExpr(node: AstNode | null | undefined): boolean {
+export function isBooleanExpr(node: Expr | null | undefined): boolean {
   if (!node) return false;
   if (node.type === 'bool') return true;
   if (node.type === 'binary_expr') return COMPARISON.has(String(node.operator).toUpperCase());
@@ -178,7 +178,7 @@ export function looksNumericOrTemporal(s: string): boolean {
   );
 }
 
-export function kindOf(node: AstNode | null | undefined, col: ColumnKind): Kind {
+export function kindOf(node: Expr | null | undefined, col: ColumnKind): Kind {
   if (!node || typeof node !== 'object') return null;
   switch (node.type) {
     case 'string':
@@ -225,7 +225,7 @@ export function kindOf(node: AstNode | null | undefined, col: ColumnKind): Kind 
     case 'aggr_func':
     case 'function': {
       const name = String(node.name).toUpperCase();
-      const args: AstNode[] = node.type === 'aggr_func' ? [node.args?.expr] : (node.args?.value ?? []);
+      const args: Expr[] = node.type === 'aggr_func' ? [node.args?.expr] : (node.args?.value ?? []);
       if (STRING_FUNCS.has(name)) return 'string';
       if (NUMBER_FUNCS.has(name)) return 'number';
       if (DATE_FUNCS.has(name)) return 'date';

@@ -2,11 +2,21 @@
  * MySQL / MariaDB: the statement goes back nearly verbatim. Only names change (the
  * planner's table mapping, backtick quoting) and literals are re-escaped MySQL's way.
  */
-import type { AstNode } from '../parse/normalize.js';
+import type {
+  AggrFunc,
+  BinaryLit,
+  CastTarget,
+  DeleteStmt,
+  Expr,
+  FunctionCall,
+  InsertStmt,
+  IntervalExpr,
+  Origin,
+  UpdateStmt,
+  Variable,
+} from '../ast/nodes.js';
 import { type FunctionMap, SqlCompiler } from './compiler.js';
-import { mysqlStringLiteral, setDisplayNameProvider } from './support.js';
-
-const SIMPLE_IDENT = /^[A-Za-z_][A-Za-z0-9_$]*$/;
+import { mysqlStringLiteral } from './support.js';
 
 export class MysqlCompiler extends SqlCompiler {
   readonly target = 'mysql' as const;
@@ -21,19 +31,19 @@ export class MysqlCompiler extends SqlCompiler {
     return mysqlStringLiteral(value);
   }
 
-  protected override origin(node: AstNode): string {
+  protected override origin(node: Origin): string {
     const v = String(node.value);
     if (!/^[A-Za-z_ ]+$/.test(v)) return this.unsupported(`keyword ${v}`);
     return v.toUpperCase();
   }
 
-  protected override variable(node: AstNode): string {
+  protected override variable(node: Variable): string {
     const name = String(node.name);
     if (!/^[A-Za-z0-9_.$]+$/.test(name)) return this.unsupported(`variable ${name}`);
     return `${node.prefix === '@@' ? '@@' : '@'}${name}`;
   }
 
-  protected override binaryLiteral(node: AstNode): string {
+  protected override binaryLiteral(node: BinaryLit): string {
     const v = String(node.value);
     if (node.type === 'bit_string') {
       if (!/^[01]*$/.test(v)) return this.unsupported('bit literal');
@@ -51,23 +61,23 @@ export class MysqlCompiler extends SqlCompiler {
     return `${list.join(', ')} WITH ROLLUP`;
   }
 
-  protected override xor(l: AstNode, r: AstNode): string {
+  protected override xor(l: Expr, r: Expr): string {
     return `${this.operand(l)} XOR ${this.operand(r)}`;
   }
 
-  protected override bitXor(l: AstNode, r: AstNode): string {
+  protected override bitXor(l: Expr, r: Expr): string {
     return `${this.operand(l)} ^ ${this.operand(r)}`;
   }
 
-  override divide(l: AstNode, r: AstNode): string {
+  override divide(l: Expr, r: Expr): string {
     return `${this.operand(l)} / ${this.operand(r)}`;
   }
 
-  override intDiv(l: AstNode, r: AstNode): string {
+  override intDiv(l: Expr, r: Expr): string {
     return `${this.operand(l)} DIV ${this.operand(r)}`;
   }
 
-  override mod(l: AstNode, r: AstNode): string {
+  override mod(l: Expr, r: Expr): string {
     return `${this.operand(l)} % ${this.operand(r)}`;
   }
 
@@ -75,27 +85,27 @@ export class MysqlCompiler extends SqlCompiler {
     return 'LIKE';
   }
 
-  protected override regexp(l: AstNode, r: AstNode, not: boolean): string {
+  protected override regexp(l: Expr, r: Expr, not: boolean): string {
     return `${this.operand(l)} ${not ? 'NOT ' : ''}REGEXP ${this.operand(r)}`;
   }
 
-  override dateArith(base: AstNode, interval: AstNode, sign: 1 | -1): string {
+  override dateArith(base: Expr, interval: IntervalExpr, sign: 1 | -1): string {
     return `${this.operand(base)} ${sign < 0 ? '-' : '+'} ${this.intervalLiteral(interval)}`;
   }
 
-  protected intervalLiteral(iv: AstNode): string {
+  protected intervalLiteral(iv: IntervalExpr): string {
     const unit = String(iv.unit ?? '').toUpperCase();
     if (!/^[A-Z_]+$/.test(unit)) return this.unsupported(`INTERVAL unit ${unit}`);
     return `INTERVAL ${this.operand(iv.expr)} ${unit}`;
   }
 
-  override jsonExtract(j: AstNode, path: AstNode, unquote: boolean): string {
+  override jsonExtract(j: Expr, path: Expr, unquote: boolean): string {
     // MariaDB has no `->` / `->>`; the functions mean the same on MySQL.
     const extract = `JSON_EXTRACT(${this.expr(j)}, ${this.expr(path)})`;
     return unquote ? `JSON_UNQUOTE(${extract})` : extract;
   }
 
-  override cast(e: AstNode, target: AstNode): string {
+  override cast(e: Expr, target: CastTarget): string {
     const t = String(target.dataType ?? '').toUpperCase();
     if (!/^[A-Z ]+$/.test(t)) return this.unsupported(`CAST AS ${t}`);
     let type = t;
@@ -105,33 +115,30 @@ export class MysqlCompiler extends SqlCompiler {
     return `CAST(${this.expr(e)} AS ${type})`;
   }
 
-  protected override extract(field: string, source: AstNode): string {
+  protected override extract(field: string, source: Expr): string {
     if (!/^[A-Z_]+$/i.test(field)) return this.unsupported(`EXTRACT(${field})`);
     return `EXTRACT(${field.toUpperCase()} FROM ${this.expr(source)})`;
   }
 
-  protected override countDistinctMany(items: AstNode[]): string {
+  protected override countDistinctMany(items: Expr[]): string {
     return `COUNT(DISTINCT ${items.map((i) => this.expr(i)).join(', ')})`;
   }
 
-  protected override groupConcat(node: AstNode): string {
+  protected override groupConcat(node: AggrFunc): string {
     const a = node.args ?? {};
-    const items: AstNode[] = a.expr?.type === 'expr_list' ? a.expr.value : [a.expr];
+    const items: Expr[] = a.expr?.type === 'expr_list' ? a.expr.value : [a.expr];
     let sql = `GROUP_CONCAT(${a.distinct ? 'DISTINCT ' : ''}${items.map((i) => this.expr(i)).join(', ')}`;
     if (a.orderby?.length) {
       sql += ` ORDER BY ${a.orderby
-        .map(
-          (o: AstNode) =>
-            `${this.expr(o.expr)}${String(o.type ?? '').toUpperCase() === 'DESC' ? ' DESC' : ''}`,
-        )
+        .map((o) => `${this.expr(o.expr)}${String(o.type ?? '').toUpperCase() === 'DESC' ? ' DESC' : ''}`)
         .join(', ')}`;
     }
-    const sep = a.separator?.value ?? a.separator;
+    const sep = a.separator?.value;
     if (sep && typeof sep === 'object') sql += ` SEPARATOR ${this.expr(sep)}`;
     return sql + ')';
   }
 
-  protected override verbatimFunction(node: AstNode, name: string, args: AstNode[]): string {
+  protected override verbatimFunction(node: FunctionCall, name: string, args: Expr[]): string {
     if (!/^[A-Z0-9_$.]+$/i.test(name)) return this.unsupported(`function ${name}`);
     if (!node.args) return name;
     // TRIM(BOTH 'x' FROM a) reads as words; TIMESTAMPDIFF(DAY, a, b) has a keyword argument but commas.
@@ -145,7 +152,7 @@ export class MysqlCompiler extends SqlCompiler {
     return `${name}(${args.map((a) => this.verbatimArg(a)).join(', ')})`;
   }
 
-  protected override verbatimArg(a: AstNode): string {
+  protected override verbatimArg(a: Expr): string {
     const sql = super.verbatimArg(a);
     if (typeof a?.suffix === 'string' && /^USING [A-Za-z0-9_]+$/i.test(a.suffix)) return `${sql} ${a.suffix}`;
     return sql;
@@ -160,36 +167,34 @@ export class MysqlCompiler extends SqlCompiler {
     return `${o.replace ? 'REPLACE' : o.ignore ? 'INSERT IGNORE' : 'INSERT'} INTO ${table}${cols} ${body}`;
   }
 
-  protected override insert(s: AstNode): string {
+  protected override insert(s: InsertStmt): string {
     const base = super.insert({ ...s, on_duplicate_update: null });
     const dup = s.on_duplicate_update?.set;
     if (!Array.isArray(dup) || dup.length === 0) return base;
     this.pushScope(null);
     try {
-      const sets = dup
-        .map((x: AstNode) => `${this.quoteIdent(String(x.column))} = ${this.expr(x.value)}`)
-        .join(', ');
+      const sets = dup.map((x) => `${this.quoteIdent(String(x.column))} = ${this.expr(x.value)}`).join(', ');
       return `${base} ON DUPLICATE KEY UPDATE ${sets}`;
     } finally {
       this.popScope();
     }
   }
 
-  protected override update(s: AstNode): string {
-    const tables: AstNode[] = s.table ?? [];
+  protected override update(s: UpdateStmt): string {
+    const tables = s.table ?? [];
     const scope = this.pushScope(tables);
     try {
       const sets = (s.set ?? [])
-        .map((x: AstNode) => {
+        .map((x) => {
           const col = this.quoteIdent(String(x.column));
-          return `${x.table ? `${this.qualifier({ type: 'column_ref', table: x.table, column: x.column })}.` : ''}${col} = ${this.expr(x.value)}`;
+          return `${x.table ? `${this.qualifier({ table: x.table })}.` : ''}${col} = ${this.expr(x.value)}`;
         })
         .join(', ');
       void scope;
       let sql = `UPDATE ${this.fromClause(tables)} SET ${sets}`;
       if (s.where) sql += ` WHERE ${this.expr(s.where, 'bool')}`;
       if (Array.isArray(s.orderby) && s.orderby.length) {
-        sql += ` ORDER BY ${s.orderby.map((o: AstNode) => this.orderItem(o, false)).join(', ')}`;
+        sql += ` ORDER BY ${s.orderby.map((o) => this.orderItem(o, false)).join(', ')}`;
       }
       return sql + this.limitClause(s, 'limit');
     } finally {
@@ -197,21 +202,19 @@ export class MysqlCompiler extends SqlCompiler {
     }
   }
 
-  protected override deleteStatement(s: AstNode): string {
-    const from: AstNode[] = s.from ?? [];
-    const multi = from.length !== 1 || from[0].join || (s.table ?? []).some((t: AstNode) => !t.addition);
+  protected override deleteStatement(s: DeleteStmt): string {
+    const from = s.from ?? [];
+    const multi = from.length !== 1 || from[0].join || (s.table ?? []).some((t) => !t.addition);
     this.pushScope(from);
     try {
       let sql: string;
       if (multi) {
-        const targets = (s.table ?? [])
-          .map((t: AstNode) => this.qualifier({ type: 'column_ref', table: t.table, db: t.db }))
-          .join(', ');
+        const targets = (s.table ?? []).map((t) => this.qualifier({ table: t.table, db: t.db })).join(', ');
         sql = `DELETE ${targets} FROM ${this.fromClause(from)}`;
       } else sql = `DELETE FROM ${this.fromClause(from)}`;
       if (s.where) sql += ` WHERE ${this.expr(s.where, 'bool')}`;
       if (Array.isArray(s.orderby) && s.orderby.length) {
-        sql += ` ORDER BY ${s.orderby.map((o: AstNode) => this.orderItem(o, false)).join(', ')}`;
+        sql += ` ORDER BY ${s.orderby.map((o) => this.orderItem(o, false)).join(', ')}`;
       }
       return sql + this.limitClause(s, 'limit');
     } finally {
@@ -219,21 +222,3 @@ export class MysqlCompiler extends SqlCompiler {
     }
   }
 }
-
-/** Renders expressions as a MySQL user would write them, for column labels. */
-class DisplayCompiler extends MysqlCompiler {
-  override quoteIdent(name: string): string {
-    return SIMPLE_IDENT.test(name) ? name : super.quoteIdent(name);
-  }
-  protected override columnRef(node: AstNode): string {
-    const col = this.quoteIdent(String(node.column));
-    return node.table ? `${this.quoteIdent(String(node.table))}.${col}` : col;
-  }
-  override selectStatement(): string {
-    return 'SELECT ...';
-  }
-}
-
-const display = new DisplayCompiler();
-// MySQL labels a string literal column with the string itself.
-setDisplayNameProvider((e) => (e?.type === 'string' ? String(e.value) : display.expr(e)));

@@ -2,7 +2,7 @@
  * SQLite: booleans are already 0/1 and LIKE already ignores ASCII case, but it has no
  * date types (dates are text handled by date()/datetime()), no ROLLUP, no REGEXP.
  */
-import type { AstNode } from '../parse/normalize.js';
+import type { AggrFunc, CastTarget, Expr, IntervalExpr, SelectStmt } from '../ast/nodes.js';
 import { type FunctionMap, SqlCompiler } from './compiler.js';
 import { sqliteFunctions } from './functions/sqlite.js';
 import { DATE_UNITS, intervalParts } from './support.js';
@@ -25,16 +25,16 @@ export class SqliteCompiler extends SqlCompiler {
   override readonly timestampType = 'TEXT';
   override readonly intType = 'INTEGER';
 
-  override boolAsValue(node: AstNode, sql: string): string {
+  override boolAsValue(node: Expr, sql: string): string {
     if (node.type === 'bool') return node.value ? '1' : '0';
     return sql;
   }
 
-  override valueAsBool(_node: AstNode, sql: string): string {
+  override valueAsBool(_node: Expr, sql: string): string {
     return sql;
   }
 
-  protected override quantified(_op: string, _l: AstNode, quant: string): string {
+  protected override quantified(_op: string, _l: Expr, quant: string): string {
     return this.unsupported(`comparison with ${quant} (subquery)`);
   }
 
@@ -47,11 +47,11 @@ export class SqliteCompiler extends SqlCompiler {
     return this.stringLiteral(value);
   }
 
-  override ts(node: AstNode): string {
+  override ts(node: Expr): string {
     return `datetime(${this.expr(node)})`;
   }
 
-  override date(node: AstNode): string {
+  override date(node: Expr): string {
     return `date(${this.expr(node)})`;
   }
 
@@ -59,25 +59,25 @@ export class SqliteCompiler extends SqlCompiler {
     return this.unsupported('GROUP BY ... WITH ROLLUP');
   }
 
-  protected override setMember(m: AstNode): string {
+  protected override setMember(m: SelectStmt): string {
     const core = this.selectCore(m);
     const own = m.orderby?.length || m.limit;
     return own ? `SELECT * FROM (${core})` : core;
   }
 
-  override divide(l: AstNode, r: AstNode): string {
+  override divide(l: Expr, r: Expr): string {
     return `CAST(${this.expr(l)} AS REAL) / NULLIF(${this.expr(r)}, 0)`;
   }
 
-  override intDiv(l: AstNode, r: AstNode): string {
+  override intDiv(l: Expr, r: Expr): string {
     return `CAST(CAST(${this.expr(l)} AS REAL) / NULLIF(${this.expr(r)}, 0) AS INTEGER)`;
   }
 
-  override mod(l: AstNode, r: AstNode): string {
+  override mod(l: Expr, r: Expr): string {
     return `mod(${this.num(l)}, NULLIF(${this.num(r)}, 0))`;
   }
 
-  protected override bitXor(l: AstNode, r: AstNode): string {
+  protected override bitXor(l: Expr, r: Expr): string {
     const a = this.operand(l);
     const b = this.operand(r);
     return `((${a} | ${b}) - (${a} & ${b}))`;
@@ -94,7 +94,7 @@ export class SqliteCompiler extends SqlCompiler {
   }
 
   /** No ordered aggregate in SQLite: MIN/MAX of text compare as SQLite does. */
-  protected override foldedExtreme(name: 'MIN' | 'MAX', e: AstNode): string {
+  protected override foldedExtreme(name: 'MIN' | 'MAX', e: Expr): string {
     this.approximate("MIN/MAX of text follow SQLite's order on SQLite");
     return `${name}(${this.expr(e)})`;
   }
@@ -132,12 +132,12 @@ export class SqliteCompiler extends SqlCompiler {
     return this.unsupported('REGEXP');
   }
 
-  protected override castText(e: AstNode, length: number | null): string {
+  protected override castText(e: Expr, length: number | null): string {
     const sql = this.text(e);
     return length != null ? `substr(${sql}, 1, ${length})` : sql;
   }
 
-  protected override castInteger(e: AstNode): string {
+  protected override castInteger(e: Expr): string {
     if (this.kind(e) === 'number') return `CAST(round(${this.expr(e)}) AS INTEGER)`;
     return `CAST(${this.expr(e)} AS INTEGER)`;
   }
@@ -154,7 +154,7 @@ export class SqliteCompiler extends SqlCompiler {
     return `CAST(${sql} AS BLOB)`;
   }
 
-  override cast(e: AstNode, target: AstNode): string {
+  override cast(e: Expr, target: CastTarget): string {
     const t = String(target.dataType ?? '').toUpperCase();
     if (t === 'DATE') return `date(${this.expr(e)})`;
     if (t === 'DATETIME' || t === 'TIMESTAMP') return `datetime(${this.expr(e)})`;
@@ -166,12 +166,12 @@ export class SqliteCompiler extends SqlCompiler {
     return this.unsupported('COUNT(DISTINCT a, b)');
   }
 
-  protected override groupConcat(node: AstNode): string {
+  protected override groupConcat(node: AggrFunc): string {
     if (node.args?.distinct) return this.unsupported('GROUP_CONCAT(DISTINCT ...)');
     return super.groupConcat(node);
   }
 
-  override dateArith(base: AstNode, interval: AstNode, sign: 1 | -1): string {
+  override dateArith(base: Expr, interval: IntervalExpr, sign: 1 | -1): string {
     const unit = String(interval.unit ?? '').toUpperCase();
     let parts: [number, string][] | null;
     try {
@@ -190,7 +190,7 @@ export class SqliteCompiler extends SqlCompiler {
     return `${fn}(${this.expr(base)}, ${mods.join(', ')})`;
   }
 
-  override jsonExtract(j: AstNode, path: AstNode, unquote: boolean): string {
+  override jsonExtract(j: Expr, path: Expr, unquote: boolean): string {
     if (path?.type !== 'string') return this.unsupported('a JSON path that is not a string literal');
     const steps = this.jsonSteps(String(path.value));
     const p = `$${steps.map((s) => (typeof s === 'number' ? `[${s}]` : `."${s.replace(/"/g, '\\"')}"`)).join('')}`;

@@ -1,8 +1,8 @@
 /**
  * Helpers shared by the compilers and function maps: interval arithmetic, MySQL's reading
- * of strings as numbers, collation folding tables, aggregate detection, expression identity.
+ * of strings as numbers, collation folding tables, MySQL's string literal.
  */
-import { type AstNode, columnName } from '../parse/normalize.js';
+import type { Expr } from '../ast/nodes.js';
 
 const BINARY_COLLATION = /_bin$|_cs$|^binary$/i;
 
@@ -40,7 +40,7 @@ const COMPOUND_UNITS: Record<string, string[]> = {
  * A literal interval as [value, unit] pairs (signs applied), or null when `n` is not a
  * literal. Throws UnsupportedError-worthy Error for an unknown unit.
  */
-export function intervalParts(n: AstNode, unit: string, sign: 1 | -1): [number, string][] | null {
+export function intervalParts(n: Expr, unit: string, sign: 1 | -1): [number, string][] | null {
   if (n?.type !== 'number' && n?.type !== 'string') {
     if (n?.type === 'unary_expr' && n.operator === '-' && n.expr?.type === 'number') {
       return intervalParts({ type: 'number', value: -Number(n.expr.value) }, unit, sign);
@@ -80,84 +80,13 @@ export const ACCENTED = 'àáâãäåçèéêëìíîïñòóôõöùúûüýÿ�
 export const UNACCENTED = 'aaaaaaceeeeiiiinooooouuuuyyszs';
 export const ACCENT_MAP = new Map([...ACCENTED].map((ch, i) => [ch, UNACCENTED[i]]));
 
-export function hasBinaryCollation(node: AstNode | null | undefined): boolean {
-  const c = node?.collate?.collate?.name ?? node?.collate?.name;
+/** Whether an expression compares byte for byte: `x COLLATE utf8mb4_bin`, `BINARY x`. */
+export function hasBinaryCollation(node: Expr | null | undefined): boolean {
+  if (!node) return false;
+  const c = node.collate?.collate?.name ?? node.collate?.name;
   if (typeof c === 'string' && BINARY_COLLATION.test(c)) return true;
-  if (node?.type === 'cast' && /BINARY/i.test(String(node.target?.[0]?.dataType ?? ''))) return true;
+  if (node.type === 'cast' && /BINARY/i.test(String(node.target?.[0]?.dataType ?? ''))) return true;
   return false;
-}
-
-export const AGGREGATE_FUNCTIONS = new Set([
-  'STD',
-  'STDDEV',
-  'STDDEV_POP',
-  'STDDEV_SAMP',
-  'VARIANCE',
-  'VAR_POP',
-  'VAR_SAMP',
-  'BIT_AND',
-  'BIT_OR',
-  'BIT_XOR',
-  'ANY_VALUE',
-  'JSON_ARRAYAGG',
-  'JSON_OBJECTAGG',
-]);
-
-export function isAggregateCall(node: AstNode | null | undefined): boolean {
-  if (!node || node.over) return false;
-  if (node.type === 'aggr_func') return true;
-  return node.type === 'function' && AGGREGATE_FUNCTIONS.has(String(node.name).toUpperCase());
-}
-
-/** Whether an expression aggregates (outside subqueries and window calls). */
-export function containsAggregate(node: AstNode | null | undefined): boolean {
-  return someNode(node, isAggregateCall);
-}
-
-export function containsWindow(node: AstNode | null | undefined): boolean {
-  return someNode(node, (n) => !!n.over);
-}
-
-function someNode(node: AstNode | null | undefined, pred: (n: AstNode) => boolean): boolean {
-  if (!node || typeof node !== 'object') return false;
-  if (Array.isArray(node)) return node.some((n) => someNode(n, pred));
-  if (node.type === 'subquery') return false;
-  if (node.type && pred(node)) return true;
-  for (const k of Object.keys(node)) {
-    const v = node[k];
-    if (v && typeof v === 'object' && someNode(v, pred)) return true;
-  }
-  return false;
-}
-
-/** Two expressions that group the same way (column names compared case-insensitively). */
-export function sameGroupExpr(a: AstNode, b: AstNode): boolean {
-  if (a?.type === 'column_ref' && b?.type === 'column_ref') {
-    if (columnName(a).toLowerCase() !== columnName(b).toLowerCase()) return false;
-    return !a.table || !b.table || String(a.table).toLowerCase() === String(b.table).toLowerCase();
-  }
-  return exprKey(a) === exprKey(b);
-}
-
-function exprKey(n: AstNode): string {
-  return JSON.stringify(n, (k, v) => {
-    if (k === 'parentheses' || k === 'loc' || k === 'tableList' || k === 'columnList') return undefined;
-    if (v && typeof v === 'object' && v.type === 'column_ref') {
-      return { c: columnName(v).toLowerCase(), t: v.table ? String(v.table).toLowerCase() : null };
-    }
-    return v;
-  });
-}
-
-/** A select whose output columns are renamed (a shallow copy; the AST is not changed). */
-export function aliasColumns(ast: AstNode, names: string[]): AstNode {
-  const cols: AstNode[] = Array.isArray(ast.columns) ? ast.columns : [];
-  return { ...ast, columns: cols.map((c, i) => (i < names.length ? { ...c, as: names[i] } : c)) };
-}
-
-/** Structural equality of two expressions (for ORDER BY inside DISTINCT aggregates). */
-export function sameExpr(a: AstNode, b: AstNode): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /** MySQL-escaped string literal. */
@@ -177,37 +106,4 @@ export function mysqlStringLiteral(v: string): string {
         return '\\' + ch;
     }
   })}'`;
-}
-
-export const WINDOW_ONLY = new Set([
-  'ROW_NUMBER',
-  'RANK',
-  'DENSE_RANK',
-  'PERCENT_RANK',
-  'CUME_DIST',
-  'NTILE',
-  'LAG',
-  'LEAD',
-  'FIRST_VALUE',
-  'LAST_VALUE',
-  'NTH_VALUE',
-]);
-
-let displayNameProvider: ((e: AstNode) => string) | null = null;
-
-/** mysql.ts registers its renderer here (a direct import would be a module cycle). */
-export function setDisplayNameProvider(f: (e: AstNode) => string): void {
-  displayNameProvider = f;
-}
-
-/**
- * MySQL-style label for an unaliased computed select item (`COUNT(*)`, `a + 1`), as MySQL
- * names the column after the expression's text.
- */
-export function displayName(e: AstNode): string {
-  try {
-    return displayNameProvider ? displayNameProvider(e) : 'expr';
-  } catch {
-    return 'expr';
-  }
 }

@@ -19,17 +19,22 @@
  * windows, subqueries in the select list, set operations) keeps the one-phase translation.
  * Result names and types stay what the one-phase translation gives.
  */
-import { type AstNode, columnName } from '../parse/normalize.js';
+import { containsAggregate, containsWindow, isAggregateCall } from '../ast/aggregates.js';
+import { sameGroupExpr } from '../ast/equality.js';
+import {
+  type AggrFunc,
+  type ColumnRef,
+  type Expr,
+  isStar,
+  isTableItem,
+  type SelectItem,
+  type SelectStmt,
+  type SqlStatement,
+} from '../ast/nodes.js';
+import { hasSubquery, mapTree, visit } from '../ast/walk.js';
 import type { MysqlType } from '../types.js';
 import { type ColumnKind, kindOf } from './infer.js';
-import {
-  containsAggregate,
-  containsWindow,
-  displayName,
-  hasBinaryCollation,
-  isAggregateCall,
-  sameGroupExpr,
-} from './support.js';
+import { hasBinaryCollation } from './support.js';
 import { type CompileOptions, type Kind, kindOfMysqlType } from './types.js';
 
 /** The derived table phase 1 becomes (a name no statement of ours or a user's is expected to use). */
@@ -56,33 +61,34 @@ const TYPE_OF_KIND: Record<Exclude<Kind, null>, MysqlType> = {
 };
 
 interface Rewrite {
-  ast: AstNode;
+  ast: SelectStmt;
   opts: CompileOptions;
 }
 
 /** The two-phase form of a grouped SELECT over text, or null when one phase is right or needed. */
-export function twoPhase(ast: AstNode, opts: CompileOptions): Rewrite | null {
+export function twoPhase(ast: SqlStatement, opts: CompileOptions): Rewrite | null {
   if (ast?.type !== 'select' || ast._next || !Array.isArray(ast.from) || ast.from.length === 0) return null;
   if (ast.window?.expr?.length || ast.into?.type) return null;
-  const cols: AstNode[] = Array.isArray(ast.columns) ? ast.columns : [];
-  if (cols.length === 0 || cols.some((c) => c.expr?.type === 'column_ref' && columnName(c.expr) === '*'))
-    return null;
+  const cols: SelectItem[] = Array.isArray(ast.columns) ? ast.columns : [];
+  if (cols.length === 0 || cols.some((c) => isStar(c.expr))) return null;
   // Without a row position, which spelling stands for a group would change: one phase then.
   const first = ast.from[0];
-  const cte = (ast.with ?? []).some(
-    (w: AstNode) => String(w.name?.value ?? w.name).toLowerCase() === String(first?.table).toLowerCase(),
-  );
-  const marker =
-    first && typeof first.table === 'string' && !first.expr && !cte
-      ? opts.rowMarker?.({ db: first.db ?? null, schema: first.schema ?? null, table: first.table })
-      : null;
-  if (!marker) return null;
-  const modifiers: AstNode[] = ast.groupby?.modifiers ?? [];
+  const cte = (ast.with ?? []).some((w) => w.name.toLowerCase() === String(first?.table).toLowerCase());
+  const firstTable = isTableItem(first) && !cte ? first : null;
+  const marker = firstTable
+    ? opts.rowMarker?.({
+        db: firstTable.db ?? null,
+        schema: firstTable.schema ?? null,
+        table: firstTable.table,
+      })
+    : null;
+  if (!firstTable || !marker) return null;
+  const modifiers = ast.groupby?.modifiers ?? [];
   if (modifiers.some((m) => /rollup/i.test(String(m?.value ?? '')))) return null;
-  const outerParts: AstNode[] = [
+  const outerParts: (Expr | null)[] = [
     ...cols.map((c) => c.expr),
     ast.having,
-    ...(ast.orderby ?? []).map((o: AstNode) => o.expr),
+    ...(ast.orderby ?? []).map((o) => o.expr),
   ];
   if (outerParts.some((e) => containsWindow(e) || hasSubquery(e))) return null;
 
@@ -93,21 +99,22 @@ export function twoPhase(ast: AstNode, opts: CompileOptions): Rewrite | null {
         db: null,
         schema: null,
         table: ref.table ? String(ref.table) : null,
-        column: columnName(ref),
+        column: ref.column,
       }),
     );
-  const aliases = new Map<string, AstNode>();
+  const aliases = new Map<string, Expr>();
   for (const c of cols) if (c.as != null) aliases.set(String(c.as).toLowerCase(), c.expr);
   const kind: ColumnKind = (ref) => {
-    const a = !ref.table ? aliases.get(columnName(ref).toLowerCase()) : undefined;
+    const a = !ref.table ? aliases.get(ref.column.toLowerCase()) : undefined;
     return a && a !== ref ? kindOf(a, kind) : colKind(ref);
   };
-  const folds = (e: AstNode) => kindOf(e, kind) === 'string' && !hasBinaryCollation(e);
+  const folds = (e: Expr | null | undefined) => !!e && kindOf(e, kind) === 'string' && !hasBinaryCollation(e);
 
-  const grouped = Array.isArray(ast.groupby?.columns) && ast.groupby.columns.length > 0;
+  const groupCols = ast.groupby?.columns ?? [];
+  const grouped = groupCols.length > 0;
   const aggregated = cols.some((c) => containsAggregate(c.expr)) || containsAggregate(ast.having);
-  let keys: AstNode[];
-  if (grouped) keys = ast.groupby.columns.map((g: AstNode) => resolveGroupItem(g, cols));
+  let keys: Expr[];
+  if (grouped) keys = groupCols.map((g) => resolveGroupItem(g, cols));
   else if (ast.distinct && !aggregated) keys = cols.map((c) => c.expr);
   else if (aggregated) keys = [];
   else return null;
@@ -117,28 +124,28 @@ export function twoPhase(ast: AstNode, opts: CompileOptions): Rewrite | null {
   if (!aggregates) return null;
   // Aggregates that must see each raw value (DISTINCT, and MIN/MAX of folded text) run in
   // phase 2 over their arguments, added to phase 1's raw keys.
-  const wholeValues = (a: AstNode) =>
+  const wholeValues = (a: AggrFunc) =>
     !!a.args?.distinct || (/^(MIN|MAX)$/i.test(String(a.name)) && folds(a.args?.expr));
-  const distinctArgs: AstNode[] = [];
+  const distinctArgs: Expr[] = [];
   for (const a of aggregates) if (wholeValues(a)) distinctArgs.push(...aggregateArgs(a));
   // Only worth it when something folds: a text key or the argument of a DISTINCT aggregate.
   if (!keys.some(folds) && !distinctArgs.some(folds)) return null;
 
-  const inner: AstNode[] = [];
+  const inner: SelectItem[] = [];
   const outerTypes = new Map<string, MysqlType | null>();
-  const ref = (name: string): AstNode => ({ type: 'column_ref', table: GROUPED, column: name });
-  const add = (name: string, expr: AstNode, type: MysqlType | null) => {
+  const ref = (name: string): ColumnRef => ({ type: 'column_ref', table: GROUPED, column: name });
+  const add = (name: string, expr: Expr, type: MysqlType | null) => {
     inner.push({ expr, as: name });
     outerTypes.set(name.toLowerCase(), type);
     return ref(name);
   };
-  const typeOf = (e: AstNode): MysqlType | null => {
+  const typeOf = (e: Expr): MysqlType | null => {
     if (e?.type === 'column_ref') {
       const t = types?.({
         db: null,
         schema: null,
         table: e.table ? String(e.table) : null,
-        column: columnName(e),
+        column: e.column,
       });
       if (t) return t;
     }
@@ -146,32 +153,34 @@ export function twoPhase(ast: AstNode, opts: CompileOptions): Rewrite | null {
     return k ? TYPE_OF_KIND[k] : null;
   };
   // Raw keys: a binary collation makes the compiler group them as they are.
-  const raw = (e: AstNode): AstNode => ({ ...structuredClone(e), collate: { collate: { name: 'binary' } } });
-  const keyRefs: { node: AstNode; ref: AstNode }[] = [];
-  const allKeys: AstNode[] = [...keys];
+  const raw = (e: Expr): Expr => ({ ...structuredClone(e), collate: { collate: { name: 'binary' } } });
+  const keyRefs: { node: Expr; ref: ColumnRef }[] = [];
+  const allKeys: Expr[] = [...keys];
   for (const d of distinctArgs) if (!allKeys.some((k) => sameGroupExpr(k, d))) allKeys.push(d);
-  allKeys.forEach((k, i) => keyRefs.push({ node: k, ref: add(`k${i + 1}`, raw(k), typeOf(k)) }));
+  allKeys.forEach((k, i) => {
+    keyRefs.push({ node: k, ref: add(`k${i + 1}`, raw(k), typeOf(k)) });
+  });
   add(
     FIRST_SEEN,
     {
       type: 'aggr_func',
       name: 'MIN',
-      args: { expr: { type: 'column_ref', table: first.as ?? first.table, column: marker } },
+      args: { expr: { type: 'column_ref', table: firstTable.as ?? firstTable.table, column: marker } },
     },
     null,
   );
   const innerGroup = allKeys.map((k) => raw(k));
 
   let n = 0;
-  const reps = new Map<string, AstNode>();
-  const isAliasRef = (node: AstNode) =>
-    node.type === 'column_ref' && !node.table && aliases.has(columnName(node).toLowerCase());
+  const reps = new Map<string, ColumnRef>();
+  const isAliasRef = (node: Expr) =>
+    node.type === 'column_ref' && !node.table && aliases.has(node.column.toLowerCase());
   /** A group key, or a column read through its group's representative. */
-  const keyOrColumn = (node: AstNode): AstNode | undefined => {
+  const keyOrColumn = (node: Expr): Expr | undefined => {
     const key = keyRefs.find((k) => sameGroupExpr(k.node, node));
     if (key) return structuredClone(key.ref);
     if (node.type !== 'column_ref') return undefined;
-    const id = `${node.table ?? ''}.${columnName(node)}`.toLowerCase();
+    const id = `${node.table ?? ''}.${node.column}`.toLowerCase();
     let r = reps.get(id);
     if (!r) {
       r = add(`r${reps.size + 1}`, structuredClone(node), typeOf(node));
@@ -180,16 +189,14 @@ export function twoPhase(ast: AstNode, opts: CompileOptions): Rewrite | null {
     return structuredClone(r);
   };
   /** An expression of the select list (aliases: false) or of HAVING / ORDER BY (they may name select aliases). */
-  const mapped = (e: AstNode | null | undefined, aliasesVisible = false): AstNode | null => {
-    if (!e) return null;
-    return mapExpr(e, (node) => {
+  const mapped = (e: Expr, aliasesVisible = false): Expr =>
+    mapTree(e, (node) => {
       if (aliasesVisible && isAliasRef(node)) return structuredClone(node);
       if (node.type === 'aggr_func') return merge(node);
       return keyOrColumn(node);
     });
-  };
-  const merged = new Map<string, AstNode>();
-  const merge = (a: AstNode): AstNode => {
+  const merged = new Map<string, Expr>();
+  const merge = (a: AggrFunc): Expr => {
     // The same aggregate twice (select list and HAVING) reads the same partial columns.
     const id = JSON.stringify(a);
     const hit = merged.get(id);
@@ -198,15 +205,15 @@ export function twoPhase(ast: AstNode, opts: CompileOptions): Rewrite | null {
     merged.set(id, m);
     return structuredClone(m);
   };
-  const mergeOnce = (a: AstNode): AstNode => {
+  const mergeOnce = (a: AggrFunc): Expr => {
     const name = String(a.name).toUpperCase();
     const args = a.args ?? {};
     if (wholeValues(a)) {
       // Phase 2 runs the aggregate itself over the raw keys it added.
-      return { ...structuredClone(a), args: mapExpr(args, keyOrColumn) };
+      return { ...structuredClone(a), args: mapTree(args, keyOrColumn) };
     }
     const arg = args.expr;
-    const fn = (f: string, e: AstNode): AstNode => ({ type: 'aggr_func', name: f, args: { expr: e } });
+    const fn = (f: string, e: Expr): AggrFunc => ({ type: 'aggr_func', name: f, args: { expr: e } });
     n++;
     if (name === 'COUNT') {
       const count = fn('SUM', add(`a${n}`, structuredClone(a), 'BIGINT'));
@@ -234,15 +241,15 @@ export function twoPhase(ast: AstNode, opts: CompileOptions): Rewrite | null {
     const floating = t === 'DOUBLE' || t === 'FLOAT' || kindOf(arg, kind) === 'string' || t === null;
     const sum = fn('SUM', add(`a${n}`, fn('SUM', structuredClone(arg)), floating ? 'DOUBLE' : 'DECIMAL'));
     const count = fn('SUM', add(`c${n}`, fn('COUNT', structuredClone(arg)), 'BIGINT'));
-    const quotient: AstNode = { type: 'binary_expr', operator: '/', left: sum, right: count };
+    const quotient: Expr = { type: 'binary_expr', operator: '/', left: sum, right: count };
     return floating ? castTo('DOUBLE', quotient) : quotient;
   };
 
   const outerCols = cols.map((c) => ({
     expr: mapped(c.expr),
-    as: c.as ?? (c.expr?.type === 'column_ref' ? columnName(c.expr) : displayName(c.expr)),
+    as: c.as ?? (c.expr?.type === 'column_ref' ? c.expr.column : (opts.displayName?.(c.expr) ?? 'expr')),
   }));
-  const outer: AstNode = {
+  const outer: SelectStmt = {
     with: null,
     type: 'select',
     options: null,
@@ -274,9 +281,9 @@ export function twoPhase(ast: AstNode, opts: CompileOptions): Rewrite | null {
     groupby: grouped
       ? { columns: keyRefs.slice(0, keys.length).map((k) => structuredClone(k.ref)), modifiers: [] }
       : null,
-    having: mapped(ast.having, true),
+    having: ast.having ? mapped(ast.having, true) : null,
     orderby: Array.isArray(ast.orderby)
-      ? ast.orderby.map((o: AstNode) => ({
+      ? ast.orderby.map((o) => ({
           ...o,
           expr: o.expr?.type === 'number' ? o.expr : mapped(o.expr, true),
         }))
@@ -296,18 +303,18 @@ export function twoPhase(ast: AstNode, opts: CompileOptions): Rewrite | null {
   };
 }
 
-function castTo(type: string, expr: AstNode): AstNode {
+function castTo(type: string, expr: Expr): Expr {
   return { type: 'cast', expr, target: [{ dataType: type }] };
 }
 
 /** GROUP BY 2 and GROUP BY alias name a select-list expression (as the compiler reads them). */
-function resolveGroupItem(g: AstNode, cols: AstNode[]): AstNode {
+function resolveGroupItem(g: Expr, cols: SelectItem[]): Expr {
   if (g?.type === 'number' && Number.isInteger(Number(g.value))) {
     const c = cols[Number(g.value) - 1];
-    if (c && !(c.expr?.type === 'column_ref' && columnName(c.expr) === '*')) return c.expr;
+    if (c && !(c.expr?.type === 'column_ref' && c.expr.column === '*')) return c.expr;
   }
   if (g?.type === 'column_ref' && !g.table) {
-    const name = columnName(g).toLowerCase();
+    const name = g.column.toLowerCase();
     const c = cols.find((x) => x.as != null && String(x.as).toLowerCase() === name);
     if (c && !containsAggregate(c.expr)) return c.expr;
   }
@@ -315,77 +322,29 @@ function resolveGroupItem(g: AstNode, cols: AstNode[]): AstNode {
 }
 
 /** Every aggregate call in the parts, or null when one cannot be merged across raw groups. */
-function collectAggregates(parts: (AstNode | null | undefined)[]): AstNode[] | null {
-  const out: AstNode[] = [];
+function collectAggregates(parts: (Expr | null | undefined)[]): AggrFunc[] | null {
+  const out: AggrFunc[] = [];
   let ok = true;
-  const walk = (n: unknown): void => {
-    if (!ok || !n || typeof n !== 'object') return;
-    if (Array.isArray(n)) {
-      for (const x of n) walk(x);
-      return;
-    }
-    const node = n as AstNode;
-    if (node.type === 'aggr_func') {
-      const name = String(node.name).toUpperCase();
-      const distinct = !!node.args?.distinct;
-      if (node.over || containsAggregate(node.args?.expr)) ok = false;
-      else if (distinct && ['COUNT', 'SUM', 'AVG', 'MIN', 'MAX', 'GROUP_CONCAT'].includes(name))
-        out.push(node);
-      else if (!distinct && MERGEABLE.has(name)) out.push(node);
+  visit(parts, (n) => {
+    if (!ok) return false;
+    if (n.type === 'aggr_func') {
+      const a = n as unknown as AggrFunc;
+      const name = String(a.name).toUpperCase();
+      const distinct = !!a.args?.distinct;
+      if (a.over || containsAggregate(a.args?.expr)) ok = false;
+      else if (distinct && ['COUNT', 'SUM', 'AVG', 'MIN', 'MAX', 'GROUP_CONCAT'].includes(name)) out.push(a);
+      else if (!distinct && MERGEABLE.has(name)) out.push(a);
       else ok = false;
-      return;
+      return false;
     }
-    if (node.type === 'function' && isAggregateCall(node)) {
-      ok = false;
-      return;
-    }
-    for (const k of Object.keys(node)) walk(node[k]);
-  };
-  for (const p of parts) walk(p);
+    if (n.type === 'function' && isAggregateCall(n)) ok = false;
+    return ok;
+  });
   return ok ? out : null;
 }
 
-function aggregateArgs(a: AstNode): AstNode[] {
+function aggregateArgs(a: AggrFunc): Expr[] {
   const e = a.args?.expr;
   if (!e || e.type === 'star') return [];
   return e.type === 'expr_list' ? (e.value ?? []) : [e];
-}
-
-function hasSubquery(e: AstNode | null | undefined): boolean {
-  let found = false;
-  const walk = (n: unknown): void => {
-    if (found || !n || typeof n !== 'object') return;
-    if (Array.isArray(n)) {
-      for (const x of n) walk(x);
-      return;
-    }
-    const node = n as AstNode;
-    if (node.type === 'subquery' || node.ast) {
-      found = true;
-      return;
-    }
-    for (const k of Object.keys(node)) walk(node[k]);
-  };
-  walk(e);
-  return found;
-}
-
-/**
- * A copy of `node` where `fn` replaced what it returns a node for; it is asked about every
- * typed node, outermost first, and not about the inside of what it replaced.
- */
-function mapExpr(node: AstNode, fn: (n: AstNode) => AstNode | undefined): AstNode {
-  const visit = (v: unknown): unknown => {
-    if (!v || typeof v !== 'object') return v;
-    if (Array.isArray(v)) return v.map(visit);
-    const o = v as AstNode;
-    if (typeof o.type === 'string') {
-      const r = fn(o);
-      if (r !== undefined) return r;
-    }
-    const out: AstNode = {};
-    for (const k of Object.keys(o)) out[k] = visit(o[k]);
-    return out;
-  };
-  return visit(node) as AstNode;
 }

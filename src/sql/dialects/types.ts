@@ -1,3 +1,4 @@
+import type { Expr } from '../ast/nodes.js';
 import type { MysqlType } from '../types.js';
 
 export type Target = 'mysql' | 'postgres' | 'sqlite' | 'duckdb';
@@ -53,6 +54,8 @@ export interface CompileOptions {
    * keep MySQL's choice of a group's spelling (two-phase.ts); without it, one phase.
    */
   rowMarker?: (ref: TableRefName) => string | null | undefined;
+  /** The label MySQL gives an unaliased expression (dialects/display.ts; index.ts passes it). */
+  displayName?: (e: Expr) => string;
   /**
    * Give unaliased computed select items a MySQL-style name (`COUNT(*)`), as MySQL would
    * label the column. Default true.

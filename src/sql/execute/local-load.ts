@@ -12,7 +12,7 @@ import {
   INTEGER,
   VARCHAR,
 } from '@duckdb/node-api';
-import type { FieldInfo, MysqlType, Row } from '../types.js';
+import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../types.js';
 
 /** Quote an identifier for DuckDB. */
 export function dq(name: string): string {
@@ -26,10 +26,10 @@ interface ColumnPlan {
   /** The staging type, for data chunks. */
   type: DuckDBType;
   /** A non-null canonical value as the staging vector takes it. */
-  value: (v: any) => DuckDBValue;
+  value: (v: NonNullable<CanonicalValue>) => DuckDBValue;
 }
 
-const text = (v: any) => (typeof v === 'string' ? v : String(v));
+const text = (v: NonNullable<CanonicalValue>) => (typeof v === 'string' ? v : String(v));
 const varchar = (view: (c: string) => string): ColumnPlan => ({
   staging: 'VARCHAR',
   view,
@@ -63,7 +63,7 @@ function planColumn(type: MysqlType, scale: number, precision?: number): ColumnP
         staging: 'BIGINT',
         view: same,
         type: BIGINT,
-        value: (v) => (typeof v === 'bigint' ? v : BigInt(v)),
+        value: (v) => (typeof v === 'bigint' ? v : BigInt(v as number | string)),
       };
     case 'FLOAT':
     case 'DOUBLE':

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { QueryStream } from '../../sources/types.js';
 import type { DynamicFilter } from '../plan/plan-types.js';
 import type { Fragment, Plan } from '../plan/planner.js';
-import type { Row } from '../types.js';
+import type { FieldInfo, Row } from '../types.js';
 import type { LocalEngine } from './local.js';
 import { localError } from './local.js';
 import { dq, loadBatches, loadCsvFile } from './local-load.js';
@@ -18,7 +18,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   onProgress?: (rows: number) => void;
   /** Rows of information_schema tables the plan reads, built on demand. */
-  infoRows?: (table: string) => Promise<{ columns: { name: string; type: any }[]; rows: Row[] }>;
+  infoRows?: (table: string) => Promise<{ columns: FieldInfo[]; rows: Row[] }>;
 }
 
 /** Run a plan to a stream of canonical rows. */

@@ -1,9 +1,9 @@
 import type { Source } from '../../sources/types.js';
+import type { SelectStmt, SqlStatement } from '../ast/nodes.js';
 import { canCompile } from '../dialects/index.js';
 import type { Engine, Outcome } from '../engine.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
 import { ErrorCode, SqlError } from '../errors.js';
-import { nameOf } from '../plan/ast-walk.js';
 import { bindTables } from '../plan/bind.js';
 import { compileFor } from '../plan/planner.js';
 import { columnTypeFor, literalFor, quoteFor, sourceTableText } from '../plan/target-names.js';
@@ -19,19 +19,16 @@ const BATCH = 500;
  */
 export async function runWrite(
   engine: Engine,
-  ast: any,
+  ast: SqlStatement,
   ctx: QueryContext,
   opts: ExecOptions,
 ): Promise<Outcome> {
   const kind = String(ast.type);
-  if (
-    !['insert', 'replace', 'update', 'delete', 'create'].includes(kind) ||
-    (kind === 'create' && ast.keyword !== 'table')
-  ) {
+  if (ast.type === 'select' || ast.type === 'drop' || (ast.type === 'create' && ast.keyword !== 'table')) {
     throw new SqlError(ErrorCode.NOT_SUPPORTED, `Statement '${kind.toUpperCase()}' is not supported`);
   }
   const refs = bindTables(ast, ctx);
-  const targetNode = kind === 'delete' ? (ast.from?.[0] ?? ast.table?.[0]) : ast.table?.[0];
+  const targetNode = ast.type === 'delete' ? (ast.from?.[0] ?? ast.table?.[0]) : ast.table?.[0];
   const target = refs.find((r) => r.node === targetNode) ?? refs.find((r) => r.kind === 'source');
   if (target?.kind !== 'source')
     throw new SqlError(ErrorCode.NOT_SUPPORTED, 'Writes need a table in a data source (source.table)');
@@ -61,8 +58,12 @@ export async function runWrite(
     }
   }
 
-  const select =
-    kind === 'create' ? ast.query_expr : kind === 'insert' || kind === 'replace' ? ast.values : null;
+  const select: SelectStmt | null =
+    ast.type === 'create'
+      ? (ast.query_expr ?? null)
+      : (ast.type === 'insert' || ast.type === 'replace') && ast.values?.type === 'select'
+        ? ast.values
+        : null;
   if (select?.type !== 'select') {
     const why = others.length ? 'it reads another source' : `the ${source.engine} dialect cannot express it`;
     throw new SqlError(
@@ -77,14 +78,14 @@ export async function runWrite(
   try {
     // Sources that store whole tables (files: Parquet) take the rows as one stream;
     // INSERT batches would rewrite the stored file once per batch.
-    if (kind === 'create' && source.createTableFromStream && !ast.columns?.length) {
+    if (ast.type === 'create' && source.createTableFromStream) {
       const n = await source.createTableFromStream(target.table, stream.columns, stream.batches, {
         ifNotExists: !!ast.if_not_exists,
       });
       await stream.cancel().catch(() => {}); // IF NOT EXISTS on an existing table reads nothing
       return { kind: 'ok', affected: n };
     }
-    if (kind === 'create') {
+    if (ast.type === 'create') {
       const cols = stream.columns
         .map((c) => `${quoteFor(dialect, c.name)} ${columnTypeFor(dialect, c.type)}`)
         .join(', ');
@@ -92,8 +93,8 @@ export async function runWrite(
       await source.execute(`CREATE TABLE ${ine}${table} (${cols})`);
     }
     const names: string[] | null =
-      Array.isArray(ast.columns) && ast.columns.length
-        ? ast.columns.map((c: any) => nameOf(c) ?? String(c))
+      (ast.type === 'insert' || ast.type === 'replace') && Array.isArray(ast.columns) && ast.columns.length
+        ? ast.columns.map(String)
         : null;
     const colList = names
       ? ` (${names.map((n) => quoteFor(dialect, n)).join(', ')})`

@@ -9,7 +9,7 @@ import type { Statement } from './statement.js';
 
 export type { Statement, TableName } from './statement.js';
 
-const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, o: object): any } };
+const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, o: object): unknown } };
 const parser = new Parser();
 const OPTS = { database: 'MySQL' };
 
@@ -24,7 +24,7 @@ export function parseStatement(sql: string, isSource: (name: string) => boolean)
   }
   // Three-part names first (the rewrite below keeps quoted names as they are).
   const text = rewriteParserGaps(foldThreePartNames(sql, isSource));
-  let ast: any;
+  let ast: unknown;
   try {
     ast = parser.astify(text, OPTS);
   } catch (e) {
@@ -34,7 +34,7 @@ export function parseStatement(sql: string, isSource: (name: string) => boolean)
     if (ast.length !== 1) throw new SqlError(ErrorCode.SYNTAX, 'Syntax error: send one statement at a time');
     ast = ast[0];
   }
-  const normalized = normalizeAst(ast);
+  const normalized = normalizeAst(ast as unknown);
   const labels = normalized?.type === 'select' ? selectLabels(sql, normalized) : null;
   return { kind: 'sql', ast: normalized, text: sql, labels };
 }

@@ -5,6 +5,7 @@
  * say this (PostgreSQL truncates names at 63 bytes; the SQL they run is recompiled text), so
  * the engine relabels the result of a SELECT with these names.
  */
+import type { SelectStmt } from '../ast/nodes.js';
 import { isKeyword, type Token, tokenize } from './lexer.js';
 
 const SELECT_OPTIONS = new Set([
@@ -93,7 +94,7 @@ function plain(v: unknown): string | null {
  * where they cannot be told from the text (a `*` item, an unreadable select list).
  * `ast` is the normalized AST of `sql`; `tokens`, when given, are `tokenize(sql)`.
  */
-export function selectLabels(sql: string, ast: any, tokens?: Token[]): string[] | null {
+export function selectLabels(sql: string, ast: SelectStmt, tokens?: Token[]): string[] | null {
   const cols = ast?.type === 'select' ? ast.columns : null;
   if (!Array.isArray(cols) || cols.length === 0) return null;
   let items: Token[][] | null;

@@ -27,16 +27,16 @@
  * - FROM is always a list; a parenthesized join group inside it is an item
  *   `{type: 'join_group', expr: [items...], join?, on?}`.
  */
+import type { SqlStatement } from '../ast/nodes.js';
 import { isKeyword, type Token, tokenize } from './lexer.js';
 import { SCHEMA_SEP } from './prepass.js';
 
-/** A normalized AST node: node-sql-parser's loose shape, with the rules above. */
-export type AstNode = { type?: string; [key: string]: any };
-
-export interface LimitParts {
-  count: AstNode | null;
-  offset: AstNode | null;
-}
+/**
+ * A node of node-sql-parser's output, untyped: this file is the one boundary where the
+ * parser's loose objects become the typed tree of ast/nodes.ts (biome.json lets `any` in
+ * here and nowhere else in src/).
+ */
+type AstNode = { type?: string; [key: string]: any };
 
 const QUOTED_IDENT = new Set([
   'backticks_quote_string',
@@ -47,13 +47,15 @@ const QUOTED_IDENT = new Set([
 const _STRING_TYPES = new Set(['single_quote_string', 'double_quote_string', 'natural_string']);
 const EXPONENT = /^\d+(\.\d*)?[eE][+-]?\d+$/;
 
-/** Mutates and returns the AST (or list of ASTs). Safe to call twice. */
-export function normalizeAst<T>(ast: T): T {
+/** node-sql-parser's statement (or list of them) as the typed tree, mutated in place. Safe to call twice. */
+export function normalizeAst(ast: unknown[]): SqlStatement[];
+export function normalizeAst(ast: unknown): SqlStatement;
+export function normalizeAst(ast: unknown): SqlStatement | SqlStatement[] {
   if (Array.isArray(ast)) {
     for (let i = 0; i < ast.length; i++) ast[i] = fix(ast[i]);
-    return ast;
+    return ast as SqlStatement[];
   }
-  return fix(ast) as T;
+  return fix(ast) as SqlStatement;
 }
 
 function ident(v: unknown): unknown {
@@ -339,193 +341,6 @@ function hoistSetOpTail(head: AstNode): void {
     head._limit = last.limit;
     last.limit = null;
   }
-}
-
-// ---------------------------------------------------------------------------------------
-// Helpers for the planner and compilers.
-
-/** The column name of a column_ref (`*` for a star). */
-export function columnName(ref: AstNode): string {
-  const c = ref?.column;
-  if (typeof c === 'string') return c;
-  if (c && typeof c === 'object') return String(c.expr?.value ?? c.value ?? '');
-  return '';
-}
-
-/** `{count, offset}` of a select/update/delete LIMIT (or the head's `_limit` for set ops). */
-export function limitOf(stmt: AstNode, key: 'limit' | '_limit' = 'limit'): LimitParts {
-  const l = stmt?.[key];
-  if (!l || !Array.isArray(l.value) || l.value.length === 0) return { count: null, offset: null };
-  if (l.seperator === ',') return { count: l.value[1] ?? null, offset: l.value[0] ?? null };
-  return { count: l.value[0] ?? null, offset: l.value[1] ?? null };
-}
-
-export function isSubquery(node: unknown): node is AstNode & { ast: AstNode } {
-  return !!node && typeof node === 'object' && (node as AstNode).type === 'subquery';
-}
-
-/** Return `false` to skip the node's children; any other result continues. */
-export type ExprVisitor = (node: AstNode, parent: AstNode | null) => unknown;
-
-/**
- * Depth-first over an expression. The visitor returns `false` to skip a node's children.
- * Subqueries are visited as nodes; their statements are entered only with `subqueries: true`.
- */
-export function walkExpr(
-  expr: AstNode | null | undefined,
-  visitor: ExprVisitor,
-  opts: { subqueries?: boolean } = {},
-  parent: AstNode | null = null,
-): void {
-  if (!expr || typeof expr !== 'object') return;
-  if (Array.isArray(expr)) {
-    for (const e of expr) walkExpr(e, visitor, opts, parent);
-    return;
-  }
-  if (visitor(expr, parent) === false) return;
-  if (expr.type === 'subquery') {
-    if (opts.subqueries) walkStatement(expr.ast, visitor, opts);
-    return;
-  }
-  for (const k of Object.keys(expr)) {
-    if (k === 'type' || k === 'loc') continue;
-    const v = expr[k];
-    if (!v || typeof v !== 'object') continue;
-    // Children without a type (window specs, ORDER BY items, args lists) are walked too.
-    if (Array.isArray(v)) {
-      for (const item of v) if (item && typeof item === 'object') walkExpr(item, visitor, opts, expr);
-    } else walkExpr(v, visitor, opts, expr);
-  }
-}
-
-/** Every expression of a statement (select list, WHERE, ON, GROUP BY, ...), CTEs and set-op members included. */
-export function walkStatement(
-  stmt: AstNode | null | undefined,
-  visitor: ExprVisitor,
-  opts: { subqueries?: boolean } = {},
-): void {
-  if (!stmt || typeof stmt !== 'object') return;
-  const visit = (e: any) => walkExpr(e, visitor, opts, stmt);
-  if (stmt.type === 'select') {
-    for (const w of stmt.with ?? []) if (opts.subqueries) walkStatement(w.stmt?.ast, visitor, opts);
-    for (const c of Array.isArray(stmt.columns) ? stmt.columns : []) visit(c.expr);
-    const fromItems = (list: AstNode[]) => {
-      for (const f of list ?? []) {
-        if (f.type === 'join_group') fromItems(f.expr);
-        else if (f.expr) visit(f.expr);
-        if (f.on) visit(f.on);
-      }
-    };
-    fromItems(stmt.from);
-    visit(stmt.where);
-    visit(stmt.groupby?.columns);
-    visit(stmt.having);
-    for (const o of stmt.orderby ?? []) visit(o.expr);
-    for (const o of stmt._orderby ?? []) visit(o.expr);
-    if (stmt._next) walkStatement(stmt._next, visitor, opts);
-    return;
-  }
-  if (stmt.type === 'insert' || stmt.type === 'replace') {
-    const v = stmt.values;
-    if (v?.type === 'select') walkStatement(v, visitor, opts);
-    else for (const row of v?.values ?? []) visit(row);
-    for (const s of stmt.set ?? []) visit(s.value);
-    return;
-  }
-  if (stmt.type === 'update') {
-    for (const f of stmt.table ?? []) if (f.on) visit(f.on);
-    for (const s of stmt.set ?? []) visit(s.value);
-    visit(stmt.where);
-    return;
-  }
-  if (stmt.type === 'delete') {
-    for (const f of stmt.from ?? []) if (f.on) visit(f.on);
-    visit(stmt.where);
-    return;
-  }
-  if (stmt.type === 'create' && stmt.query_expr) walkStatement(stmt.query_expr, visitor, opts);
-}
-
-/** A FROM / DML table item: `{db, schema?, table, as}`. */
-export interface TableRefNode extends AstNode {
-  db: string | null;
-  schema?: string | null;
-  table: string;
-  as?: string | null;
-}
-
-/**
- * Every base table a statement names, as the AST's own FROM/target nodes (mutable), in
- * order: FROM items and joins, tables in subqueries (FROM, WHERE, select list), CTE
- * bodies, set-op members, and DML/CTAS targets. Names that refer to a CTE in scope are left out.
- */
-export function tableRefs(stmt: AstNode): TableRefNode[] {
-  const out: TableRefNode[] = [];
-  const seen = new Set<AstNode>();
-  const add = (t: AstNode, ctes: Set<string>) => {
-    if (!t || typeof t.table !== 'string' || seen.has(t)) return;
-    if (!t.db && !t.schema && ctes.has(t.table.toLowerCase())) return;
-    seen.add(t);
-    out.push(t as TableRefNode);
-  };
-  const inExprs = (s: AstNode, ctes: Set<string>) =>
-    walkStatement(s, (node) => {
-      if (node.type === 'subquery') visitStmt(node.ast, ctes);
-    });
-  const visitStmt = (s: AstNode | null | undefined, outer: Set<string>) => {
-    if (!s || typeof s !== 'object') return;
-    let ctes = outer;
-    if (s.type === 'select') {
-      if (Array.isArray(s.with) && s.with.length) {
-        ctes = new Set(outer);
-        for (const w of s.with) {
-          // A recursive CTE sees itself; a plain one sees only earlier ones, but MySQL
-          // refuses a table and a CTE of the same name being ambiguous anyway.
-          ctes.add(String(w.name).toLowerCase());
-          visitStmt(w.stmt?.ast, ctes);
-        }
-      }
-      const fromItems = (list: AstNode[]) => {
-        for (const f of list ?? []) {
-          if (f.type === 'join_group') fromItems(f.expr);
-          else if (f.expr?.type === 'subquery') visitStmt(f.expr.ast, ctes);
-          else add(f, ctes);
-        }
-      };
-      fromItems(s.from);
-      inExprs({ ...s, _next: null, with: null }, ctes);
-      if (s._next) visitStmt(s._next, ctes);
-      return;
-    }
-    if (s.type === 'insert' || s.type === 'replace') {
-      for (const t of s.table ?? []) add(t, ctes);
-      if (s.values?.type === 'select') visitStmt(s.values, ctes);
-      inExprs({ ...s, values: s.values?.type === 'select' ? null : s.values }, ctes);
-      return;
-    }
-    if (s.type === 'update') {
-      for (const t of s.table ?? []) {
-        if (t.expr?.type === 'subquery') visitStmt(t.expr.ast, ctes);
-        else add(t, ctes);
-      }
-      inExprs(s, ctes);
-      return;
-    }
-    if (s.type === 'delete') {
-      for (const t of s.from ?? []) {
-        if (t.expr?.type === 'subquery') visitStmt(t.expr.ast, ctes);
-        else add(t, ctes);
-      }
-      inExprs(s, ctes);
-      return;
-    }
-    if (s.type === 'create') {
-      for (const t of s.table ?? []) add(t, ctes);
-      if (s.query_expr) visitStmt(s.query_expr, ctes);
-    }
-  };
-  visitStmt(stmt, new Set());
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,3 +1,5 @@
+import type { SqlStatement } from '../ast/nodes.js';
+
 /** What the parser hands the engine: one of our service statements, or a SQL statement AST. */
 export interface TableName {
   db: string | null;
@@ -25,7 +27,7 @@ export type Statement =
   | { kind: 'explain'; inner: Statement }
   | {
       kind: 'sql';
-      ast: any;
+      ast: SqlStatement;
       text: string;
       /** Result column names of a SELECT as MySQL gives them (parse/labels.ts), when known. */
       labels?: string[] | null;

@@ -8,6 +8,7 @@
  * (escapes, prefixes, decimals, big or zero-padded numbers), stays in the shape's text, so
  * it goes through a full parse. Labels are recomputed from the real text.
  */
+import type { SqlStatement } from '../ast/nodes.js';
 import { TtlLru } from '../plan/cache.js';
 import { parseStatement, type Statement } from './index.js';
 import { selectLabels } from './labels.js';
@@ -16,7 +17,7 @@ import { isKeyword, type Token, tokenize } from './lexer.js';
 export type Path = (string | number)[];
 
 export interface Template {
-  ast: any;
+  ast: SqlStatement;
   /** Where each literal of the shape goes, in text order. */
   paths: Path[];
 }
@@ -88,11 +89,16 @@ export function markedText(sql: string, lits: Literal[], marked: (l: Literal) =>
  * Where `marker` sits in `ast`: the one path to a literal node's value, or null when it
  * is missing, appears more than once, or appears anywhere else (even inside a string).
  */
-function locate(ast: any, marker: number | string, type: 'number' | 'string'): Path | null {
+function locate(ast: unknown, marker: number | string, type: 'number' | 'string'): Path | null {
   const text = String(marker);
   let found: Path | null = null;
   let count = 0;
-  const walk = (v: unknown, path: Path, parent: any, key: string | number | null): void => {
+  const walk = (
+    v: unknown,
+    path: Path,
+    parent: { type?: unknown } | null,
+    key: string | number | null,
+  ): void => {
     if (typeof v === 'number') {
       if (v === marker) {
         count++;
@@ -115,7 +121,7 @@ function locate(ast: any, marker: number | string, type: 'number' | 'string'): P
     if (Array.isArray(v)) {
       for (let i = 0; i < v.length; i++) {
         path.push(i);
-        walk(v[i], path, v, i);
+        walk(v[i], path, null, i);
         path.pop();
       }
       return;
@@ -123,7 +129,7 @@ function locate(ast: any, marker: number | string, type: 'number' | 'string'): P
     for (const k of Object.keys(v)) {
       if (k.includes(text)) count += 2;
       path.push(k);
-      walk((v as Record<string, unknown>)[k], path, v, k);
+      walk((v as Record<string, unknown>)[k], path, v as { type?: unknown }, k);
       path.pop();
     }
   };
@@ -131,9 +137,10 @@ function locate(ast: any, marker: number | string, type: 'number' | 'string'): P
   return count === 1 ? found : null;
 }
 
-export function setAt(ast: any, path: Path, value: unknown): void {
-  let o = ast;
-  for (let i = 0; i < path.length - 1; i++) o = o[path[i]];
+/** Set the value at `path` in a tree (a template's literal slot). */
+export function setAt(tree: unknown, path: Path, value: unknown): void {
+  let o = tree as Record<string | number, unknown>;
+  for (let i = 0; i < path.length - 1; i++) o = o[path[i]] as Record<string | number, unknown>;
   o[path[path.length - 1]] = value;
 }
 

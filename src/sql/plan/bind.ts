@@ -1,14 +1,15 @@
+import type { SqlStatement, TableItem } from '../ast/nodes.js';
+import { columnRefs, cteNames, nameOf, tableItems } from '../ast/walk.js';
 import type { QueryContext } from '../engine-types.js';
 import { ErrorCode, SqlError } from '../errors.js';
 import { SCHEMA_SEP } from '../parse/prepass.js';
-import { columnRefs, cteNames, nameOf, tableItems } from './ast-walk.js';
 
 export type RefKind = 'source' | 'information_schema' | 'cte' | 'dual';
 
 /** One table reference in a statement, bound to where its rows live. */
 export interface BoundRef {
   /** The AST node (FROM/JOIN/target item); planners rewrite it in clones by index. */
-  node: any;
+  node: TableItem;
   index: number;
   kind: RefKind;
   /** Source name as written (lookup is case-insensitive); null for CTEs. */
@@ -25,7 +26,7 @@ export interface BoundRef {
  * qualified by a source (`src.t.col`) to the table's qualifier, so every later stage
  * sees `qualifier.col`.
  */
-export function bindTables(ast: any, ctx: QueryContext): BoundRef[] {
+export function bindTables(ast: SqlStatement, ctx: QueryContext): BoundRef[] {
   const ctes = cteNames(ast);
   const refs: BoundRef[] = [];
   for (const node of tableItems(ast)) {

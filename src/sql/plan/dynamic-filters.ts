@@ -9,8 +9,10 @@
  * the answer: inner joins (ON or WHERE equalities between tables on no outer join's
  * null side), and a LEFT JOIN's own ON equality when the probe is its right side.
  */
+
+import type { Expr, FromItem, SqlStatement } from '../ast/nodes.js';
+import { conjuncts, nameOf } from '../ast/walk.js';
 import type { MysqlType } from '../types.js';
-import { conjuncts, nameOf } from './ast-walk.js';
 import type { DynamicFilter, Fragment } from './plan-types.js';
 
 /** Keys sent as one IN list: beyond this the other side is read whole. */
@@ -23,13 +25,13 @@ function keyKind(t: MysqlType): 'int' | 'text' | null {
   return INTEGER.has(t) ? 'int' : TEXT.has(t) ? 'text' : null;
 }
 
-export function planDynamicFilters(ast: any, fragments: Fragment[]): DynamicFilter[] {
+export function planDynamicFilters(ast: SqlStatement, fragments: Fragment[]): DynamicFilter[] {
   if (fragments.length < 2 || ast.type !== 'select' || ast._next || !Array.isArray(ast.from)) return [];
-  const from: any[] = ast.from;
+  const from: FromItem[] = ast.from;
   if (from.some((n) => /RIGHT|FULL/i.test(String(n.join ?? '')) || n.type === 'join_group')) return [];
   const nullSide = new Set(from.filter((n) => /LEFT/i.test(String(n.join ?? ''))));
   // Equalities and the probe sides they may narrow (null: either side).
-  const pairs: { eq: any; probeItem: any | null }[] = [];
+  const pairs: { eq: Expr; probeItem: FromItem | null }[] = [];
   for (const eq of conjuncts(ast.where)) pairs.push({ eq, probeItem: null });
   for (const item of from) {
     if (!item.on || !item.join) continue;
@@ -75,7 +77,7 @@ export function planDynamicFilters(ast: any, fragments: Fragment[]): DynamicFilt
 }
 
 /** The fragment a plain column reference belongs to, with the column's real name and type. */
-function side(node: any, fragments: Fragment[]): { index: number; column: string; type: MysqlType } | null {
+function side(node: Expr, fragments: Fragment[]): { index: number; column: string; type: MysqlType } | null {
   if (node?.type !== 'column_ref') return null;
   const col = (nameOf(node.column) ?? '').toLowerCase();
   const q = nameOf(node.table)?.toLowerCase() ?? null;

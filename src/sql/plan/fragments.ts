@@ -15,19 +15,19 @@
  * What was agreed is kept on the fragment for EXPLAIN.
  */
 import type { Source } from '../../sources/types.js';
-import { compileChecked, UnsupportedError } from '../dialects/index.js';
-import { displayName } from '../dialects/support.js';
-import { limitOf } from '../parse/normalize.js';
+import { containsAggregate, containsWindow } from '../ast/aggregates.js';
 import {
-  andAll,
-  clone,
-  columnRefs,
-  conjuncts,
-  hasAggregate,
-  hasSubquery,
-  nameOf,
-  visit,
-} from './ast-walk.js';
+  type Expr,
+  type FromItem,
+  limitOf,
+  type SelectItem,
+  type SelectStmt,
+  type SqlStatement,
+  type TableItem,
+} from '../ast/nodes.js';
+import { andAll, clone, columnRefs, conjuncts, hasSubquery, nameOf, visit } from '../ast/walk.js';
+import { displayName } from '../dialects/display.js';
+import { compileChecked, UnsupportedError } from '../dialects/index.js';
 import type { BoundRef } from './bind.js';
 import type { ColumnLookup, LookupTable } from './column-lookup.js';
 
@@ -43,7 +43,7 @@ export interface PushedFilter {
 
 /** One conjunct that may filter a table, and where it sits in the local statement. */
 interface Candidate {
-  node: any;
+  node: Expr;
   /** Remove it from the local statement (called once it is pushed exactly). */
   drop: () => void;
 }
@@ -52,7 +52,7 @@ export interface FragmentDraft {
   ref: BoundRef;
   source: Source;
   table: LookupTable;
-  filters: any[];
+  filters: Expr[];
   agreed: PushedFilter[];
   limit: number | null;
 }
@@ -65,8 +65,8 @@ export type OptsFor = (source: Source, lookup: ColumnLookup) => Parameters<typeo
  * the statement (`local`, a clone of `ast` with the same shape).
  */
 export function negotiateFilters(
-  ast: any,
-  local: any,
+  ast: SqlStatement,
+  local: SqlStatement,
   refs: BoundRef[],
   tables: Map<number, LookupTable>,
   sources: Map<number, Source>,
@@ -99,11 +99,17 @@ export function negotiateFilters(
 function offer(
   source: Source,
   draft: FragmentDraft,
-  cj: any,
+  cj: Expr,
   opts: Parameters<typeof compileChecked>[2],
 ): { support: FilterSupport; why?: string } {
   const declared = source.capabilities.filters;
-  if (declared === 'none' || hasSubquery(cj) || hasAggregate(cj) || columnRefs(cj).length === 0)
+  if (
+    declared === 'none' ||
+    hasSubquery(cj) ||
+    containsAggregate(cj) ||
+    containsWindow(cj) ||
+    columnRefs(cj).length === 0
+  )
     return { support: 'unsupported' };
   try {
     // Conjuncts that compile alone compile together: each is asked on its own.
@@ -122,7 +128,7 @@ function offer(
 }
 
 /** Whether every column the conjunct reads belongs to `table` (unqualified ones to no other table). */
-function touchesOnly(cj: any, table: LookupTable, all: LookupTable[]): boolean {
+function touchesOnly(cj: Expr, table: LookupTable, all: LookupTable[]): boolean {
   const q = table.qualifier.toLowerCase();
   const has = (t: LookupTable, col: string) => t.cols.some((c) => c.name.toLowerCase() === col);
   return columnRefs(cj).every((c) => {
@@ -139,16 +145,16 @@ function touchesOnly(cj: any, table: LookupTable, all: LookupTable[]): boolean {
  * JOIN's own ON conjuncts for its (null-supplying) right side. Nested join groups and
  * RIGHT/FULL joins offer nothing but WHERE conjuncts of items outside them.
  */
-function candidateConjuncts(ast: any, local: any): Map<any, Candidate[]> {
-  const out = new Map<any, Candidate[]>();
-  if (ast.type !== 'select' || ast._next || !Array.isArray(ast.from)) return out;
-  const from: any[] = ast.from;
-  const localFrom: any[] = local.from;
+function candidateConjuncts(ast: SqlStatement, local: SqlStatement): Map<FromItem, Candidate[]> {
+  const out = new Map<FromItem, Candidate[]>();
+  if (ast.type !== 'select' || local.type !== 'select' || ast._next || !Array.isArray(ast.from)) return out;
+  const from: FromItem[] = ast.from;
+  const localFrom: FromItem[] = local.from ?? [];
   const rightOrFull = from.some((n) => /RIGHT|FULL/i.test(String(n.join ?? '')));
-  const nullSide = new Set<any>();
+  const nullSide = new Set<FromItem>();
   for (const n of from) if (/LEFT/i.test(String(n.join ?? ''))) nullSide.add(n);
   if (rightOrFull) for (const n of from) nullSide.add(n);
-  const add = (item: any, c: Candidate) => {
+  const add = (item: FromItem, c: Candidate) => {
     if (item.type === 'join_group' || item.expr) return;
     const list = out.get(item) ?? [];
     list.push(c);
@@ -167,7 +173,11 @@ function candidateConjuncts(ast: any, local: any): Map<any, Candidate[]> {
 }
 
 /** Conjuncts of `node[key]`, each able to remove its counterpart from `localNode[key]`. */
-function clauseConjuncts(node: any, localNode: any, key: 'where' | 'on'): Candidate[] {
+function clauseConjuncts(
+  node: { where?: Expr | null; on?: Expr | null },
+  localNode: { where?: Expr | null; on?: Expr | null },
+  key: 'where' | 'on',
+): Candidate[] {
   const list = conjuncts(node[key]);
   const localList = conjuncts(localNode[key]);
   if (list.length !== localList.length) return [];
@@ -187,13 +197,13 @@ function clauseConjuncts(node: any, localNode: any, key: 'where' | 'on'): Candid
  * groups, orders, deduplicates or windows. The count includes the offset (which stays local).
  */
 export function guaranteedLimit(
-  ast: any,
-  local: any,
+  ast: SqlStatement,
+  local: SqlStatement,
   draft: FragmentDraft,
   fragments: number,
 ): number | null {
   if (fragments !== 1 || !draft.source.capabilities.limit) return null;
-  if (ast.type !== 'select' || ast._next || ast.with?.length) return null;
+  if (ast.type !== 'select' || local.type !== 'select' || ast._next || ast.with?.length) return null;
   if (!Array.isArray(ast.from) || ast.from.length !== 1 || ast.from[0] !== draft.ref.node) return null;
   if (local.where || ast.groupby?.columns?.length || ast.having || ast.distinct) return null;
   if (Array.isArray(ast.orderby) && ast.orderby.length) return null;
@@ -204,7 +214,7 @@ export function guaranteedLimit(
   });
   if (grouped) return null;
   const { count, offset } = limitOf(ast, 'limit');
-  const n = (x: any) =>
+  const n = (x: Expr | null) =>
     x?.type === 'number' && Number.isSafeInteger(Number(x.value)) ? Number(x.value) : null;
   const c = n(count);
   const o = offset ? n(offset) : 0;
@@ -212,17 +222,18 @@ export function guaranteedLimit(
 }
 
 /** The statement a fragment runs: its columns from its table, with its filters and limit. */
-export function fragmentAst(r: BoundRef, columns: string[], where: any[], limit: number | null): any {
-  const cols = columns.length
+export function fragmentAst(r: BoundRef, columns: string[], where: Expr[], limit: number | null): SelectStmt {
+  const cols: SelectItem[] = columns.length
     ? columns.map((c) => ({ expr: { type: 'column_ref', table: null, column: c }, as: null }))
     : [{ expr: { type: 'number', value: 1 }, as: '__row' }];
+  const from: TableItem = { db: null, schema: r.schema, table: r.table, as: r.qualifier };
   return {
     with: null,
     type: 'select',
     options: null,
     distinct: null,
     columns: cols,
-    from: [{ db: null, schema: r.schema, table: r.table, as: r.qualifier }],
+    from: [from],
     where: where.length ? andAll(where.map(clone)) : null,
     groupby: null,
     having: null,

@@ -4,27 +4,26 @@
  * spellings let the compiler decide the comparison without folding every row
  * (dialects/text-equality.ts).
  */
+
+import type { BinaryExpr, ColumnRef, SqlStatement } from '../ast/nodes.js';
+import { nameOf, visit } from '../ast/walk.js';
 import type { ColumnInfo } from '../types.js';
-import { nameOf, visit } from './ast-walk.js';
 
 const TEXT_TYPES = new Set(['CHAR', 'VARCHAR', 'TEXT', 'ENUM', 'SET']);
 
 /** Column references compared with text literals, anywhere in the statement. */
-export function literalComparedColumns(ast: any): any[] {
-  const out: any[] = [];
-  visit(ast, (n) => {
-    if (n.type !== 'binary_expr') return;
+export function literalComparedColumns(ast: SqlStatement): ColumnRef[] {
+  const out: ColumnRef[] = [];
+  visit(ast, (o) => {
+    if (o.type !== 'binary_expr') return;
+    const n = o as unknown as BinaryExpr;
     const op = String(n.operator).toUpperCase();
     if (op === '=' || op === '<>' || op === '!=') {
       if (n.left?.type === 'column_ref' && n.right?.type === 'string') out.push(n.left);
       else if (n.right?.type === 'column_ref' && n.left?.type === 'string') out.push(n.right);
     } else if (op === 'IN' || op === 'NOT IN') {
       const items = n.right?.type === 'expr_list' ? n.right.value : null;
-      if (
-        n.left?.type === 'column_ref' &&
-        Array.isArray(items) &&
-        items.every((i: any) => i?.type === 'string')
-      )
+      if (n.left?.type === 'column_ref' && Array.isArray(items) && items.every((i) => i?.type === 'string'))
         out.push(n.left);
     }
   });
@@ -41,7 +40,7 @@ export interface OwnerTable {
  * The real names of text columns of `table` that `refs` point at: qualified by its
  * qualifier, or unqualified and found in no other table.
  */
-export function textColumnsOf(table: OwnerTable, all: OwnerTable[], refs: any[]): string[] {
+export function textColumnsOf(table: OwnerTable, all: OwnerTable[], refs: ColumnRef[]): string[] {
   const q = table.qualifier.toLowerCase();
   const out = new Set<string>();
   for (const ref of refs) {

@@ -1,9 +1,9 @@
 import type { DialectName, Source } from '../../sources/types.js';
+import type { ColumnRef, Expr, SqlStatement, TableItem } from '../ast/nodes.js';
+import { clone, columnRefs, nameOf, tableItems, visit } from '../ast/walk.js';
 import { canCompile, compile, UnsupportedError } from '../dialects/index.js';
 import type { CompileOptions } from '../dialects/types.js';
 import { ErrorCode, SqlError } from '../errors.js';
-import type { ColumnInfo } from '../types.js';
-import { clone, columnRefs, nameOf, tableItems, visit } from './ast-walk.js';
 import type { BoundRef } from './bind.js';
 import { ColumnLookup, type LookupTable } from './column-lookup.js';
 import { planDynamicFilters } from './dynamic-filters.js';
@@ -20,7 +20,7 @@ export type { DynamicFilter, Fragment, Plan, PlanLookup } from './plan-types.js'
  * schema/table pair is named the way the source itself names it. Column types and real
  * spellings come from the tables' metadata when the planner has it.
  */
-export function compileFor(ast: any, dialect: DialectName, columns?: ColumnLookup): string {
+export function compileFor(ast: SqlStatement, dialect: DialectName, columns?: ColumnLookup): string {
   return compile(
     ast,
     dialect,
@@ -36,7 +36,7 @@ export function compileFor(ast: any, dialect: DialectName, columns?: ColumnLooku
  * table becomes a fragment (fragments.ts: the columns still needed, the filters its source
  * agreed to, a limit where guaranteed) loaded into the local DuckDB, where the rest runs.
  */
-export async function planQuery(ast: any, refs: BoundRef[], lookup: PlanLookup): Promise<Plan> {
+export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: PlanLookup): Promise<Plan> {
   const sourceRefs = refs.filter((r) => r.kind === 'source');
   const info = refs.filter((r) => r.kind === 'information_schema');
   const names = new Set(sourceRefs.map((r) => r.source!.toLowerCase()));
@@ -157,7 +157,7 @@ function notSql(source: Source): SqlError {
 
 /** Each source table's columns, and the known spellings of the text columns compared with literals. */
 async function lookupTables(
-  ast: any,
+  ast: SqlStatement,
   refs: BoundRef[],
   sourceOf: (r: BoundRef) => Source,
   lookup: PlanLookup,
@@ -191,7 +191,7 @@ async function lookupTables(
 
 /** A qualified column that names a table of the statement but none of its columns. */
 function checkColumns(
-  ast: any,
+  ast: SqlStatement,
   refs: BoundRef[],
   sourceRefs: BoundRef[],
   tables: Map<number, LookupTable>,
@@ -212,22 +212,27 @@ function checkColumns(
 }
 
 /** `SELECT *` and NATURAL JOIN read every column of every table. */
-function wholeRows(ast: any): boolean {
+function wholeRows(ast: SqlStatement): boolean {
   if (columnRefs(ast).some((c) => nameOf(c.column) === '*' && !nameOf(c.table))) return true;
   return tableItems(ast).some((n) => /NATURAL/i.test(String(n.join ?? '')));
 }
 
 /** Column names of every USING list (lower case). */
-function usingColumns(ast: any): Set<string> {
+function usingColumns(ast: SqlStatement): Set<string> {
   const out = new Set<string>();
   visit(ast, (n) => {
-    if (Array.isArray(n.using)) for (const u of n.using) out.add(String(nameOf(u)).toLowerCase());
+    if (Array.isArray(n.using)) for (const u of n.using) out.add(String(u).toLowerCase());
   });
   return out;
 }
 
 /** The columns of `table` the local statement reads, in the table's order. */
-function neededColumns(table: LookupTable, refs: any[], using: Set<string>, everything: boolean): string[] {
+function neededColumns(
+  table: LookupTable,
+  refs: ColumnRef[],
+  using: Set<string>,
+  everything: boolean,
+): string[] {
   if (everything) return table.cols.map((c) => c.name);
   const q = table.qualifier.toLowerCase();
   const byLower = new Map(table.cols.map((c) => [c.name.toLowerCase(), c.name]));
@@ -244,24 +249,25 @@ function neededColumns(table: LookupTable, refs: any[], using: Set<string>, ever
 }
 
 /** `qualifier.column IN (keys)` as an AST conjunct (numbers and strings only; others are never keys). */
-function keysFilter(qualifier: string, column: string, keys: unknown[]): any {
+function keysFilter(qualifier: string, column: string, keys: unknown[]): Expr {
   return {
     type: 'binary_expr',
     operator: 'IN',
     left: { type: 'column_ref', table: qualifier, column },
     right: {
       type: 'expr_list',
-      value: keys.map((k) =>
-        typeof k === 'string'
-          ? { type: 'string', value: k }
-          : { type: 'number', value: typeof k === 'bigint' ? k.toString() : k },
+      value: keys.map(
+        (k): Expr =>
+          typeof k === 'string'
+            ? { type: 'string', value: k }
+            : { type: 'number', value: typeof k === 'bigint' ? k.toString() : Number(k) },
       ),
     },
   };
 }
 
 /** Compile once: the text, or null when the target cannot say the statement (compiling twice to ask first costs as much as compiling). */
-function tryCompile(ast: any, dialect: DialectName, opts: CompileOptions): string | null {
+function tryCompile(ast: SqlStatement, dialect: DialectName, opts: CompileOptions): string | null {
   try {
     return compile(ast, dialect, opts);
   } catch (e) {
@@ -271,7 +277,7 @@ function tryCompile(ast: any, dialect: DialectName, opts: CompileOptions): strin
 }
 
 /** In the local statement a bound table becomes its loaded fragment, under the name the query uses. */
-function renameLocal(node: any, temp: string, qualifier: string): void {
+function renameLocal(node: TableItem, temp: string, qualifier: string): void {
   node.db = null;
   node.schema = null;
   node.table = temp;

@@ -12,6 +12,7 @@
  * as they are: dialects rewrite strings by value (dates, collation folding).
  */
 import type { Source } from '../../sources/types.js';
+import type { SqlStatement } from '../ast/nodes.js';
 import { selectLabels } from '../parse/labels.js';
 import { tokenize } from '../parse/lexer.js';
 import { markedText, NUMBER_MARKER_BASE, type Shape, setAt, type Template } from '../parse/templates.js';
@@ -80,7 +81,7 @@ export interface LearnInput {
   plan: Plan;
   labels: string[] | null;
   /** Plans an AST as the normal path does (it may change the AST). */
-  planAst: (ast: any) => Promise<Plan>;
+  planAst: (ast: SqlStatement) => Promise<Plan>;
 }
 
 /** The shared plan of a statement's shape, or null when it cannot be shared. */

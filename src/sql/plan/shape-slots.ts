@@ -9,7 +9,7 @@
  * bound directly under the top-level WHERE's AND/OR/NOT, or LIMIT/OFFSET. The rest is
  * proven on the compiled text itself.
  */
-import type { AstNode } from '../parse/normalize.js';
+import type { Expr, SqlStatement } from '../ast/nodes.js';
 import type { Path } from '../parse/templates.js';
 
 const CONNECTIVES = new Set(['AND', 'OR', '&&', '||']);
@@ -22,12 +22,12 @@ const upper = (v: unknown): string => String(v ?? '').toUpperCase();
  * Whether the number literal at `path` (a template path ending at its node's `value`) sits
  * where its value cannot change how anything else compiles.
  */
-export function fillableSlot(ast: AstNode, path: Path): boolean {
+export function fillableSlot(ast: SqlStatement, path: Path): boolean {
   const n = path.length;
   if (n < 2 || path[n - 1] !== 'value') return false;
   if (path[0] === 'limit') return n === 4 && path[1] === 'value' && typeof path[2] === 'number';
-  if (path[0] !== 'where') return false;
-  let node: AstNode | undefined = ast.where;
+  if (path[0] !== 'where' || !('where' in ast)) return false;
+  let node: Expr | null | undefined = ast.where;
   let i = 1;
   for (;;) {
     const key = path[i];
@@ -46,10 +46,11 @@ export function fillableSlot(ast: AstNode, path: Path): boolean {
   const op = upper(node.operator);
   const side = path[i++];
   if (side !== 'left' && side !== 'right') return false;
-  let leaf: AstNode | undefined = node[side];
+  let leaf: Expr | undefined = node[side];
   if (LISTS.has(op) && side === 'right') {
-    if (leaf?.type !== 'expr_list' || path[i] !== 'value' || typeof path[i + 1] !== 'number') return false;
-    leaf = leaf.value?.[path[i + 1]];
+    const at = path[i + 1];
+    if (leaf?.type !== 'expr_list' || path[i] !== 'value' || typeof at !== 'number') return false;
+    leaf = leaf.value?.[at];
     i += 2;
   } else if (!COMPARISONS.has(op) && !LISTS.has(op)) return false;
   return leaf?.type === 'number' && i === n - 1;

@@ -6,9 +6,9 @@
  * against node-sql-parser's AST: the names found must be exactly the query's table items.
  */
 import pkg from 'node-sql-parser/build/mysql.js';
+import { cteNames, tableItems } from '../../../src/sql/ast/walk.js';
 import { isKeyword, isName, type Token, tokenize } from '../../../src/sql/parse/lexer.js';
 import { normalizeAst, rewriteParserGaps } from '../../../src/sql/parse/normalize.js';
-import { cteNames, tableItems } from '../../../src/sql/plan/ast-walk.js';
 
 const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, o: object): any } };
 const parser = new Parser();

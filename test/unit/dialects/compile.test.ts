@@ -10,13 +10,13 @@ import {
   type Target,
   UnsupportedError,
 } from '../../../src/sql/dialects/index.js';
-import { type AstNode, normalizeAst } from '../../../src/sql/parse/normalize.js';
+import { normalizeAst } from '../../../src/sql/parse/normalize.js';
 import type { MysqlType } from '../../../src/sql/types.js';
 
 const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, o: object): any } };
 const parser = new Parser();
 
-function parse(sql: string): AstNode {
+function parse(sql: string): any {
   const ast = normalizeAst(parser.astify(sql, { database: 'MySQL' }));
   return Array.isArray(ast) ? ast[0] : ast;
 }

@@ -7,7 +7,7 @@
  * Several entries are factories taking the target's own names (char_length vs length,
  * strpos vs instr) so the MySQL semantics are written once.
  */
-import type { AstNode } from '../../parse/normalize.js';
+import { type Expr, type IntervalExpr, wordOf } from '../../ast/nodes.js';
 import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
 import { formatHasTime, pgDateFormat, pgParseFormat } from './date-format.js';
 
@@ -54,7 +54,7 @@ export function numeric(sqlName: string, min = 1, max = Infinity): FunctionHandl
 }
 
 /** A literal integer argument, or null. */
-export function intLiteral(node: AstNode | undefined): number | null {
+export function intLiteral(node: Expr | undefined): number | null {
   if (node?.type === 'number' && /^-?\d+$/.test(String(node.value))) return Number(node.value);
   if (node?.type === 'unary_expr' && node.operator === '-' && node.expr?.type === 'number') {
     const v = intLiteral(node.expr);
@@ -64,7 +64,7 @@ export function intLiteral(node: AstNode | undefined): number | null {
 }
 
 /** MySQL treats a negative length as 0 (no characters). */
-export function nonNegative(c: C, node: AstNode): string {
+export function nonNegative(c: C, node: Expr): string {
   const v = intLiteral(node);
   if (v !== null) return String(Math.max(v, 0));
   const sql = c.expr(node);
@@ -89,7 +89,7 @@ export function substringFn(substr: string, charLength: string): FunctionHandler
 
 /** LOCATE(sub, s[, pos]) / INSTR(s, sub) / POSITION(sub IN s): case-insensitive, 0 when absent. */
 export function locateFn(strpos: (hay: string, needle: string) => string, substr: string): FunctionHandler {
-  const core = (c: C, sub: AstNode, s: AstNode, pos?: AstNode) => {
+  const core = (c: C, sub: Expr, s: Expr, pos?: Expr) => {
     const hay = `lower(${c.text(s)})`;
     const needle = `lower(${c.text(sub)})`;
     if (!pos) return strpos(hay, needle);
@@ -118,29 +118,29 @@ export function locateFn(strpos: (hay: string, needle: string) => string, substr
 
 export interface TrimParts {
   dir: 'BOTH' | 'LEADING' | 'TRAILING';
-  chars: AstNode | null;
-  value: AstNode;
+  chars: Expr | null;
+  value: Expr;
 }
 
 /** TRIM([BOTH|LEADING|TRAILING] [remstr] FROM str) as node-sql-parser lists it. */
-export function trimParts(c: C, args: AstNode[]): TrimParts {
-  const isKw = (a: AstNode | undefined, ...w: string[]) =>
+export function trimParts(c: C, args: Expr[]): TrimParts {
+  const isKw = (a: Expr | undefined, ...w: string[]) =>
     a?.type === 'origin' && w.includes(String(a.value).toUpperCase());
   if (args.length === 1) return { dir: 'BOTH', chars: null, value: args[0] };
   let i = 0;
   let dir: TrimParts['dir'] = 'BOTH';
   if (isKw(args[0], 'BOTH', 'LEADING', 'TRAILING')) {
-    dir = String(args[0].value).toUpperCase() as TrimParts['dir'];
+    dir = wordOf(args[0]).toUpperCase() as TrimParts['dir'];
     i++;
   }
-  let chars: AstNode | null = null;
+  let chars: Expr | null = null;
   if (!isKw(args[i], 'FROM')) chars = args[i++];
   if (!isKw(args[i], 'FROM') || i + 2 !== args.length) return c.unsupported('this TRIM form');
   return { dir, chars, value: args[i + 1] };
 }
 
 /** The characters TRIM removes: MySQL removes a whole string; one character is the same as a set. */
-export function trimChar(c: C, chars: AstNode | null): string | null {
+export function trimChar(c: C, chars: Expr | null): string | null {
   if (!chars) return null;
   if (chars.type !== 'string' || [...String(chars.value)].length !== 1) {
     return c.unsupported('TRIM of a string longer than one character');
@@ -246,7 +246,7 @@ const modFn: FunctionHandler = arity('MOD', 2, 2, (c, _n, [a, b]) => c.mod(a, b)
 // --- dates and times
 
 /** The argument as something EXTRACT accepts (dates and times as they are, text cast). */
-export function temporal(c: C, x: AstNode): string {
+export function temporal(c: C, x: Expr): string {
   const k = c.kind(x);
   if (k === 'date' || k === 'datetime' || k === 'time') return c.expr(x);
   return `CAST(${c.expr(x)} AS ${c.timestampType})`;
@@ -267,7 +267,7 @@ const pgWeek: FunctionHandler = arity('WEEK', 1, 2, (c, _n, [x, mode]) => {
 /** DATE_ADD(d, INTERVAL n unit) / ADDDATE(d, n) and the SUB forms. */
 export function dateAddFn(sign: 1 | -1): FunctionHandler {
   return arity('DATE_ADD', 2, 2, (c, _n, [d, iv]) => {
-    const interval = iv?.type === 'interval' ? iv : { type: 'interval', expr: iv, unit: 'DAY' };
+    const interval: IntervalExpr = iv?.type === 'interval' ? iv : { type: 'interval', expr: iv, unit: 'DAY' };
     return c.dateArith(d, interval, sign);
   });
 }
@@ -295,7 +295,7 @@ const pgStrToDate: FunctionHandler = arity('STR_TO_DATE', 2, 2, (c, _n, [s, f]) 
 });
 
 const pgTimestampDiff: FunctionHandler = arity('TIMESTAMPDIFF', 3, 3, (c, _n, [u, a, b]) => {
-  const unit = String(u?.value ?? u?.column ?? '').toUpperCase();
+  const unit = wordOf(u).toUpperCase();
   const ta = c.ts(a);
   const tb = c.ts(b);
   const secs: Record<string, number> = { SECOND: 1, MINUTE: 60, HOUR: 3600, DAY: 86400, WEEK: 604800 };
@@ -333,7 +333,7 @@ export const jsonExtractFn: FunctionHandler = arity('JSON_EXTRACT', 2, 2, (c, _n
   c.jsonExtract(j, p, false),
 );
 
-export function jsonUnquoteFn(fallback: (c: C, x: AstNode) => string): FunctionHandler {
+export function jsonUnquoteFn(fallback: (c: C, x: Expr) => string): FunctionHandler {
   return arity('JSON_UNQUOTE', 1, 1, (c, _n, [x]) => {
     if (x?.type === 'function' && x.name === 'JSON_EXTRACT' && x.args?.value?.length === 2) {
       return c.jsonExtract(x.args.value[0], x.args.value[1], true);

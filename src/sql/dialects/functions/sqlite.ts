@@ -2,7 +2,7 @@
  * SQLite (3.46+ for strftime's names and the 'floor' date modifier): what it can say of
  * MySQL's functions. Anything missing here is refused rather than approximated.
  */
-import type { AstNode } from '../../parse/normalize.js';
+import { type Expr, wordOf } from '../../ast/nodes.js';
 import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
 import {
   arity,
@@ -22,7 +22,7 @@ import {
 import { sqliteDateFormat, sqliteDayName, sqliteMonthName } from './date-format.js';
 
 type C = SqlCompiler;
-const t = (c: C, x: AstNode) => c.expr(x);
+const t = (c: C, x: Expr) => c.expr(x);
 
 function part(fmt: string, adjust = ''): FunctionHandler {
   return arity(
@@ -141,7 +141,7 @@ export const sqliteFunctions: FunctionMap = {
     (c, _n, [a, b]) => `CAST(julianday(date(${t(c, a)})) - julianday(date(${t(c, b)})) AS INTEGER)`,
   ),
   TIMESTAMPDIFF: arity('TIMESTAMPDIFF', 3, 3, (c, _n, [u, a, b]) => {
-    const unit = String(u?.value ?? u?.column ?? '').toUpperCase();
+    const unit = wordOf(u).toUpperCase();
     const secs: Record<string, number> = { SECOND: 1, MINUTE: 60, HOUR: 3600, DAY: 86400, WEEK: 604800 };
     if (!secs[unit]) return c.unsupported(`TIMESTAMPDIFF unit ${unit}`);
     return `((unixepoch(${t(c, b)}) - unixepoch(${t(c, a)})) / ${secs[unit]})`;
