@@ -88,7 +88,7 @@ export interface Source {
   /**
    * Optional: spellings of text columns the source's statistics know (PostgreSQL's
    * `pg_stats.most_common_vals`), by column name. The compiler decides a MySQL-equal
-   * comparison by plain comparisons for them (sql/dialects/text-equality.ts); answers never
+   * comparison by plain comparisons for them (sql/dialects/collation.ts); answers never
    * depend on it, so stale or missing statistics only cost speed.
    */
   knownValues?(table: string, schema: string | null, columns: string[]): Promise<Map<string, string[]>>;

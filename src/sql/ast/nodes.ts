@@ -455,7 +455,7 @@ export function isColumnRef(e: unknown): e is ColumnRef {
 }
 
 /** A `*` or `t.*` select item. */
-export function isStar(e: Expr | null | undefined): e is ColumnRef {
+export function isStar(e: Expr | null | undefined): boolean {
   return e?.type === 'column_ref' && e.column === '*';
 }
 

@@ -11,17 +11,17 @@ export class DuckdbCompiler extends SqlCompiler {
   override readonly timestampType = 'TIMESTAMP';
   override readonly intType = 'BIGINT';
 
-  protected override representative(sql: string): string {
+  override representative(sql: string): string {
     return this.firstSeen ? this.firstBy(sql, this.firstSeen) : `first(${sql})`;
   }
 
   /** arg_min/arg_max skip rows whose fold is NULL: NULL only when every value is. */
-  protected override foldedExtreme(name: 'MIN' | 'MAX', e: Expr): string {
+  override foldedExtreme(name: 'MIN' | 'MAX', e: Expr): string {
     return `${name === 'MIN' ? 'arg_min' : 'arg_max'}(${this.expr(e)}, ${this.foldSql(e)})`;
   }
 
   /** arg_min_null, not arg_min: a NULL at the least position is the value, as first() would give. */
-  protected override firstBy(sql: string, order: string): string {
+  override firstBy(sql: string, order: string): string {
     return `arg_min_null(${sql}, ${order})`;
   }
 
@@ -46,24 +46,24 @@ export class DuckdbCompiler extends SqlCompiler {
     return `xor(${this.expr(l)}, ${this.expr(r)})`;
   }
 
-  protected override asciiTest(sql: string): string {
+  override asciiTest(sql: string): string {
     return `strlen(${sql}) = length(${sql})`;
   }
 
-  protected override asciiLower(sql: string): string {
+  override asciiLower(sql: string): string {
     return `lower(${sql})`;
   }
 
-  protected override byteLength(sql: string): string {
+  override byteLength(sql: string): string {
     return `strlen(${sql})`;
   }
 
-  protected override likePrefilter(sql: string, pattern: string): string {
+  override likePrefilter(sql: string, pattern: string): string {
     return `${sql} LIKE ${this.stringLiteral(pattern)} ESCAPE '\\'`;
   }
 
   /** DuckDB's LIKE has no escape character unless one is named. */
-  protected override likeDefaultEscape(): string {
+  override likeDefaultEscape(): string {
     return ` ESCAPE '\\'`;
   }
 

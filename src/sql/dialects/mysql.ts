@@ -20,7 +20,7 @@ import { mysqlStringLiteral } from './support.js';
 
 export class MysqlCompiler extends SqlCompiler {
   readonly target = 'mysql' as const;
-  protected override readonly emulate: boolean = false;
+  override readonly emulate: boolean = false;
   protected readonly functions: FunctionMap = {};
 
   override quoteIdent(name: string): string {
@@ -81,7 +81,7 @@ export class MysqlCompiler extends SqlCompiler {
     return `${this.operand(l)} % ${this.operand(r)}`;
   }
 
-  protected override likeOperator(): string {
+  override likeOperator(): string {
     return 'LIKE';
   }
 

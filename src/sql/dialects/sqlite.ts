@@ -34,12 +34,12 @@ export class SqliteCompiler extends SqlCompiler {
     return sql;
   }
 
-  protected override quantified(_op: string, _l: Expr, quant: string): string {
+  override quantified(_op: string, _l: Expr, quant: string): string {
     return this.unsupported(`comparison with ${quant} (subquery)`);
   }
 
   /** The group's first value, in input order (SQLite has no first()). */
-  protected override representative(sql: string): string {
+  override representative(sql: string): string {
     return `(json_group_array(${sql}) ->> '$[0]')`;
   }
 
@@ -59,7 +59,7 @@ export class SqliteCompiler extends SqlCompiler {
     return this.unsupported('GROUP BY ... WITH ROLLUP');
   }
 
-  protected override setMember(m: SelectStmt): string {
+  override setMember(m: SelectStmt): string {
     const core = this.selectCore(m);
     const own = m.orderby?.length || m.limit;
     return own ? `SELECT * FROM (${core})` : core;
@@ -94,37 +94,37 @@ export class SqliteCompiler extends SqlCompiler {
   }
 
   /** No ordered aggregate in SQLite: MIN/MAX of text compare as SQLite does. */
-  protected override foldedExtreme(name: 'MIN' | 'MAX', e: Expr): string {
+  override foldedExtreme(name: 'MIN' | 'MAX', e: Expr): string {
     this.approximate("MIN/MAX of text follow SQLite's order on SQLite");
     return `${name}(${this.expr(e)})`;
   }
 
   /** lower(rtrim(x)) is all SQLite folds: no branch to take. */
-  protected override asciiTest(): null {
+  override asciiTest(): null {
     return null;
   }
 
-  protected override byteLength(): null {
+  override byteLength(): null {
     return null;
   }
 
   /** SQLite's LIKE ignores ASCII case, which only widens the superset. */
-  protected override likePrefilter(sql: string, pattern: string): string {
+  override likePrefilter(sql: string, pattern: string): string {
     return `${sql} LIKE ${this.stringLiteral(pattern)} ESCAPE '\\'`;
   }
 
   /** SQLite's LIKE already ignores (ASCII) case. */
-  protected override likeFolds(): boolean {
+  override likeFolds(): boolean {
     return false;
   }
 
-  protected override likeOperator(caseSensitive: boolean): string {
+  override likeOperator(caseSensitive: boolean): string {
     if (caseSensitive) return this.unsupported('case-sensitive LIKE');
     this.approximate("SQLite's LIKE folds ASCII case only");
     return 'LIKE';
   }
 
-  protected override likeDefaultEscape(): string {
+  override likeDefaultEscape(): string {
     return ` ESCAPE '\\'`;
   }
 

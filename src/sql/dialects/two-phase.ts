@@ -33,6 +33,7 @@ import {
 } from '../ast/nodes.js';
 import { hasSubquery, mapTree, visit } from '../ast/walk.js';
 import type { MysqlType } from '../types.js';
+import { resolveGroupItem } from './grouping.js';
 import { type ColumnKind, kindOf } from './infer.js';
 import { hasBinaryCollation } from './support.js';
 import { type CompileOptions, type Kind, kindOfMysqlType } from './types.js';
@@ -305,20 +306,6 @@ export function twoPhase(ast: SqlStatement, opts: CompileOptions): Rewrite | nul
 
 function castTo(type: string, expr: Expr): Expr {
   return { type: 'cast', expr, target: [{ dataType: type }] };
-}
-
-/** GROUP BY 2 and GROUP BY alias name a select-list expression (as the compiler reads them). */
-function resolveGroupItem(g: Expr, cols: SelectItem[]): Expr {
-  if (g?.type === 'number' && Number.isInteger(Number(g.value))) {
-    const c = cols[Number(g.value) - 1];
-    if (c && !(c.expr?.type === 'column_ref' && c.expr.column === '*')) return c.expr;
-  }
-  if (g?.type === 'column_ref' && !g.table) {
-    const name = g.column.toLowerCase();
-    const c = cols.find((x) => x.as != null && String(x.as).toLowerCase() === name);
-    if (c && !containsAggregate(c.expr)) return c.expr;
-  }
-  return g;
 }
 
 /** Every aggregate call in the parts, or null when one cannot be merged across raw groups. */

@@ -39,7 +39,7 @@ export interface CompileOptions {
   /**
    * Spellings of a text column the source's statistics know (most common values), so a
    * MySQL-equal comparison with a literal can be decided by plain comparisons for them
-   * (text-equality.ts). Only speed depends on it: any other value is still folded.
+   * (collation.ts). Only speed depends on it: any other value is still folded.
    */
   knownValues?: (ref: ColumnRefName) => readonly string[] | undefined;
   /**

@@ -2,7 +2,7 @@
  * Which text columns are worth asking the source's statistics about: those a statement
  * compares with text literals (`col = 'x'`, `col <> 'x'`, `col IN ('x', 'y')`). Their known
  * spellings let the compiler decide the comparison without folding every row
- * (dialects/text-equality.ts).
+ * (dialects/collation.ts).
  */
 
 import type { BinaryExpr, ColumnRef, SqlStatement } from '../ast/nodes.js';

@@ -1,5 +1,5 @@
 /**
- * MySQL's collation at the source's speed: how text equality is said (text-equality.ts),
+ * MySQL's collation at the source's speed: how text equality is said (collation.ts),
  * the ASCII fast path of the fold, grouping in two phases (two-phase.ts), and a source that
  * keeps its own collation. Results against real databases are in the differential suites;
  * these pin down the shapes.
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pkg from 'node-sql-parser/build/mysql.js';
 import { compile } from '../../../src/sql/dialects/index.js';
-import { likeSuperset, splitKnown } from '../../../src/sql/dialects/text-equality.js';
+import { likeSuperset, splitKnown } from '../../../src/sql/dialects/collation.js';
 import { twoPhase } from '../../../src/sql/dialects/two-phase.js';
 import type { CompileOptions, Target } from '../../../src/sql/dialects/types.js';
 import { normalizeAst } from '../../../src/sql/parse/normalize.js';
