@@ -4,6 +4,7 @@ import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { SqlStatement } from './ast/nodes.js';
 import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
 import { ErrorCode, SqlError } from './errors.js';
+import type { ExecutionContext, Outcome } from './execute/context.js';
 import { infoSchemaRows } from './execute/info-schema.js';
 import type { LocalEngine } from './execute/local.js';
 import { runPlan } from './execute/run-plan.js';
@@ -41,6 +42,8 @@ interface Shaped {
   plan: ShapePlan | null | undefined;
 }
 
+export type { Outcome } from './execute/context.js';
+
 export interface EngineDeps {
   sources: SourceManager;
   local: LocalEngine;
@@ -49,17 +52,11 @@ export interface EngineDeps {
   shapePlans?: boolean;
 }
 
-/** What a statement produced before encoding: rows to stream, a small table, or an ok. */
-export type Outcome =
-  | { kind: 'stream'; stream: QueryStream }
-  | { kind: 'table'; table: MemTable }
-  | { kind: 'ok'; affected: number | null };
-
 /**
  * The one SQL engine: parse, bind, plan, run. Faces call `execute` or `stream`;
  * errors come back as results, never as exceptions.
  */
-export class Engine implements SqlEngine {
+export class Engine implements SqlEngine, ExecutionContext {
   private readonly columnCache = new Map<string, { at: number; cols: ColumnInfo[] }>();
   private readonly statements = new TtlLru<Statement>(500, 10 * 60_000);
   /** Statements that differ only in literals share one parse (point lookups by id). */

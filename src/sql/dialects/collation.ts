@@ -22,7 +22,7 @@
  */
 import { aliasColumns } from '../ast/equality.js';
 import { columnName, type Expr, type SelectStmt } from '../ast/nodes.js';
-import type { SqlCompiler } from './compiler.js';
+import type { Compiler } from './compiler-api.js';
 import { looksNumericOrTemporal } from './infer.js';
 import { UNACCENTED } from './support.js';
 import type { Kind } from './types.js';
@@ -76,7 +76,7 @@ export function splitKnown(
 }
 
 /** Whether a comparison between these two must ignore case and trailing spaces. */
-export function foldStrings(c: SqlCompiler, l: Expr, r: Expr): boolean {
+export function foldStrings(c: Compiler, l: Expr, r: Expr): boolean {
   if (!c.emulate) return false;
   if (c.caseSensitive(l) || c.caseSensitive(r)) return false;
   if (l?.type === 'expr_list' || r?.type === 'expr_list') return false;
@@ -97,7 +97,7 @@ export function foldStrings(c: SqlCompiler, l: Expr, r: Expr): boolean {
 }
 
 /** A string expression folded for comparison: lower case, trailing spaces removed. */
-export function foldSql(c: SqlCompiler, node: Expr): string {
+export function foldSql(c: Compiler, node: Expr): string {
   if (node?.type === 'string') return c.stringLiteral(c.foldText(String(node.value).replace(/ +$/, '')));
   return foldExpr(c, c.text(node), node?.type === 'column_ref', true);
 }
@@ -108,7 +108,7 @@ export function foldSql(c: SqlCompiler, node: Expr): string {
  * for lower()), and pure ASCII needs none of it: an expression cheap to say twice (`simple`,
  * a column) takes a branch on whether it is ASCII where the target has one.
  */
-export function foldExpr(c: SqlCompiler, sql: string, simple: boolean, trim: boolean): string {
+export function foldExpr(c: Compiler, sql: string, simple: boolean, trim: boolean): string {
   const base = trim ? `rtrim(${sql})` : sql;
   const slow = c.accentFold(`lower(${base})`);
   const ascii = simple ? c.asciiTest(sql) : null;
@@ -120,7 +120,7 @@ export function foldExpr(c: SqlCompiler, sql: string, simple: boolean, trim: boo
  * source folds only the rows that could match (see the header); null when `col` is not
  * a plain column, where the fold of both sides is the translation.
  */
-export function textEquality(c: SqlCompiler, col: Expr, values: string[], not: boolean): string | null {
+export function textEquality(c: Compiler, col: Expr, values: string[], not: boolean): string | null {
   if (col?.type !== 'column_ref' || columnName(col) === '*' || c.kind(col) !== 'string') return null;
   const sql = c.expr(col);
   const folded = [...new Set(values.map((v) => c.foldText(v.replace(/ +$/, ''))))];
@@ -160,7 +160,7 @@ export function textEquality(c: SqlCompiler, col: Expr, values: string[], not: b
 }
 
 /** A one-column subquery whose values are folded for comparison. */
-export function foldedSubquery(c: SqlCompiler, ast: SelectStmt): string {
+export function foldedSubquery(c: Compiler, ast: SelectStmt): string {
   const v = c.quoteIdent('_v');
   const inner = c.selectStatement(aliasColumns(ast, ['_v']));
   return `SELECT ${c.foldColumnSql(`${c.quoteIdent('_in')}.${v}`)} FROM (${inner}) AS ${c.quoteIdent('_in')}`;

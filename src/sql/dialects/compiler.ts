@@ -52,6 +52,7 @@ import {
   type With,
 } from '../ast/nodes.js';
 import { foldExpr, foldedSubquery, foldSql, foldStrings, textEquality } from './collation.js';
+import type { Compiler, Ctx } from './compiler-api.js';
 import { parseJsonPath } from './functions/json-path.js';
 import { groupingPlan } from './grouping.js';
 import { isBooleanExpr, kindOf, looksNumericOrTemporal } from './infer.js';
@@ -78,11 +79,11 @@ import {
 } from './types.js';
 import { over, windowClause } from './windows.js';
 
-export type Ctx = 'value' | 'bool';
+export type { Ctx } from './compiler-api.js';
 export type FunctionHandler = (c: SqlCompiler, node: FunctionCall | AggrFunc, args: Expr[]) => string;
 export type FunctionMap = Record<string, FunctionHandler>;
 
-export abstract class SqlCompiler {
+export abstract class SqlCompiler implements Compiler {
   abstract readonly target: Target;
   /** Emulate MySQL semantics; false only for MySQL itself. */
   readonly emulate: boolean = true;

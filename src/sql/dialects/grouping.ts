@@ -7,11 +7,11 @@
  */
 import { containsAggregate, containsWindow } from '../ast/aggregates.js';
 import { type Expr, isStar, type SelectItem, type SelectStmt } from '../ast/nodes.js';
-import type { SqlCompiler } from './compiler.js';
+import type { Compiler } from './compiler-api.js';
 import type { Grouping } from './scope.js';
 
 /** The grouping of a select, or null when it does not group. */
-export function groupingPlan(c: SqlCompiler, s: SelectStmt): Grouping | null {
+export function groupingPlan(c: Compiler, s: SelectStmt): Grouping | null {
   const cols: SelectItem[] = Array.isArray(s.columns) ? s.columns : [];
   const group: Expr[] | null = s.groupby?.columns?.length ? s.groupby.columns : null;
   const rollup = !!group && (s.groupby?.modifiers ?? []).some((m) => /rollup/i.test(String(m?.value ?? '')));
@@ -43,7 +43,7 @@ export function resolveGroupItem(g: Expr, cols: SelectItem[]): Expr {
 }
 
 /** A DISTINCT whose select list has text: MySQL dedups it by the collation, a grouping here. */
-function distinctNeedsGrouping(c: SqlCompiler, cols: SelectItem[]): boolean {
+function distinctNeedsGrouping(c: Compiler, cols: SelectItem[]): boolean {
   if (cols.length === 0) return false;
   for (const item of cols) {
     const e = item.expr;

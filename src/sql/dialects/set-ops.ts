@@ -13,13 +13,13 @@ import {
   type SelectItem,
   type SelectStmt,
 } from '../ast/nodes.js';
-import type { SqlCompiler } from './compiler.js';
+import type { Compiler } from './compiler-api.js';
 
 /**
  * The body of a set-operation chain (`members` from its head `s`) with its ORDER BY and
  * LIMIT. `rewrite` is false where the text must stay as written (a recursive CTE's body).
  */
-export function setOperation(c: SqlCompiler, s: SelectStmt, members: SelectStmt[], rewrite: boolean): string {
+export function setOperation(c: Compiler, s: SelectStmt, members: SelectStmt[], rewrite: boolean): string {
   rewrite &&= c.emulate;
   const ci = rewrite && members.length === 2 ? caseInsensitiveSetOp(c, members[0], members[1]) : null;
   if (ci) return setOpTail(c, s, members, ci);
@@ -43,7 +43,7 @@ export function setOperation(c: SqlCompiler, s: SelectStmt, members: SelectStmt[
 }
 
 /** ORDER BY / LIMIT of a set operation, wrapping the body when strings must sort as MySQL sorts them. */
-function setOpTail(c: SqlCompiler, s: SelectStmt, members: SelectStmt[], body = ''): string {
+function setOpTail(c: Compiler, s: SelectStmt, members: SelectStmt[], body = ''): string {
   let sql = '';
   const scope = c.scopes.push(null);
   scope.outputNames = true;
@@ -77,7 +77,7 @@ function setOpTail(c: SqlCompiler, s: SelectStmt, members: SelectStmt[], body = 
  * INTERSECT / EXCEPT of two selects over strings: rows match under MySQL's collation
  * (case, trailing spaces). Said as a semi-join (anti-join) on folded values.
  */
-function caseInsensitiveSetOp(c: SqlCompiler, a: SelectStmt, b: SelectStmt): string | null {
+function caseInsensitiveSetOp(c: Compiler, a: SelectStmt, b: SelectStmt): string | null {
   const op = c.setOperator(String(a.set_op ?? ''));
   if (op !== 'INTERSECT' && op !== 'EXCEPT') return null;
   const cols = a.columns;
@@ -114,7 +114,7 @@ function caseInsensitiveSetOp(c: SqlCompiler, a: SelectStmt, b: SelectStmt): str
 }
 
 /** The output column an ORDER BY item of a set operation sorts by, when it is a string column. */
-function setOrderFold(c: SqlCompiler, members: SelectStmt[], e: Expr): string | null {
+function setOrderFold(c: Compiler, members: SelectStmt[], e: Expr): string | null {
   const cols = members[0].columns;
   if (!Array.isArray(cols)) return null;
   let idx = -1;
@@ -141,7 +141,7 @@ function setOrderFold(c: SqlCompiler, members: SelectStmt[], e: Expr): string | 
  * null when plain UNION already means what MySQL means (or the names are unknown).
  */
 function caseInsensitiveUnion(
-  c: SqlCompiler,
+  c: Compiler,
   members: SelectStmt[],
 ): { name: string; folded: boolean }[] | null {
   if (members.slice(0, -1).some((m) => c.setOperator(String(m.set_op ?? 'UNION')) !== 'UNION')) return null;

@@ -13,9 +13,9 @@ import type {
   OrderItem,
   WindowSpec,
 } from '../ast/nodes.js';
-import type { SqlCompiler } from './compiler.js';
+import type { Compiler } from './compiler-api.js';
 
-export function windowClause(c: SqlCompiler, defs: NamedWindow[]): string {
+export function windowClause(c: Compiler, defs: NamedWindow[]): string {
   return `WINDOW ${defs
     .map(
       (d) =>
@@ -24,7 +24,7 @@ export function windowClause(c: SqlCompiler, defs: NamedWindow[]): string {
     .join(', ')}`;
 }
 /** `OVER (...)` when the call is a window function. */
-export function over(c: SqlCompiler, node: FunctionCall | AggrFunc): string {
+export function over(c: Compiler, node: FunctionCall | AggrFunc): string {
   const o = node.over;
   if (!o) return '';
   const spec = o.as_window_specification;
@@ -32,7 +32,7 @@ export function over(c: SqlCompiler, node: FunctionCall | AggrFunc): string {
   return ` OVER (${windowSpec(c, spec?.window_specification ?? {})})`;
 }
 
-function windowSpec(c: SqlCompiler, ws: WindowSpec): string {
+function windowSpec(c: Compiler, ws: WindowSpec): string {
   const parts: string[] = [];
   if (ws.name) parts.push(c.quoteIdent(String(ws.name)));
   if (ws.partitionby?.length) {
@@ -44,14 +44,14 @@ function windowSpec(c: SqlCompiler, ws: WindowSpec): string {
   return parts.join(' ');
 }
 
-function windowOrderItem(c: SqlCompiler, o: OrderItem): string {
+function windowOrderItem(c: Compiler, o: OrderItem): string {
   const desc = String(o.type ?? '').toUpperCase() === 'DESC';
   const e = o.expr;
   const sql = c.emulate && c.kind(e) === 'string' && !c.caseSensitive(e) ? c.foldSql(e) : c.expr(e);
   return `${sql}${desc ? ' DESC' : ''}${c.nullsOrder(desc)}`;
 }
 
-function frame(c: SqlCompiler, f: Expr | FrameClause): string {
+function frame(c: Compiler, f: Expr | FrameClause): string {
   if (f.type === 'binary_expr') {
     if (String(f.operator).toUpperCase() !== 'BETWEEN') return c.unsupported('this window frame');
     const unit = String('value' in f.left ? f.left.value : '').toUpperCase();
@@ -64,7 +64,7 @@ function frame(c: SqlCompiler, f: Expr | FrameClause): string {
   return `${unit} ${frameBound(c, f.expr)}`;
 }
 
-function frameBound(c: SqlCompiler, b: FrameBound | Expr | null | undefined): string {
+function frameBound(c: Compiler, b: FrameBound | Expr | null | undefined): string {
   const text = String(b && 'value' in b ? b.value : '')
     .trim()
     .replace(/\s+/g, ' ')

@@ -1,6 +1,6 @@
-import type { Engine } from '../engine.js';
 import { ErrorCode, SqlError } from '../errors.js';
 import type { FieldInfo, MysqlType, Row } from '../types.js';
+import type { ExecutionContext } from './context.js';
 
 const f = (name: string, type: MysqlType = 'VARCHAR'): FieldInfo => ({ name, type });
 
@@ -10,7 +10,7 @@ const f = (name: string, type: MysqlType = 'VARCHAR'): FieldInfo => ({ name, typ
  * A source that cannot be reached is skipped rather than failing the whole listing.
  */
 export async function infoSchemaRows(
-  engine: Engine,
+  engine: ExecutionContext,
   table: string,
 ): Promise<{ columns: FieldInfo[]; rows: Row[] }> {
   const names = await engine.listDatabases();

@@ -1,15 +1,19 @@
 import { describeEngines } from '../../sources/registry.js';
 import type { Source } from '../../sources/types.js';
-import type { Engine, Outcome } from '../engine.js';
 import type { QueryContext } from '../engine-types.js';
 import { ErrorCode, SqlError } from '../errors.js';
 import type { Statement, TableName } from '../parse/index.js';
 import { sourceTableText } from '../plan/target-names.js';
 import type { Row } from '../types.js';
+import type { ExecutionContext, Outcome } from './context.js';
 import { likePredicate, memTable } from './show.js';
 
 /** CREATE/DROP DATABASE, SHOW, DESCRIBE, USE, SET: statements answered by the engine itself. */
-export async function runService(engine: Engine, stmt: Statement, ctx: QueryContext): Promise<Outcome> {
+export async function runService(
+  engine: ExecutionContext,
+  stmt: Statement,
+  ctx: QueryContext,
+): Promise<Outcome> {
   const sources = engine.sources;
   switch (stmt.kind) {
     case 'noop':
@@ -115,7 +119,7 @@ export async function runService(engine: Engine, stmt: Statement, ctx: QueryCont
 }
 
 async function resolveTable(
-  engine: Engine,
+  engine: ExecutionContext,
   t: TableName,
   ctx: QueryContext,
 ): Promise<{ source: Source; table: TableName }> {

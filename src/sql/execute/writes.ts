@@ -1,12 +1,12 @@
 import type { Source } from '../../sources/types.js';
 import type { SelectStmt, SqlStatement } from '../ast/nodes.js';
 import { canCompile } from '../dialects/index.js';
-import type { Engine, Outcome } from '../engine.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
 import { ErrorCode, SqlError } from '../errors.js';
 import { bindTables } from '../plan/bind.js';
 import { compileFor } from '../plan/planner.js';
 import { columnTypeFor, literalFor, quoteFor, sourceTableText } from '../plan/target-names.js';
+import type { ExecutionContext, Outcome } from './context.js';
 import { runPlan } from './run-plan.js';
 
 const BATCH = 500;
@@ -18,7 +18,7 @@ const BATCH = 500;
  * written in batches.
  */
 export async function runWrite(
-  engine: Engine,
+  engine: ExecutionContext,
   ast: SqlStatement,
   ctx: QueryContext,
   opts: ExecOptions,
