@@ -117,7 +117,7 @@ export function createAuth(
   return { mode, tokens, oauth, authenticator: members.length ? new AuthenticatorChain(members) : null };
 }
 
-/** The start-up warning for an open server reachable from other machines (SPEC §6 "None"). */
+/** The start-up warning for an open server reachable from other machines (docs/reference/http.md#authentication "None"). */
 export function warnIfExposed(config: Config, logger: Logger): void {
   const host = config.api.http.host;
   if (authMode(config) !== 'none' || isLoopbackHost(host)) return;

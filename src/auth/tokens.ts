@@ -14,7 +14,7 @@ export interface TokenAuthOptions {
 }
 
 /**
- * Personal access tokens (SPEC §6 "Token"): issued by login, stored in the catalog only as
+ * Personal access tokens (docs/reference/http.md#authentication "Token"): issued by login, stored in the catalog only as
  * sha256 hashes (so they survive restarts and work on every replica sharing the catalog).
  */
 export class TokenAuthenticator implements Authenticator {

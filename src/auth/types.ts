@@ -1,5 +1,5 @@
 /**
- * One way to check a bearer credential, whatever issued it (SPEC §6). The HTTP hook asks
+ * One way to check a bearer credential, whatever issued it (docs/reference/http.md#authentication). The HTTP hook asks
  * each configured Authenticator in turn; an authenticator answers `not_mine` for a
  * credential it does not recognise so the next one may try it.
  */

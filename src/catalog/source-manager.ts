@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { ErrorCode, SqlError } from '../core/errors.js';
 import type { SourceContext } from '../sources/engine-spec.js';
 import { parseEngineParams } from '../sources/params.js';
 import { getEngine } from '../sources/registry.js';
 import type { Source } from '../sources/types.js';
-import { ErrorCode, SqlError } from '../sql/errors.js';
 import type { SourceManager } from './source-manager-types.js';
 import { CatalogConflictError, type CatalogStore, type SourceRecord } from './types.js';
 

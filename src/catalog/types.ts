@@ -1,3 +1,7 @@
+import type { FileRecord } from '../sources/files/record.js';
+
+export type { FileRecord };
+
 /**
  * The catalog: which sources exist, their parameters (secrets encrypted at rest),
  * auth tokens (hashes only) and uploaded files. Two implementations: embedded (a file
@@ -20,17 +24,6 @@ export interface TokenRecord {
   username: string;
   createdAt: string;
   expiresAt: string;
-}
-
-export interface FileRecord {
-  name: string;
-  format: string;
-  rows: number;
-  columns: number;
-  sizeBytes: number;
-  /** Path relative to the storage dir. */
-  storagePath: string;
-  createdAt: string;
 }
 
 export interface CatalogStore {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Config } from '../config/types.js';
+import { stringLiteral } from '../core/sql-text.js';
 import type { SourceContext } from '../sources/engine-spec.js';
 import { type FileRecordStore, FilesSource } from '../sources/files/index.js';
 import '../sources/files/register.js';
@@ -40,10 +41,8 @@ async function ensureDemoDatabase(storageDir: string): Promise<string> {
   const db = await DuckDBInstance.create(tmp);
   const conn = await db.connect();
   for (const t of DEMO_TABLES) {
-    const file = join(DEMO_DIR, `${t}.csv`).replace(/'/g, "''");
-    await conn.run(
-      `CREATE TABLE ${t} AS SELECT * FROM read_csv('${file}', header = true, auto_detect = true)`,
-    );
+    const file = stringLiteral('duckdb', join(DEMO_DIR, `${t}.csv`));
+    await conn.run(`CREATE TABLE ${t} AS SELECT * FROM read_csv(${file}, header = true, auto_detect = true)`);
   }
   // Money is exact, as it would be in a real shop database.
   await conn.run('ALTER TABLE products ALTER price TYPE DECIMAL(10,2)');

@@ -2,7 +2,7 @@
 import './threadpool.js';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/load.js';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../core/logger.js';
 import { UPLOAD_HELP } from './upload-help.js';
 import { VERSION } from './version.js';
 

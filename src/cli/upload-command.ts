@@ -2,8 +2,8 @@ import { createReadStream, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Config } from '../config/types.js';
+import { createLogger } from '../core/logger.js';
 import { fileJson } from '../http/routes/files.js';
-import { createLogger } from '../logger.js';
 import { FileError, FilesSource, tableNameFromFile } from '../sources/files/index.js';
 import { closeDeps, createDeps } from './start.js';
 

@@ -7,7 +7,7 @@ import { registerMcp } from '../mcp/index.js';
 
 /**
  * Which hooks and routes the HTTP server carries, in order. Hooks run before every
- * route: Host/Origin checks, CORS, authentication, rate limit (DESIGN.md "HTTP and MCP").
+ * route: Host/Origin checks, CORS, authentication, rate limit (docs/architecture.md, "Faces").
  */
 export const httpHooks: RouteRegistrar[] = [registerSecurityHooks];
 export const httpRoutes: RouteRegistrar[] = [

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Every settable configuration key (SPEC §1), once: its value schema, its environment
+ * Every settable configuration key (docs/reference/configuration.md), once: its value schema, its environment
  * variable, and the words used when a value is wrong. The config-file schema and the
  * environment parsing are both derived from this table so they cannot drift apart.
  */

@@ -36,7 +36,7 @@ export const DEFAULT_ALLOW_HEADERS = [
 /** Written as a regex that never matches: an empty pattern would match every origin. */
 const NEVER_MATCH = '(?!)';
 
-/** Defaults by key path (SPEC §1). allowed_hosts is derived from the host after merging. */
+/** Defaults by key path (docs/reference/configuration.md). allowed_hosts is derived from the host after merging. */
 const DEFAULTS: Record<string, unknown> = {
   'api.http.host': DEFAULT_HOST,
   'api.http.port': DEFAULT_PORT,
@@ -177,7 +177,7 @@ function defaultAllowedHosts(host: string): string[] {
 }
 
 /**
- * Build the one Config (SPEC §1). Precedence: defaults < config file (--config or
+ * Build the one Config (docs/reference/configuration.md). Precedence: defaults < config file (--config or
  * TRIBUTARY_CONFIG_PATH) < environment < CLI flags. Every problem found is reported
  * at once, each naming the key and where its value came from.
  */

@@ -1,4 +1,4 @@
-/** The one validated, typed configuration (SPEC §1). Built by config/load.ts; passed down, never re-read. */
+/** The one validated, typed configuration (docs/reference/configuration.md). Built by config/load.ts; passed down, never re-read. */
 export interface Config {
   storageDir: string;
   catalogUrl: string | null;

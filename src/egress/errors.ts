@@ -1,4 +1,4 @@
-/** SPEC §7 error codes of the passthrough, with the HTTP status each maps to on the passthrough endpoint. */
+/** docs/reference/http.md#rest-passthrough error codes of the passthrough, with the HTTP status each maps to on the passthrough endpoint. */
 export const EGRESS_STATUS = {
   invalid_request: 400,
   datasource_not_found: 404,

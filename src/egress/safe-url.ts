@@ -56,7 +56,7 @@ function isDotSegment(segment: string): boolean {
 }
 
 /**
- * SPEC §7 path rules. Throws EgressError('invalid_request') naming the problem.
+ * docs/reference/http.md#rest-passthrough path rules. Throws EgressError('invalid_request') naming the problem.
  * The path must start with exactly one '/'; `%20` and other escapes of ordinary characters are allowed.
  */
 export function validatePath(path: unknown): string {

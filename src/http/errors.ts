@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 
-/** The one HTTP error shape outside SQL (SPEC §5). */
+/** The one HTTP error shape outside SQL (docs/reference/http.md). */
 export function sendError(
   reply: FastifyReply,
   status: number,

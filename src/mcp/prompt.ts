@@ -1,12 +1,11 @@
 import { completable, type McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { quoteIdent as quoteIdentIn } from '../core/sql-text.js';
 import type { AppDeps } from '../http/deps.js';
 import { completeDatabases, completeTables } from './resources.js';
 
-/** MySQL identifier quoting: a backtick inside a name is doubled. */
-export function quoteIdent(name: string): string {
-  return '`' + name.replace(/`/g, '``') + '`';
-}
+/** MySQL identifier quoting (a backtick inside a name is doubled). */
+export const quoteIdent = (name: string): string => quoteIdentIn('mysql', name);
 
 export function sampleTableText(db: string, table: string): string {
   const sql = `SELECT * FROM ${quoteIdent(db)}.${quoteIdent(table)} LIMIT 5`;
@@ -17,7 +16,7 @@ export function sampleTableText(db: string, table: string): string {
   );
 }
 
-/** Prompt `sample_table(database_name, table_name)` (SPEC §4), with completions for both arguments. */
+/** Prompt `sample_table(database_name, table_name)` (docs/reference/mcp.md), with completions for both arguments. */
 export function registerSampleTablePrompt(server: McpServer, deps: AppDeps): void {
   const engine = deps.engine;
   server.registerPrompt(

@@ -7,9 +7,9 @@ import {
   ResourceTemplate,
   type Variables,
 } from '@modelcontextprotocol/server';
+import { ErrorCode, SqlError } from '../core/errors.js';
 import type { AppDeps } from '../http/deps.js';
 import type { SqlEngine } from '../sql/engine-types.js';
-import { ErrorCode, SqlError } from '../sql/errors.js';
 
 const JSON_MIME = 'application/json';
 
@@ -18,7 +18,7 @@ export const TABLES_TEMPLATE = 'schema://databases/{database_name}/tables';
 export const COLUMNS_TEMPLATE = 'schema://databases/{database_name}/tables/{table_name}/columns';
 export const KNOWLEDGE_BASES_URI = 'schema://knowledge_bases';
 
-/** The four schema resources (SPEC §4) and the completions of their template variables. */
+/** The four schema resources (docs/reference/mcp.md) and the completions of their template variables. */
 export function registerSchemaResources(server: McpServer, deps: AppDeps): void {
   const engine = deps.engine;
 

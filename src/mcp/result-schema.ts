@@ -2,7 +2,7 @@ import type { StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { Result } from '../sql/result.js';
 
 /**
- * The `query` tool's output schema: SPEC §2's result object under `result`.
+ * The `query` tool's output schema: docs/reference/sql.md's result object under `result`.
  *
  * Written as JSON Schema by hand rather than derived from zod because the SDK validates
  * every tool result against it: zod would walk each row of a 10,000-row answer. The

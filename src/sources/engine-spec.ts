@@ -12,7 +12,7 @@ export interface SourceContext {
 export interface EngineSpec<P = Record<string, unknown>> {
   name: string;
   description: string;
-  /** zod object; accepts strings for numbers/booleans (SPEC §3 "All parameter values may be given as strings"). */
+  /** zod object; accepts strings for numbers/booleans (docs/reference/sql.md#engines "All parameter values may be given as strings"). */
   params: z.ZodType<P>;
   /** Names of secret parameters: encrypted at rest, never listed. */
   secrets: readonly string[];

@@ -1,4 +1,4 @@
-import { ErrorCode, SqlError } from '../sql/errors.js';
+import { ErrorCode, SqlError } from '../core/errors.js';
 
 /*
  * Errors shared by the SQL sources. Every message names the source; none carries a secret

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { ErrorCode, SqlError } from '../sql/errors.js';
+import { ErrorCode, SqlError } from '../core/errors.js';
 import type { EngineSpec } from './engine-spec.js';
 
 /*
- * Parameter helpers for engine schemas. SPEC §3: "All parameter values may be given as
+ * Parameter helpers for engine schemas. docs/reference/sql.md#engines: "All parameter values may be given as
  * strings", so numbers and booleans also accept their text forms. Every schema built from
  * these is idempotent: its output is a valid input, because the catalog stores parsed
  * parameters and parses them again when a source is reopened.

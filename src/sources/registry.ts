@@ -1,4 +1,4 @@
-import { ErrorCode, SqlError } from '../sql/errors.js';
+import { ErrorCode, SqlError } from '../core/errors.js';
 import { duckdbEngine } from './duckdb/index.js';
 import type { EngineSpec } from './engine-spec.js';
 import { mariadbEngine, mysqlEngine } from './mysql/index.js';

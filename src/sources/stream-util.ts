@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { FieldInfo, Row } from '../sql/types.js';
+import type { FieldInfo, Row } from '../core/types.js';
 import { interrupted } from './error-util.js';
 import type { QueryStream } from './types.js';
 

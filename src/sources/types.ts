@@ -1,7 +1,4 @@
-import type { ColumnInfo, FieldInfo, Row } from '../sql/types.js';
-
-/** SQL dialects the compiler can target (src/sql/dialects). */
-export type DialectName = 'mysql' | 'postgres' | 'sqlite' | 'duckdb';
+import type { ColumnInfo, DialectName, FieldInfo, Row } from '../core/types.js';
 
 export interface TableInfo {
   name: string;

@@ -1,6 +1,6 @@
+import type { ColumnInfo, FieldInfo } from '../core/types.js';
 import type { TableInfo } from '../sources/types.js';
 import type { Result } from './result.js';
-import type { ColumnInfo, FieldInfo } from './types.js';
 
 /** Per-session state: the default database (context.db / USE). `USE x` mutates it. */
 export interface QueryContext {
@@ -17,7 +17,7 @@ export interface ExecOptions {
   onProgress?: (rowsRead: number) => void;
 }
 
-/** A row result whose rows are not yet read; values already encoded per SPEC §2. */
+/** A row result whose rows are not yet read; values already encoded per docs/reference/sql.md. */
 export interface RowStream {
   type: 'rows';
   columns: FieldInfo[];

@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { SourceManager } from '../catalog/source-manager-types.js';
+import { ErrorCode, SqlError } from '../core/errors.js';
+import type { ColumnInfo, FieldInfo } from '../core/types.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { SqlStatement } from './ast/nodes.js';
 import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
-import { ErrorCode, SqlError } from './errors.js';
 import type { ExecutionContext, Outcome } from './execute/context.js';
 import { infoSchemaRows } from './execute/info-schema.js';
 import type { LocalEngine } from './execute/local.js';
@@ -19,7 +20,6 @@ import { constantSelect } from './plan/constant.js';
 import { type Plan, planQuery } from './plan/planner.js';
 import { learnShapePlan, type ShapePlan, ShapePlans, shapeSql } from './plan/shape-plans.js';
 import { encodeRows, errorResult, type Result } from './result.js';
-import type { ColumnInfo, FieldInfo } from './types.js';
 
 const COLUMN_TTL_MS = 5000;
 const KNOWN_VALUES_TTL_MS = 60_000;

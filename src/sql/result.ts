@@ -1,7 +1,7 @@
-import { SqlError } from './errors.js';
-import type { FieldInfo, MysqlType } from './types.js';
+import { SqlError } from '../core/errors.js';
+import type { FieldInfo, MysqlType } from '../core/types.js';
 
-/** SPEC §2 result shapes: the same object from MCP and from POST /api/sql/query. */
+/** docs/reference/sql.md result shapes: the same object from MCP and from POST /api/sql/query. */
 export interface TableResult {
   type: 'table';
   column_names: string[];
@@ -27,7 +27,7 @@ export function errorResult(e: unknown): ErrorResult {
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
 
-/** Encode one canonical value for a result (SPEC §2 "Values"). */
+/** Encode one canonical value for a result (docs/reference/sql.md "Values"). */
 export function encodeValue(v: unknown, type: MysqlType): unknown {
   if (v === null || v === undefined) return null;
   switch (typeof v) {

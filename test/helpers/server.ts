@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Running, startServer } from '../../src/cli/start.js';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/logger.js';
+import { createLogger } from '../../src/core/logger.js';
 import type { Result } from '../../src/sql/result.js';
 
 export interface TestServer extends Running {

@@ -47,7 +47,7 @@ function looksLikeJwt(token: string): boolean {
 }
 
 /**
- * OAuth 2.0 resource server (SPEC §6): JWT access tokens are verified against the issuer's
+ * OAuth 2.0 resource server (docs/reference/http.md#authentication): JWT access tokens are verified against the issuer's
  * JWKS; anything else (or a JWT when the JWKS cannot be reached) goes to RFC 7662
  * introspection. Keys and endpoints come only from the configured issuer's metadata; a
  * token's own `jku`/`iss` never directs where we fetch.

@@ -1,6 +1,6 @@
 import type { AuthOutcome, Principal } from '../types.js';
 
-/** Clock skew tolerated on exp/nbf (SPEC §6). */
+/** Clock skew tolerated on exp/nbf (docs/reference/http.md#authentication). */
 export const CLOCK_SKEW_S = 60;
 
 export interface ClaimRules {

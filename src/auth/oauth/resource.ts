@@ -5,7 +5,7 @@ export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 /**
  * This server's base URL as clients see it: `public_url`, else derived from the listening
- * host and port with the wildcard addresses read as 127.0.0.1 (SPEC §6 Details).
+ * host and port with the wildcard addresses read as 127.0.0.1 (docs/reference/http.md#authentication Details).
  */
 export function publicBaseUrl(config: Config, listeningPort?: number): string {
   const configured = config.api.mcp.oauth.public_url;

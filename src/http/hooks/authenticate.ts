@@ -23,7 +23,7 @@ const q = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
 export type AuthOutcome = { principal: Principal | null } | Refusal;
 
 /**
- * Authentication (SPEC §6): every /api and /mcp route except the public ones needs a
+ * Authentication (docs/reference/http.md#authentication): every /api and /mcp route except the public ones needs a
  * bearer credential that one of the configured authenticators accepts. Runs before the
  * body is read, so nothing is read for a caller without a valid credential. After a
  * success the Authorization header is removed from the request: no handler can pass the

@@ -28,7 +28,7 @@ export function originMatcher(config: Config): (origin: string) => boolean {
 
 /**
  * Origin check and CORS (api.mcp.cors.*). A browser request from an origin that is not
- * allowed is refused on the API and MCP surface (SPEC §6) before authentication, so a
+ * allowed is refused on the API and MCP surface (docs/reference/http.md#authentication) before authentication, so a
  * hostile page cannot drive the server with credentials it got hold of. Allowed origins get
  * CORS headers on every answer, 401/403/429 included. The headers are set on the raw
  * response so they survive routes that take over the socket (SSE, MCP transports).

@@ -23,7 +23,7 @@ export interface GateRequest {
 export type GateOutcome = { principal: Principal | null } | Refusal;
 
 /**
- * Every request's security checks, in the order DESIGN.md sets: Host, Origin/CORS,
+ * Every request's security checks, in the order docs/architecture.md sets: Host, Origin/CORS,
  * authentication, rate limit. Headers the checks add (CORS, challenges, Retry-After) go
  * on the raw response. One gate serves both doors into the server: Fastify's onRequest
  * hook, and the MCP session requests served before Fastify's router (mcp/transports).

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 
-/** Routes under /api and /mcp that need no credential (SPEC §6). */
+/** Routes under /api and /mcp that need no credential (docs/reference/http.md#authentication). */
 export const PUBLIC_ROUTES = new Set(['/api/login', '/mcp/status']);
 
 /**

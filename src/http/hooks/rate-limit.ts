@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/types.js';
 import { isRateLimited } from './paths.js';
 import { type Refusal, refusal } from './refusal.js';
 
-/** Counted per authenticated principal, else per client address (SPEC §1 api.mcp.rate_limit). */
+/** Counted per authenticated principal, else per client address (docs/reference/configuration.md api.mcp.rate_limit). */
 export function rateLimitKey(principal: Principal | null, ip: string): string {
   return principal ? `${principal.kind}:${principal.id}` : `ip:${ip}`;
 }

@@ -8,7 +8,7 @@ export interface Refusal {
   body?: unknown;
 }
 
-/** A refusal in the one HTTP error shape outside SQL (SPEC §5, as `sendError` sends it). */
+/** A refusal in the one HTTP error shape outside SQL (docs/reference/http.md, as `sendError` sends it). */
 export function refusal(status: number, errorCode: string, message: string): Refusal {
   return { status, body: { error_code: errorCode, message } };
 }

@@ -11,8 +11,8 @@ const LoginBody = z.strictObject({
 });
 
 /**
- * POST /api/login, POST /api/logout (SPEC §5) and the RFC 9728 protected resource
- * metadata (SPEC §6). Public routes: /api/login and the metadata.
+ * POST /api/login, POST /api/logout (docs/reference/http.md) and the RFC 9728 protected resource
+ * metadata (docs/reference/http.md#authentication). Public routes: /api/login and the metadata.
  */
 export function registerAuthRoutes(app: FastifyInstance, deps: AppDeps): void {
   const rt = securityRuntime(app, deps);

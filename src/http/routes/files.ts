@@ -36,7 +36,7 @@ const TRUE = new Set(['1', 'true', 'on', 'yes', 'y']);
 const FALSE = new Set(['', '0', 'false', 'off', 'no', 'n']);
 
 /**
- * Files API (SPEC §5): PUT /api/files/{name} (multipart `file` field or the raw body),
+ * Files API (docs/reference/http.md): PUT /api/files/{name} (multipart `file` field or the raw body),
  * GET /api/files, DELETE /api/files/{name}. The upload body is never parsed by Fastify:
  * it streams to a temp file under the size limit (files.max_upload_bytes).
  */

@@ -15,7 +15,7 @@ import type { AppDeps } from '../deps.js';
 import { sendError } from '../errors.js';
 
 /**
- * SPEC §7: POST /api/integrations/{name}/passthrough and .../passthrough/test.
+ * docs/reference/http.md#rest-passthrough: POST /api/integrations/{name}/passthrough and .../passthrough/test.
  * Authentication is app-wide (a hook), not here. Logs carry method, source, path, status,
  * bytes and duration, never headers, bodies or the token.
  */
@@ -25,7 +25,7 @@ export interface PassthroughRouteOptions {
   resolver?: Resolver;
 }
 
-/** The whole envelope may exceed the body limit by at most this much (SPEC §7). */
+/** The whole envelope may exceed the body limit by at most this much (docs/reference/http.md#rest-passthrough). */
 const ENVELOPE_SLACK = 64 * 1024;
 
 type NameParams = { Params: { name: string } };

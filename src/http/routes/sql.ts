@@ -19,7 +19,7 @@ function rowsJson(batch: unknown[][], first: boolean): string {
 
 /**
  * Row results are streamed as they are read (a million rows never sit in memory); the
- * JSON is the SPEC §2 table shape, written piecewise. A result that fits in its first
+ * JSON is the docs/reference/sql.md table shape, written piecewise. A result that fits in its first
  * batch is sent whole, which is cheaper for the common small answer.
  */
 async function tableBody(rows: RowStream, signal: AbortSignal): Promise<string | Readable> {

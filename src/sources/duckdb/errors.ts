@@ -1,4 +1,4 @@
-import { SqlError } from '../../sql/errors.js';
+import { SqlError } from '../../core/errors.js';
 import {
   cannotConnect,
   interrupted,
@@ -17,7 +17,7 @@ export function duckMessage(e: unknown): string {
     .trim();
 }
 
-/** DuckDB reports errors as "<Kind> Error: text"; map the kinds SPEC §2 names. */
+/** DuckDB reports errors as "<Kind> Error: text"; map the kinds docs/reference/sql.md names. */
 export function mapDuckError(source: string, path: string, e: unknown, opening = false): SqlError {
   if (e instanceof SqlError) return e;
   const msg = duckMessage(e);

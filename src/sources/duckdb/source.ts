@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBResult, type DuckDBType } from '@duckdb/node-api';
-import type { ColumnInfo } from '../../sql/types.js';
+import { quoteIdent } from '../../core/sql-text.js';
+import type { ColumnInfo } from '../../core/types.js';
 import { cannotConnect, interrupted, sourceClosed, unknownTable } from '../error-util.js';
 import type { Collation } from '../params.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
@@ -40,10 +41,6 @@ async function interruptUntilSettled(
     conn.interrupt();
     await Promise.race([p.catch(() => {}), new Promise((r) => setTimeout(r, 20))]);
   }
-}
-
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 export class DuckdbSource implements Source {
@@ -122,7 +119,9 @@ export class DuckdbSource implements Source {
     const c = await this.connect();
     let types: DuckDBType[];
     try {
-      const p = await c.prepare(`SELECT * FROM ${quoteIdent(s)}.${quoteIdent(table)} LIMIT 0`);
+      const p = await c.prepare(
+        `SELECT * FROM ${quoteIdent('duckdb', s)}.${quoteIdent('duckdb', table)} LIMIT 0`,
+      );
       types = Array.from({ length: p.columnCount }, (_, i) => p.columnType(i));
     } catch (e) {
       throw mapDuckError(this.name, this.params.path, e);

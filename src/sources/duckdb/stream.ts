@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { SqlError } from '../../sql/errors.js';
+import type { SqlError } from '../../core/errors.js';
 import type { QueryStream } from '../types.js';
 import { DuckChunkConverter } from './values.js';
 

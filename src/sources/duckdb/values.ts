@@ -13,7 +13,7 @@ import {
   type DuckDBValue,
   DuckDBVariantValue,
 } from '@duckdb/node-api';
-import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../../sql/types.js';
+import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../../core/types.js';
 import { canonicalInt, float32, normalizeDateTime } from '../value-util.js';
 
 /*

@@ -1,6 +1,8 @@
 import { open, rm, writeFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { lit } from './sql-text.js';
+import { stringLiteral } from '../../core/sql-text.js';
+
+const duckString = (value: string) => stringLiteral('duckdb', value);
 
 /** What DuckDB's CSV sniffer decided for a file: read with exactly this, a scan skips sniffing. */
 export interface CsvLayout {
@@ -92,7 +94,7 @@ export async function sniffCsv(
   format: 'csv' | 'tsv',
 ): Promise<CsvLayout> {
   const r = await conn.runAndReadAll(
-    `SELECT Columns, DateFormat, TimestampFormat, NewLineDelimiter FROM sniff_csv(${lit(path)}, ${csvOptions(format)}, buffer_size = ${SNIFF_BUFFER})`,
+    `SELECT Columns, DateFormat, TimestampFormat, NewLineDelimiter FROM sniff_csv(${duckString(path)}, ${csvOptions(format)}, buffer_size = ${SNIFF_BUFFER})`,
   );
   const [cols, dateFormat, timestampFormat, newLine] = r.getRowsJS()[0] as [
     { name: string; type: string }[],
@@ -110,10 +112,10 @@ export async function sniffCsv(
 
 /** `read_csv(...)` with the sniffed layout spelled out, so reading it never sniffs again. */
 export function csvReaderWith(path: string, format: 'csv' | 'tsv', layout: CsvLayout, extra = ''): string {
-  const cols = layout.columns.map((c) => `${lit(c.name)}: ${lit(c.type)}`).join(', ');
+  const cols = layout.columns.map((c) => `${duckString(c.name)}: ${duckString(c.type)}`).join(', ');
   let opts = `${csvOptions(format)}, auto_detect = false, comment = '', columns = {${cols}}`;
-  if (layout.dateFormat) opts += `, dateformat = ${lit(layout.dateFormat)}`;
-  if (layout.timestampFormat) opts += `, timestampformat = ${lit(layout.timestampFormat)}`;
+  if (layout.dateFormat) opts += `, dateformat = ${duckString(layout.dateFormat)}`;
+  if (layout.timestampFormat) opts += `, timestampformat = ${duckString(layout.timestampFormat)}`;
   if (layout.newLine) opts += `, new_line = '${layout.newLine}'`;
-  return `read_csv(${lit(path)}, ${opts}${extra})`;
+  return `read_csv(${duckString(path)}, ${opts}${extra})`;
 }

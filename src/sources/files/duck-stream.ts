@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ErrorCode, SqlError } from '../../sql/errors.js';
+import { ErrorCode, SqlError } from '../../core/errors.js';
 import { streamDuckQuery } from '../duckdb/stream.js';
 import type { QueryStream } from '../types.js';
 

@@ -1,6 +1,6 @@
 /**
  * Errors of the files source outside SQL: each carries the HTTP status and the
- * snake_case code the HTTP route answers with (SPEC §5), so the route maps them 1:1
+ * snake_case code the HTTP route answers with (docs/reference/http.md), so the route maps them 1:1
  * and the CLI can print the message alone.
  */
 export class FileError extends Error {

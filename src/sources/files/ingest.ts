@@ -1,5 +1,6 @@
 import { open, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { quoteIdent, stringLiteral } from '../../core/sql-text.js';
 import { findRaggedRow, type RecordScan } from './csv-check.js';
 import {
   type CsvLayout,
@@ -11,7 +12,9 @@ import {
 } from './csv-layout.js';
 import { FileError, invalidFile } from './errors.js';
 import type { FileFormat } from './formats.js';
-import { ident, lit } from './sql-text.js';
+
+const duckIdent = (name: string) => quoteIdent('duckdb', name);
+const duckString = (value: string) => stringLiteral('duckdb', value);
 
 export interface IngestInput {
   /** The received file. */
@@ -78,7 +81,7 @@ export async function ingestToParquet(
       source = input.scratch;
       format = 'ndjson';
       if (conv.dateOnly.length)
-        replace = ` REPLACE (${conv.dateOnly.map((c) => `CAST(${ident(c)} AS DATE) AS ${ident(c)}`).join(', ')})`;
+        replace = ` REPLACE (${conv.dateOnly.map((c) => `CAST(${duckIdent(c)} AS DATE) AS ${duckIdent(c)}`).join(', ')})`;
     }
     const rowGroup = input.large ? LARGE_ROW_GROUP : ROW_GROUP;
     let rows: number;
@@ -100,7 +103,7 @@ export async function ingestToParquet(
       );
     }
     if (rows === 0) throw invalidFile(`'${input.label}' has no data rows`);
-    const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${lit(dest)})`);
+    const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${duckString(dest)})`);
     return { rows, columns: desc.currentRowCount, sizeBytes: (await stat(dest)).size };
   } catch (e) {
     await rm(dest, { force: true });
@@ -191,7 +194,7 @@ export async function copy(
   rowGroup = ROW_GROUP,
 ): Promise<number> {
   const r = await conn.runAndReadAll(
-    `COPY (${select}) TO ${lit(dest)} (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE ${rowGroup})`,
+    `COPY (${select}) TO ${duckString(dest)} (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE ${rowGroup})`,
   );
   return Number(r.getRows()[0]?.[0] ?? 0);
 }
@@ -205,13 +208,13 @@ function reader(format: FileFormat, path: string, fullScan: boolean, large: bool
   switch (format) {
     case 'csv':
     case 'tsv':
-      return `read_csv(${lit(path)}, ${csvOptions(format)}${sample}${csvBuffer(large)})`;
+      return `read_csv(${duckString(path)}, ${csvOptions(format)}${sample}${csvBuffer(large)})`;
     case 'json':
-      return `read_json(${lit(path)}, format = 'array', records = true${sample})`;
+      return `read_json(${duckString(path)}, format = 'array', records = true${sample})`;
     case 'ndjson':
-      return `read_json(${lit(path)}, format = 'newline_delimited', records = true${sample})`;
+      return `read_json(${duckString(path)}, format = 'newline_delimited', records = true${sample})`;
     case 'parquet':
-      return `read_parquet(${lit(path)})`;
+      return `read_parquet(${duckString(path)})`;
     default:
       throw new Error(`no reader for ${format}`);
   }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { ErrorCode, SqlError } from '../../sql/errors.js';
+import { ErrorCode, SqlError } from '../../core/errors.js';
 import type { EngineSpec } from '../engine-spec.js';
 import { registerEngine } from '../registry.js';
 
 /**
- * The `files` engine as SHOW ENGINES lists it (SPEC §3). Its one source is built in
+ * The `files` engine as SHOW ENGINES lists it (docs/reference/sql.md#engines). Its one source is built in
  * (cli/builtins.ts), so CREATE DATABASE ... WITH ENGINE = 'files' is refused.
  */
 export const filesEngine: EngineSpec<Record<string, never>> = {

@@ -4,10 +4,9 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Logger } from 'pino';
-import type { FileRecord } from '../../catalog/types.js';
-import { ErrorCode, SqlError } from '../../sql/errors.js';
-import { columnTypeFor, literalFor } from '../../sql/plan/target-names.js';
-import type { ColumnInfo, FieldInfo, Row } from '../../sql/types.js';
+import { ErrorCode, SqlError } from '../../core/errors.js';
+import { columnType, quoteIdent, stringLiteral, valueLiteral } from '../../core/sql-text.js';
+import type { ColumnInfo, FieldInfo, Row } from '../../core/types.js';
 import { duckTypeToMysql as mysqlTypeOf } from '../duckdb/values.js';
 import type { PushdownCapabilities, QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
 import { CsvRecordScan, type RecordScan, scanFile } from './csv-check.js';
@@ -27,8 +26,11 @@ import { IdleQueue } from './idle-queue.js';
 import { copy, ingestToParquet, inspectCsv } from './ingest.js';
 import { checkTableName } from './names.js';
 import { receiveToFile } from './receive.js';
-import { ident, lit } from './sql-text.js';
+import type { FileRecord } from './record.js';
 import { parseFilesStatement } from './statements.js';
+
+const duckIdent = (name: string) => quoteIdent('duckdb', name);
+const duckString = (value: string) => stringLiteral('duckdb', value);
 
 /** The part of the catalog the files source uses (CatalogStore satisfies it). */
 export interface FileRecordStore {
@@ -182,7 +184,7 @@ export class FilesSource implements Source {
       const want = new Map(records.map((r) => [r.name.toLowerCase(), r]));
       for (const [key, rec] of this.tables) {
         if (!want.has(key)) {
-          await conn.run(`DROP VIEW IF EXISTS ${ident(rec.name)}`);
+          await conn.run(`DROP VIEW IF EXISTS ${duckIdent(rec.name)}`);
           this.tables.delete(key);
           this.layouts.delete(key);
           this.queue.cancel(key);
@@ -207,9 +209,9 @@ export class FilesSource implements Source {
           // sniffer decides the same types again, and the conversion is rescheduled.
           const fmt = pendingFormat(rec);
           const layout = fmt ? await sniffStoredCsv(conn, path, fmt, this.tmpPath('head')) : null;
-          if (have && have.name !== rec.name) await conn.run(`DROP VIEW IF EXISTS ${ident(have.name)}`);
+          if (have && have.name !== rec.name) await conn.run(`DROP VIEW IF EXISTS ${duckIdent(have.name)}`);
           await conn.run(
-            `CREATE OR REPLACE VIEW ${ident(rec.name)} AS ${this.viewSelect(rec, path, layout)}`,
+            `CREATE OR REPLACE VIEW ${duckIdent(rec.name)} AS ${this.viewSelect(rec, path, layout)}`,
           );
           this.tables.set(key, rec);
           this.setPending(key, layout);
@@ -446,7 +448,7 @@ export class FilesSource implements Source {
     this.setPending(key, null);
     const conn = await this.db.connect();
     try {
-      await conn.run(`DROP VIEW IF EXISTS ${ident(rec.name)}`);
+      await conn.run(`DROP VIEW IF EXISTS ${duckIdent(rec.name)}`);
     } finally {
       conn.closeSync();
     }
@@ -515,9 +517,9 @@ export class FilesSource implements Source {
     const conn = await this.db.connect();
     try {
       if (previous && previous.name !== record.name)
-        await conn.run(`DROP VIEW IF EXISTS ${ident(previous.name)}`);
+        await conn.run(`DROP VIEW IF EXISTS ${duckIdent(previous.name)}`);
       await conn.run(
-        `CREATE OR REPLACE VIEW ${ident(record.name)} AS ${this.viewSelect(record, final, layout)}`,
+        `CREATE OR REPLACE VIEW ${duckIdent(record.name)} AS ${this.viewSelect(record, final, layout)}`,
       );
     } finally {
       conn.closeSync();
@@ -535,7 +537,7 @@ export class FilesSource implements Source {
     const fmt = pendingFormat(rec);
     return layout && fmt
       ? `SELECT * FROM ${csvReaderWith(path, fmt, layout, `, buffer_size = ${SMALL_CSV_BUFFER}`)}`
-      : `SELECT * FROM read_parquet(${lit(path)})`;
+      : `SELECT * FROM read_parquet(${duckString(path)})`;
   }
 
   /** Mark `key` as stored in CSV (queued for conversion) or not (its conversion dropped). */
@@ -688,7 +690,7 @@ export class FilesSource implements Source {
     if (!rec) throw unknownTable(table);
     const conn = await this.db.connect();
     try {
-      const r = await conn.run(`SELECT * FROM ${ident(rec.name)} LIMIT 0`);
+      const r = await conn.run(`SELECT * FROM ${duckIdent(rec.name)} LIMIT 0`);
       const names = r.columnNames();
       const types = r.columnTypes();
       return names.map((name, i) => ({
@@ -824,23 +826,23 @@ export class FilesSource implements Source {
       const stage = `__stage_${++this.seq}`;
       const staged = this.tmpPath('parquet');
       try {
-        const defs = columns.map((c) => `${ident(c.name)} ${columnTypeFor('duckdb', c.type)}`).join(', ');
-        await conn.run(`CREATE TEMP TABLE ${ident(stage)} (${defs})`);
-        const cols = columns.map((c) => ident(c.name)).join(', ');
+        const defs = columns.map((c) => `${duckIdent(c.name)} ${columnType('duckdb', c.type)}`).join(', ');
+        await conn.run(`CREATE TEMP TABLE ${duckIdent(stage)} (${defs})`);
+        const cols = columns.map((c) => duckIdent(c.name)).join(', ');
         let pending: string[] = [];
         const flush = async () => {
           if (!pending.length) return;
-          await conn.run(`INSERT INTO ${ident(stage)} (${cols}) VALUES ${pending.join(', ')}`);
+          await conn.run(`INSERT INTO ${duckIdent(stage)} (${cols}) VALUES ${pending.join(', ')}`);
           pending = [];
         };
         for await (const batch of batches) {
           for (const row of batch) {
-            pending.push(`(${row.map((v) => literalFor('duckdb', v)).join(', ')})`);
+            pending.push(`(${row.map((v) => valueLiteral('duckdb', v)).join(', ')})`);
             if (pending.length >= INSERT_BATCH_ROWS) await flush();
           }
         }
         await flush();
-        const rows = await copy(conn, `SELECT * FROM ${ident(stage)}`, staged);
+        const rows = await copy(conn, `SELECT * FROM ${duckIdent(stage)}`, staged);
         await this.register(name, 'sql', staged, {
           rows,
           columns: columns.length,
@@ -850,7 +852,7 @@ export class FilesSource implements Source {
       } catch (e) {
         throw filesError(e);
       } finally {
-        await conn.run(`DROP TABLE IF EXISTS ${ident(stage)}`).catch(() => {});
+        await conn.run(`DROP TABLE IF EXISTS ${duckIdent(stage)}`).catch(() => {});
         conn.closeSync();
         await rm(staged, { force: true });
       }
@@ -883,12 +885,12 @@ export class FilesSource implements Source {
       const stage = `__stage_${++this.seq}`;
       const conn = await this.db.connect();
       try {
-        await conn.run(`CREATE TEMP TABLE ${ident(stage)} ${columnsSql}`);
-        return await this.storeSelect(conn, name, `SELECT * FROM ${ident(stage)}`);
+        await conn.run(`CREATE TEMP TABLE ${duckIdent(stage)} ${columnsSql}`);
+        return await this.storeSelect(conn, name, `SELECT * FROM ${duckIdent(stage)}`);
       } catch (e) {
         throw filesError(e);
       } finally {
-        await conn.run(`DROP TABLE IF EXISTS ${ident(stage)}`).catch(() => {});
+        await conn.run(`DROP TABLE IF EXISTS ${duckIdent(stage)}`).catch(() => {});
         conn.closeSync();
       }
     });
@@ -915,7 +917,7 @@ export class FilesSource implements Source {
     const staged = this.tmpPath('parquet');
     try {
       const rows = await copy(conn, select, staged);
-      const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${lit(staged)})`);
+      const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${duckString(staged)})`);
       await this.register(name, 'sql', staged, {
         rows,
         columns: desc.currentRowCount,
@@ -949,17 +951,17 @@ export class FilesSource implements Source {
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       let attached = false;
       try {
-        await conn.run(`ATTACH ':memory:' AS ${ident(scratch)}`);
+        await conn.run(`ATTACH ':memory:' AS ${duckIdent(scratch)}`);
         attached = true;
         // Through the view: the stored form may still be CSV.
         await conn.run(
-          `CREATE TABLE ${ident(scratch)}.${ident(rec.name)} AS SELECT * FROM memory.main.${ident(rec.name)}`,
+          `CREATE TABLE ${duckIdent(scratch)}.${duckIdent(rec.name)} AS SELECT * FROM memory.main.${duckIdent(rec.name)}`,
         );
-        await conn.run(`SET search_path = ${lit(`${scratch}.main,memory.main`)}`);
+        await conn.run(`SET search_path = ${duckString(`${scratch}.main,memory.main`)}`);
         const r = await conn.runAndReadAll(sql);
         const affected = Number(r.getRows()[0]?.[0] ?? 0);
         await conn.run(`SET search_path = 'memory.main'`);
-        const rows = await copy(conn, `SELECT * FROM ${ident(scratch)}.${ident(rec.name)}`, staged);
+        const rows = await copy(conn, `SELECT * FROM ${duckIdent(scratch)}.${duckIdent(rec.name)}`, staged);
         await this.register(rec.name, rec.format, staged, {
           rows,
           columns: rec.columns,
@@ -970,7 +972,7 @@ export class FilesSource implements Source {
         throw filesError(e, opts.signal);
       } finally {
         opts.signal?.removeEventListener('abort', onAbort);
-        if (attached) await conn.run(`DETACH ${ident(scratch)}`).catch(() => {});
+        if (attached) await conn.run(`DETACH ${duckIdent(scratch)}`).catch(() => {});
         conn.closeSync();
         await rm(staged, { force: true });
       }

@@ -1,4 +1,4 @@
-import { SqlError } from '../../sql/errors.js';
+import { SqlError } from '../../core/errors.js';
 import {
   accessDenied,
   cannotConnect,
@@ -42,7 +42,7 @@ export function isBrokenConnection(e: unknown): boolean {
   return isNetworkError(e);
 }
 
-/** Maps a mysql2 error to a SqlError naming the source (SPEC §2 codes). `connecting`: before any query ran. */
+/** Maps a mysql2 error to a SqlError naming the source (docs/reference/sql.md codes). `connecting`: before any query ran. */
 export function mapMysqlError(ctx: MysqlErrorContext, e: unknown, connecting = false): SqlError {
   if (e instanceof SqlError) return e;
   const d = (e ?? {}) as DriverError;

@@ -1,4 +1,4 @@
-import type { ColumnInfo } from '../../sql/types.js';
+import type { ColumnInfo } from '../../core/types.js';
 import type { TableInfo } from '../types.js';
 import { jsonColumnOfCheck } from './json-columns.js';
 import { mysqlTypeOfDataType } from './types.js';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
 import type { Logger } from 'pino';
-import type { ColumnInfo } from '../../sql/types.js';
+import type { ColumnInfo } from '../../core/types.js';
 import { interrupted, scrub, sourceClosed, unknownTable } from '../error-util.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { PoolConnection } from 'mysql2';
-import type { CanonicalValue, Row } from '../../sql/types.js';
+import type { CanonicalValue, Row } from '../../core/types.js';
 import { type RowReader, readableBatches } from '../stream-util.js';
 import { isBrokenConnection } from './errors.js';
 

@@ -1,4 +1,4 @@
-import { SqlError } from '../../sql/errors.js';
+import { SqlError } from '../../core/errors.js';
 import {
   accessDenied,
   cannotConnect,
@@ -35,7 +35,7 @@ export function isBrokenConnection(e: unknown): boolean {
   );
 }
 
-/** Maps a pg error to a SqlError naming the source (SPEC §2 codes). `connecting`: before any query ran. */
+/** Maps a pg error to a SqlError naming the source (docs/reference/sql.md codes). `connecting`: before any query ran. */
 export function mapPgError(ctx: PgErrorContext, e: unknown, connecting = false): SqlError {
   if (e instanceof SqlError) return e;
   const where = `${ctx.host}:${ctx.port}`;

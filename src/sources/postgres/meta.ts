@@ -1,4 +1,4 @@
-import type { ColumnInfo, MysqlType } from '../../sql/types.js';
+import type { ColumnInfo, MysqlType } from '../../core/types.js';
 import type { TableInfo } from '../types.js';
 import { mysqlTypeForOid } from './types.js';
 

@@ -3,7 +3,8 @@ import type { ConnectionOptions } from 'node:tls';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Logger } from 'pino';
-import type { ColumnInfo } from '../../sql/types.js';
+import { quoteIdent } from '../../core/sql-text.js';
+import type { ColumnInfo } from '../../core/types.js';
 import { interrupted, scrub, sourceClosed, unknownDatabase, unknownTable } from '../error-util.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';
@@ -66,10 +67,6 @@ function optionValue(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/ /g, '\\ ');
 }
 
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
 export class PostgresSource implements Source {
   readonly engine = 'postgres';
   readonly dialect = 'postgres' as const;
@@ -121,7 +118,7 @@ export class PostgresSource implements Source {
       allowExitOnIdle: true,
       application_name: 'tributary',
       // Canonical values need ISO dates and UTC for zoned types; the schema is the default for unqualified names.
-      options: `-c search_path=${optionValue(quoteIdent(p.schema))} -c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres`,
+      options: `-c search_path=${optionValue(quoteIdent('postgres', p.schema))} -c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres`,
       types: pgTypes,
     });
     // Idle clients that die (server restart, terminated backend) are dropped by the pool; without

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Row } from '../../sql/types.js';
+import type { Row } from '../../core/types.js';
 import type { RowReader } from '../stream-util.js';
 import { sendCancelRequest } from './cancel.js';
 import { isBrokenConnection } from './errors.js';

@@ -1,4 +1,4 @@
-import type { CanonicalValue, Row } from '../../sql/types.js';
+import type { CanonicalValue, Row } from '../../core/types.js';
 import { asText, pgTypes } from './types.js';
 
 export interface PgField {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { CanonicalValue, MysqlType } from '../../sql/types.js';
+import type { CanonicalValue, MysqlType } from '../../core/types.js';
 import { float32, intFromText, normalizeDateTime } from '../value-util.js';
 import { parsePgArray } from './array-text.js';
 

@@ -4,7 +4,7 @@ import { validateHeaders } from '../../egress/headers.js';
 import { normalizeAllowedHosts, parseBaseUrl, validatePath } from '../../egress/safe-url.js';
 
 /**
- * `rest_api` parameters (SPEC §3). Parsing is idempotent: the output is also a valid input,
+ * `rest_api` parameters (docs/reference/sql.md#engines). Parsing is idempotent: the output is also a valid input,
  * so stored parameters can be parsed again on every call.
  */
 export interface RestApiParams {

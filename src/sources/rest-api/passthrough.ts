@@ -6,7 +6,7 @@ import { type BaseUrl, buildUrl, parseBaseUrl, urlHost } from '../../egress/safe
 import type { RestApiParams } from './params.js';
 import { formatBody } from './response-body.js';
 
-/** SPEC §7: one call through a `rest_api` source, and the test of its configuration. */
+/** docs/reference/http.md#rest-passthrough: one call through a `rest_api` source, and the test of its configuration. */
 
 export interface PassthroughSettings {
   allowPrivate: boolean;

@@ -1,5 +1,5 @@
 /**
- * How an upstream body is returned (SPEC §7): parsed JSON for application/json and *+json when it
+ * How an upstream body is returned (docs/reference/http.md#rest-passthrough): parsed JSON for application/json and *+json when it
  * parses; a string for text types (and JSON that does not parse, or no content type) when it is
  * valid UTF-8; otherwise base64 with body_encoding.
  */

@@ -1,5 +1,5 @@
-import { ErrorCode, SqlError } from '../../sql/errors.js';
-import type { ColumnInfo } from '../../sql/types.js';
+import { ErrorCode, SqlError } from '../../core/errors.js';
+import type { ColumnInfo } from '../../core/types.js';
 import type { PushdownCapabilities, QueryStream, Source, TableInfo } from '../types.js';
 import type { RestApiParams } from './params.js';
 
@@ -12,7 +12,7 @@ const NONE: PushdownCapabilities = {
 
 /**
  * A REST API reached through the passthrough endpoint. It has no tables and takes no SQL;
- * creating it only validates parameters (SPEC §7: the upstream is called by the test endpoint).
+ * creating it only validates parameters (docs/reference/http.md#rest-passthrough: the upstream is called by the test endpoint).
  */
 export class RestApiSource implements Source {
   readonly engine = 'rest_api';

@@ -1,5 +1,5 @@
 import sqlite from 'node-sqlite3-wasm';
-import type { CanonicalValue } from '../../sql/types.js';
+import type { CanonicalValue } from '../../core/types.js';
 
 export const { Database } = sqlite;
 export type Database = InstanceType<typeof sqlite.Database>;

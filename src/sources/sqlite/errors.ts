@@ -1,4 +1,4 @@
-import { SqlError } from '../../sql/errors.js';
+import { SqlError } from '../../core/errors.js';
 import {
   cannotConnect,
   messageOf,
@@ -8,7 +8,7 @@ import {
   unknownTable,
 } from '../error-util.js';
 
-/** SQLite reports errors as text only (no codes through this driver); map the ones SPEC §2 names. */
+/** SQLite reports errors as text only (no codes through this driver); map the ones docs/reference/sql.md names. */
 export function mapSqliteError(source: string, path: string, e: unknown): SqlError {
   if (e instanceof SqlError) return e;
   const msg = messageOf(e);

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import type { ColumnInfo, FieldInfo, MysqlType, Row } from '../../sql/types.js';
+import type { ColumnInfo, FieldInfo, MysqlType, Row } from '../../core/types.js';
 import { cannotConnect, interrupted, sourceClosed, unknownTable } from '../error-util.js';
 import type { Collation } from '../params.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';

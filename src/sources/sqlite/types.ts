@@ -1,4 +1,4 @@
-import type { CanonicalValue, MysqlType } from '../../sql/types.js';
+import type { CanonicalValue, MysqlType } from '../../core/types.js';
 import { normalizeDateTime } from '../value-util.js';
 
 /*

@@ -17,6 +17,7 @@
  * reason; `canCompile` turns that into an answer for the planner.
  */
 
+import { quoteIdent, stringLiteral } from '../../core/sql-text.js';
 import { AGGREGATE_FUNCTIONS, WINDOW_ONLY } from '../ast/aggregates.js';
 import { sameExpr, sameGroupExpr } from '../ast/equality.js';
 import {
@@ -167,12 +168,13 @@ export abstract class SqlCompiler implements Compiler {
 
   quoteIdent(name: string): string {
     if (name.includes('\0')) this.unsupported('an identifier containing a NUL character');
-    return `"${name.replace(/"/g, '""')}"`;
+    return quoteIdent(this.target, name);
   }
 
   stringLiteral(value: string): string {
-    if (value.includes('\0')) this.unsupported('a string literal containing a NUL character');
-    return `'${value.replace(/'/g, "''")}'`;
+    if (value.includes('\0') && this.target !== 'mysql')
+      this.unsupported('a string literal containing a NUL character');
+    return stringLiteral(this.target, value);
   }
 
   lit(value: string): string {

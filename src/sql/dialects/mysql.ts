@@ -16,20 +16,11 @@ import type {
   Variable,
 } from '../ast/nodes.js';
 import { type FunctionMap, SqlCompiler } from './compiler.js';
-import { mysqlStringLiteral } from './support.js';
 
 export class MysqlCompiler extends SqlCompiler {
   readonly target = 'mysql' as const;
   override readonly emulate: boolean = false;
   protected readonly functions: FunctionMap = {};
-
-  override quoteIdent(name: string): string {
-    return `\`${name.replace(/`/g, '``')}\``;
-  }
-
-  override stringLiteral(value: string): string {
-    return mysqlStringLiteral(value);
-  }
 
   protected override origin(node: Origin): string {
     const v = String(node.value);

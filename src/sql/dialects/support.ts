@@ -88,22 +88,3 @@ export function hasBinaryCollation(node: Expr | null | undefined): boolean {
   if (node.type === 'cast' && /BINARY/i.test(String(node.target?.[0]?.dataType ?? ''))) return true;
   return false;
 }
-
-/** MySQL-escaped string literal. */
-export function mysqlStringLiteral(v: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL and Ctrl-Z are exactly what MySQL escapes.
-  return `'${v.replace(/[\\'\0\n\r\x1a]/g, (ch) => {
-    switch (ch) {
-      case '\0':
-        return '\\0';
-      case '\n':
-        return '\\n';
-      case '\r':
-        return '\\r';
-      case '\x1a':
-        return '\\Z';
-      default:
-        return '\\' + ch;
-    }
-  })}'`;
-}

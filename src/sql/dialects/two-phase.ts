@@ -19,6 +19,8 @@
  * windows, subqueries in the select list, set operations) keeps the one-phase translation.
  * Result names and types stay what the one-phase translation gives.
  */
+
+import type { MysqlType } from '../../core/types.js';
 import { containsAggregate, containsWindow, isAggregateCall } from '../ast/aggregates.js';
 import { sameGroupExpr } from '../ast/equality.js';
 import {
@@ -32,7 +34,6 @@ import {
   type SqlStatement,
 } from '../ast/nodes.js';
 import { hasSubquery, mapTree, visit } from '../ast/walk.js';
-import type { MysqlType } from '../types.js';
 import { resolveGroupItem } from './grouping.js';
 import { type ColumnKind, kindOf } from './infer.js';
 import { hasBinaryCollation } from './support.js';

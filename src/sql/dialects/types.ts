@@ -1,5 +1,5 @@
+import type { MysqlType } from '../../core/types.js';
 import type { Expr } from '../ast/nodes.js';
-import type { MysqlType } from '../types.js';
 
 export type Target = 'mysql' | 'postgres' | 'sqlite' | 'duckdb';
 

@@ -5,11 +5,11 @@
  * not on the engine, so the two do not import each other.
  */
 import type { SourceManager } from '../../catalog/source-manager-types.js';
+import type { ColumnInfo } from '../../core/types.js';
 import type { Source, TableInfo } from '../../sources/types.js';
 import type { SqlStatement } from '../ast/nodes.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
 import type { Plan } from '../plan/plan-types.js';
-import type { ColumnInfo } from '../types.js';
 import type { LocalEngine } from './local.js';
 import type { RunOptions } from './run-plan.js';
 import type { MemTable } from './show.js';

@@ -1,5 +1,5 @@
-import { ErrorCode, SqlError } from '../errors.js';
-import type { FieldInfo, MysqlType, Row } from '../types.js';
+import { ErrorCode, SqlError } from '../../core/errors.js';
+import type { FieldInfo, MysqlType, Row } from '../../core/types.js';
 import type { ExecutionContext } from './context.js';
 
 const f = (name: string, type: MysqlType = 'VARCHAR'): FieldInfo => ({ name, type });

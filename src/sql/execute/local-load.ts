@@ -12,12 +12,11 @@ import {
   INTEGER,
   VARCHAR,
 } from '@duckdb/node-api';
-import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../types.js';
+import { quoteIdent, stringLiteral } from '../../core/sql-text.js';
+import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../../core/types.js';
 
-/** Quote an identifier for DuckDB. */
-export function dq(name: string): string {
-  return '"' + name.replace(/"/g, '""') + '"';
-}
+/** An identifier quoted for DuckDB (core/sql-text.ts). */
+export const dq = (name: string): string => quoteIdent('duckdb', name);
 
 interface ColumnPlan {
   staging: string;
@@ -239,5 +238,5 @@ export async function loadCsvFile(
 }
 
 function lit(s: string): string {
-  return `'${s.replace(/'/g, "''")}'`;
+  return stringLiteral('duckdb', s);
 }

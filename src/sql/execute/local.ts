@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { ErrorCode, SqlError } from '../../core/errors.js';
 import { streamDuckQuery } from '../../sources/duckdb/stream.js';
 import type { QueryStream } from '../../sources/types.js';
-import { ErrorCode, SqlError } from '../errors.js';
 
 /**
  * The local DuckDB: runs what no single source can (cross-source joins, aggregates

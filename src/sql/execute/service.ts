@@ -1,10 +1,10 @@
+import { ErrorCode, SqlError } from '../../core/errors.js';
+import { tableName } from '../../core/sql-text.js';
+import type { Row } from '../../core/types.js';
 import { describeEngines } from '../../sources/registry.js';
 import type { Source } from '../../sources/types.js';
 import type { QueryContext } from '../engine-types.js';
-import { ErrorCode, SqlError } from '../errors.js';
 import type { Statement, TableName } from '../parse/index.js';
-import { sourceTableText } from '../plan/target-names.js';
-import type { Row } from '../types.js';
 import type { ExecutionContext, Outcome } from './context.js';
 import { likePredicate, memTable } from './show.js';
 
@@ -108,7 +108,7 @@ export async function runService(
       const { source, table } = await resolveTable(engine, stmt.table, ctx);
       if (!source.dialect)
         throw new SqlError(ErrorCode.NOT_SUPPORTED, `Source '${source.name}' has no tables to drop`);
-      const sql = `DROP TABLE ${stmt.ifExists ? 'IF EXISTS ' : ''}${sourceTableText(source.dialect, table.schema, table.table)}`;
+      const sql = `DROP TABLE ${stmt.ifExists ? 'IF EXISTS ' : ''}${tableName(source.dialect, table.schema, table.table)}`;
       const r = await source.execute(sql);
       engine.forgetColumns();
       return { kind: 'ok', affected: r.affectedRows ?? 0 };

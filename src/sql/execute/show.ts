@@ -1,4 +1,4 @@
-import type { FieldInfo, MysqlType, Row } from '../types.js';
+import type { FieldInfo, MysqlType, Row } from '../../core/types.js';
 
 /** A small in-memory table result (SHOW, DESCRIBE, EXPLAIN). */
 export interface MemTable {

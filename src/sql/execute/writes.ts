@@ -1,11 +1,11 @@
+import { ErrorCode, SqlError } from '../../core/errors.js';
+import { columnType, quoteIdent, tableName, valueLiteral } from '../../core/sql-text.js';
 import type { Source } from '../../sources/types.js';
 import type { SelectStmt, SqlStatement } from '../ast/nodes.js';
 import { canCompile } from '../dialects/index.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
-import { ErrorCode, SqlError } from '../errors.js';
 import { bindTables } from '../plan/bind.js';
 import { compileFor } from '../plan/planner.js';
-import { columnTypeFor, literalFor, quoteFor, sourceTableText } from '../plan/target-names.js';
 import type { ExecutionContext, Outcome } from './context.js';
 import { runPlan } from './run-plan.js';
 
@@ -50,7 +50,7 @@ export async function runWrite(
     const dialect = source.dialect;
     const opts2 = {
       tableName: (t: { schema?: string | null; table: string }) =>
-        sourceTableText(dialect, t.schema ?? null, t.table),
+        tableName(dialect, t.schema ?? null, t.table),
     };
     if (canCompile(whole, dialect, opts2).ok) {
       const res = await source.execute(compileFor(whole, dialect), { signal: opts.signal });
@@ -74,7 +74,7 @@ export async function runWrite(
   const plan = await engine.plan(select, ctx);
   const stream = await runPlan(plan, engine.local, engine.runOpts(opts));
   const dialect = source.dialect;
-  const table = sourceTableText(dialect, target.schema, target.table);
+  const table = tableName(dialect, target.schema, target.table);
   try {
     // Sources that store whole tables (files: Parquet) take the rows as one stream;
     // INSERT batches would rewrite the stored file once per batch.
@@ -87,7 +87,7 @@ export async function runWrite(
     }
     if (ast.type === 'create') {
       const cols = stream.columns
-        .map((c) => `${quoteFor(dialect, c.name)} ${columnTypeFor(dialect, c.type)}`)
+        .map((c) => `${quoteIdent(dialect, c.name)} ${columnType(dialect, c.type)}`)
         .join(', ');
       const ine = ast.if_not_exists ? 'IF NOT EXISTS ' : '';
       await source.execute(`CREATE TABLE ${ine}${table} (${cols})`);
@@ -97,15 +97,15 @@ export async function runWrite(
         ? ast.columns.map(String)
         : null;
     const colList = names
-      ? ` (${names.map((n) => quoteFor(dialect, n)).join(', ')})`
+      ? ` (${names.map((n) => quoteIdent(dialect, n)).join(', ')})`
       : kind === 'create'
-        ? ` (${stream.columns.map((c) => quoteFor(dialect, c.name)).join(', ')})`
+        ? ` (${stream.columns.map((c) => quoteIdent(dialect, c.name)).join(', ')})`
         : '';
     let total = 0;
     let pending: unknown[][] = [];
     const flush = async () => {
       if (!pending.length) return;
-      const values = pending.map((r) => `(${r.map((v) => literalFor(dialect, v)).join(', ')})`).join(', ');
+      const values = pending.map((r) => `(${r.map((v) => valueLiteral(dialect, v)).join(', ')})`).join(', ');
       await source.execute(`INSERT INTO ${table}${colList} VALUES ${values}`);
       total += pending.length;
       pending = [];

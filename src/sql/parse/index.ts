@@ -1,5 +1,5 @@
 import pkg from 'node-sql-parser/build/mysql.js';
-import { ErrorCode, SqlError } from '../errors.js';
+import { ErrorCode, SqlError } from '../../core/errors.js';
 import { selectLabels } from './labels.js';
 import { isKeyword, tokenize } from './lexer.js';
 import { normalizeAst, rewriteParserGaps } from './normalize.js';

@@ -161,7 +161,3 @@ export function isName(t: Token | undefined): t is Token {
 export function isKeyword(t: Token | undefined, ...words: string[]): boolean {
   return !!t && t.kind === 'ident' && words.includes(t.value.toUpperCase());
 }
-
-export function quoteIdent(name: string): string {
-  return '`' + name.replace(/`/g, '``') + '`';
-}

@@ -1,4 +1,7 @@
-import { isKeyword, isName, quoteIdent, type Token, tokenize } from './lexer.js';
+import { quoteIdent as quoteIn } from '../../core/sql-text.js';
+import { isKeyword, isName, type Token, tokenize } from './lexer.js';
+
+const quoteIdent = (name: string) => quoteIn('mysql', name);
 
 /** Joins schema and table of a folded three-part name; split again when binding. */
 export const SCHEMA_SEP = '\u001f';

@@ -1,9 +1,9 @@
-import { ErrorCode, SqlError } from '../errors.js';
+import { ErrorCode, SqlError } from '../../core/errors.js';
 import { isKeyword, isName, LexError, type Token, tokenize } from './lexer.js';
 import type { Statement, TableName } from './statement.js';
 
 /**
- * Our own small grammar for the statements node-sql-parser does not know (SPEC §2):
+ * Our own small grammar for the statements node-sql-parser does not know (docs/reference/sql.md):
  * CREATE/DROP DATABASE, SHOW DATABASES|TABLES|COLUMNS|ENGINES, DESCRIBE, USE, SET.
  * Returns null for anything else, which then goes to node-sql-parser.
  */

@@ -1,7 +1,7 @@
+import { ErrorCode, SqlError } from '../../core/errors.js';
 import type { SqlStatement, TableItem } from '../ast/nodes.js';
 import { columnRefs, cteNames, nameOf, tableItems } from '../ast/walk.js';
 import type { QueryContext } from '../engine-types.js';
-import { ErrorCode, SqlError } from '../errors.js';
 import { SCHEMA_SEP } from '../parse/prepass.js';
 
 export type RefKind = 'source' | 'information_schema' | 'cte' | 'dual';

@@ -1,4 +1,4 @@
-import type { ColumnInfo } from '../types.js';
+import type { ColumnInfo } from '../../core/types.js';
 
 /** A table of a statement as the compiler sees it: its qualifier, columns and their known spellings. */
 export interface LookupTable {

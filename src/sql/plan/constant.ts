@@ -1,5 +1,5 @@
+import type { FieldInfo, Row } from '../../core/types.js';
 import { isKeyword, isName, type Token, tokenize } from '../parse/lexer.js';
-import type { FieldInfo, Row } from '../types.js';
 
 const INT_MAX = 2 ** 31 - 1;
 

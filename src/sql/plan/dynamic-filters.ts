@@ -10,9 +10,9 @@
  * null side), and a LEFT JOIN's own ON equality when the probe is its right side.
  */
 
+import type { MysqlType } from '../../core/types.js';
 import type { Expr, FromItem, SqlStatement } from '../ast/nodes.js';
 import { conjuncts, nameOf } from '../ast/walk.js';
-import type { MysqlType } from '../types.js';
 import type { DynamicFilter, Fragment } from './plan-types.js';
 
 /** Keys sent as one IN list: beyond this the other side is read whole. */

@@ -5,9 +5,9 @@
  * (dialects/collation.ts).
  */
 
+import type { ColumnInfo } from '../../core/types.js';
 import type { BinaryExpr, ColumnRef, SqlStatement } from '../ast/nodes.js';
 import { nameOf, visit } from '../ast/walk.js';
-import type { ColumnInfo } from '../types.js';
 
 const TEXT_TYPES = new Set(['CHAR', 'VARCHAR', 'TEXT', 'ENUM', 'SET']);
 

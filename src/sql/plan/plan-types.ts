@@ -3,8 +3,9 @@
  * local statement), its fragments and dynamic filters, and the lookups it plans with. Types
  * only, so the planner's modules depend on this file and not on each other.
  */
+
+import type { ColumnInfo } from '../../core/types.js';
 import type { Source } from '../../sources/types.js';
-import type { ColumnInfo } from '../types.js';
 import type { BoundRef } from './bind.js';
 import type { PushedFilter } from './fragments.js';
 

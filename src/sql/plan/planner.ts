@@ -1,16 +1,17 @@
-import type { DialectName, Source } from '../../sources/types.js';
+import { ErrorCode, SqlError } from '../../core/errors.js';
+import { tableName } from '../../core/sql-text.js';
+import type { DialectName } from '../../core/types.js';
+import type { Source } from '../../sources/types.js';
 import type { ColumnRef, Expr, SqlStatement, TableItem } from '../ast/nodes.js';
 import { clone, columnRefs, nameOf, tableItems, visit } from '../ast/walk.js';
 import { canCompile, compile, UnsupportedError } from '../dialects/index.js';
 import type { CompileOptions } from '../dialects/types.js';
-import { ErrorCode, SqlError } from '../errors.js';
 import type { BoundRef } from './bind.js';
 import { ColumnLookup, type LookupTable } from './column-lookup.js';
 import { planDynamicFilters } from './dynamic-filters.js';
 import { fragmentAst, guaranteedLimit, negotiateFilters } from './fragments.js';
 import { literalComparedColumns, textColumnsOf } from './known-values.js';
 import type { Fragment, Plan, PlanLookup } from './plan-types.js';
-import { sourceTableText } from './target-names.js';
 
 export { ColumnLookup } from './column-lookup.js';
 export type { DynamicFilter, Fragment, Plan, PlanLookup } from './plan-types.js';
@@ -26,7 +27,7 @@ export function compileFor(ast: SqlStatement, dialect: DialectName, columns?: Co
     dialect,
     columns
       ? compileOpts(dialect, columns)
-      : { tableName: (ref) => sourceTableText(dialect, ref.schema ?? null, ref.table) },
+      : { tableName: (ref) => tableName(dialect, ref.schema ?? null, ref.table) },
   );
 }
 
@@ -292,7 +293,7 @@ function compileOpts(
   return {
     collation,
     tableName: (ref: { schema?: string | null; table: string }) =>
-      sourceTableText(dialect, ref.schema ?? null, ref.table),
+      tableName(dialect, ref.schema ?? null, ref.table),
     columnType: (ref: { table: string | null; column: string }) => columns.find(ref)?.type,
     columnName: (ref: { table: string | null; column: string }) => columns.find(ref)?.name ?? ref.column,
     knownValues: (ref: { table: string | null; column: string }) => columns.knownValues(ref),

@@ -6,7 +6,7 @@ import { openCatalog } from '../../../src/catalog/index.js';
 import { PgCatalogStore, parseCatalogUrl, redactUrl } from '../../../src/catalog/pg-store.js';
 import type { CatalogStore } from '../../../src/catalog/types.js';
 import { loadConfig } from '../../../src/config/load.js';
-import { createLogger } from '../../../src/logger.js';
+import { createLogger } from '../../../src/core/logger.js';
 import { createPgDatabase, PG, uniqueName } from '../../helpers/services.js';
 import { nextChange, sourceRecord, storeContract } from '../../unit/catalog/store-contract.js';
 

@@ -3,7 +3,7 @@
  * differential dialect tests: NULLs, mixed case, trailing spaces, quotes and backslashes,
  * dates, decimals, doubles, booleans and JSON.
  */
-import type { MysqlType } from '../../../src/sql/types.js';
+import type { MysqlType } from '../../../src/core/types.js';
 
 type Value = string | number | boolean | null;
 

@@ -8,10 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import { closeDeps, createDeps, startServer } from '../../../src/cli/start.js';
 import { httpHooks, httpRoutes } from '../../../src/cli/wiring.js';
 import { loadConfig } from '../../../src/config/load.js';
+import { createLogger } from '../../../src/core/logger.js';
 import { secretForms } from '../../../src/egress/redact.js';
 import { registerPassthroughRoutes } from '../../../src/http/routes/passthrough.js';
 import { buildHttpServer } from '../../../src/http/server.js';
-import { createLogger } from '../../../src/logger.js';
 import '../../../src/sources/rest-api/register.js';
 import { startUpstream, type Upstream } from './upstream.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { SqlError } from '../../../src/sql/errors.js';
+import { SqlError } from '../../../src/core/errors.js';
 
 /** A loopback port with nothing listening (bound, then released). */
 export function closedPort(): Promise<number> {

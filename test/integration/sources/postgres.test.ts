@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import pino from 'pino';
+import { SqlError } from '../../../src/core/errors.js';
 import { parseEngineParams } from '../../../src/sources/params.js';
 import { getEngine } from '../../../src/sources/registry.js';
 import { collect, type Source } from '../../../src/sources/types.js';
-import { SqlError } from '../../../src/sql/errors.js';
 import { createPgDatabase, PG, pgExec } from '../../helpers/services.js';
 import { closedPort, expectSqlError, waitFor } from './helpers.js';
 

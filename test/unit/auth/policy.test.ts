@@ -14,10 +14,10 @@ import { isLoopbackHost, issuerUrlProblem } from '../../../src/auth/oauth/url-po
 import { ConfigError } from '../../../src/config/errors.js';
 import { loadConfig } from '../../../src/config/load.js';
 import type { Config } from '../../../src/config/types.js';
+import { createLogger } from '../../../src/core/logger.js';
 import { originMatcher } from '../../../src/http/hooks/cors.js';
 import { allowedHostPatterns, hostAllowed, parseHost } from '../../../src/http/hooks/host-check.js';
 import { isApiOrMcp, needsCredential } from '../../../src/http/hooks/paths.js';
-import { createLogger } from '../../../src/logger.js';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 

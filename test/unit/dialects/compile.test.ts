@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pkg from 'node-sql-parser/build/mysql.js';
+import type { MysqlType } from '../../../src/core/types.js';
 import {
   type CompileOptions,
   canCompile,
@@ -11,7 +12,6 @@ import {
   UnsupportedError,
 } from '../../../src/sql/dialects/index.js';
 import { normalizeAst } from '../../../src/sql/parse/normalize.js';
-import type { MysqlType } from '../../../src/sql/types.js';
 
 const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, o: object): any } };
 const parser = new Parser();

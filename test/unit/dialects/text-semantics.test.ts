@@ -7,12 +7,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pkg from 'node-sql-parser/build/mysql.js';
-import { compile } from '../../../src/sql/dialects/index.js';
+import type { MysqlType } from '../../../src/core/types.js';
 import { likeSuperset, splitKnown } from '../../../src/sql/dialects/collation.js';
+import { compile } from '../../../src/sql/dialects/index.js';
 import { twoPhase } from '../../../src/sql/dialects/two-phase.js';
 import type { CompileOptions, Target } from '../../../src/sql/dialects/types.js';
 import { normalizeAst } from '../../../src/sql/parse/normalize.js';
-import type { MysqlType } from '../../../src/sql/types.js';
 
 const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, o: object): any } };
 const parser = new Parser();

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { SqlError } from '../../../src/core/errors.js';
 import { restApiEngine } from '../../../src/sources/rest-api/index.js';
 import { parseMethod, sourceSecrets } from '../../../src/sources/rest-api/passthrough.js';
 import { formatBody } from '../../../src/sources/rest-api/response-body.js';
-import { SqlError } from '../../../src/sql/errors.js';
 
 const parse = (p: unknown) => restApiEngine.params.safeParse(p);
 const issues = (p: unknown) => {

@@ -3,7 +3,6 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { fileJson } from '../../../src/http/routes/files.js';
 import { FileError, FilesSource } from '../../../src/sources/files/index.js';
-import { SqlError } from '../../../src/sql/errors.js';
 import { type Fixture, fixture } from './helpers.js';
 
 // Every CSV here takes the large-upload path (convertLaterAbove: 0): kept as CSV,

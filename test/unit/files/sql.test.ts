@@ -3,9 +3,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import pino from 'pino';
+import { SqlError } from '../../../src/core/errors.js';
 import { FilesSource } from '../../../src/sources/files/index.js';
 import { parseFilesStatement } from '../../../src/sources/files/statements.js';
-import { SqlError } from '../../../src/sql/errors.js';
 import { type Fixture, fixture } from './helpers.js';
 
 let fx: Fixture;

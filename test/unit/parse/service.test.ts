@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { SqlError } from '../../../src/sql/errors.js';
+import type { SqlError } from '../../../src/core/errors.js';
 import { foldThreePartNames, SCHEMA_SEP } from '../../../src/sql/parse/prepass.js';
 import { parseServiceStatement } from '../../../src/sql/parse/service.js';
 

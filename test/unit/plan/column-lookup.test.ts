@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { ColumnInfo } from '../../../src/core/types.js';
 import { ColumnLookup } from '../../../src/sql/plan/planner.js';
-import type { ColumnInfo } from '../../../src/sql/types.js';
 
 const col = (name: string, type: ColumnInfo['type']): ColumnInfo => ({
   name,

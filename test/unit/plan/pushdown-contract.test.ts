@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { ColumnInfo } from '../../../src/core/types.js';
 import type { Source } from '../../../src/sources/types.js';
 import { parseStatement } from '../../../src/sql/parse/index.js';
 import { bindTables } from '../../../src/sql/plan/bind.js';
 import { type Plan, planQuery } from '../../../src/sql/plan/planner.js';
-import type { ColumnInfo } from '../../../src/sql/types.js';
 
 const col = (name: string, type: ColumnInfo['type']): ColumnInfo => ({
   name,

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import type { ColumnInfo } from '../../../src/core/types.js';
 import type { Source } from '../../../src/sources/types.js';
 import { type Shape, StatementTemplates, shapeOf } from '../../../src/sql/parse/templates.js';
 import { bindTables } from '../../../src/sql/plan/bind.js';
 import { type Plan, planQuery } from '../../../src/sql/plan/planner.js';
 import { learnShapePlan, type ShapePlan, ShapePlans, shapeSql } from '../../../src/sql/plan/shape-plans.js';
 import { cutAtMarkers, fillableSlot, fillSlots, valueClass } from '../../../src/sql/plan/shape-slots.js';
-import type { ColumnInfo } from '../../../src/sql/types.js';
 
 const isSource = (n: string) => ['pg', 'my'].includes(n.toLowerCase());
 const col = (name: string, type: ColumnInfo['type']): ColumnInfo => ({

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { SqlError } from '../../../src/core/errors.js';
 import { parseEngineParams } from '../../../src/sources/params.js';
 import { getEngine } from '../../../src/sources/registry.js';
-import { SqlError } from '../../../src/sql/errors.js';
 
 const pg = getEngine('postgres');
 const my = getEngine('mysql');

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { z } from 'zod';
+import { SqlError } from '../../../src/core/errors.js';
 import type { EngineSpec } from '../../../src/sources/engine-spec.js';
 import { describeEngines, engines, getEngine, registerEngine } from '../../../src/sources/registry.js';
-import { SqlError } from '../../../src/sql/errors.js';
 
 describe('engine registry', () => {
   test('holds the SQL engines, found in any case', () => {

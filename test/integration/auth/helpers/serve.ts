@@ -4,7 +4,7 @@
  * SIGTERM closes it.
  */
 import { loadConfig } from '../../../../src/config/load.js';
-import { createLogger } from '../../../../src/logger.js';
+import { createLogger } from '../../../../src/core/logger.js';
 import { start } from './server.js';
 
 const config = await loadConfig({ argv: { port: 0 }, env: process.env });

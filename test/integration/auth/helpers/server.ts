@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { type Running, startServer } from '../../../../src/cli/start.js';
 import { loadConfig } from '../../../../src/config/load.js';
 import type { Config } from '../../../../src/config/types.js';
-import { createLogger } from '../../../../src/logger.js';
+import { createLogger } from '../../../../src/core/logger.js';
 
 export interface TestServer {
   url: string;

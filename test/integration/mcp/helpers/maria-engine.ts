@@ -5,11 +5,11 @@
  * face relies on: readOnly (1290), maxRows (truncated), onProgress, signal (KILL QUERY).
  */
 import mysql from 'mysql2';
+import { ErrorCode, SqlError } from '../../../../src/core/errors.js';
+import type { ColumnInfo, MysqlType } from '../../../../src/core/types.js';
 import type { TableInfo } from '../../../../src/sources/types.js';
 import type { ExecOptions, QueryContext, RowStream, SqlEngine } from '../../../../src/sql/engine-types.js';
-import { ErrorCode, SqlError } from '../../../../src/sql/errors.js';
 import type { Result } from '../../../../src/sql/result.js';
-import type { ColumnInfo, MysqlType } from '../../../../src/sql/types.js';
 import { MARIADB } from '../../../helpers/services.js';
 
 const READS = /^\s*\(?\s*(select|show|describe|desc|explain|with)\b/i;

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { closeDeps, createDeps } from '../../../../src/cli/start.js';
 import { httpHooks, httpRoutes } from '../../../../src/cli/wiring.js';
 import { loadConfig } from '../../../../src/config/load.js';
+import { createLogger } from '../../../../src/core/logger.js';
 import type { AppDeps } from '../../../../src/http/deps.js';
 import { buildHttpServer } from '../../../../src/http/server.js';
-import { createLogger } from '../../../../src/logger.js';
 import { registerMcp } from '../../../../src/mcp/index.js';
 import type { Result } from '../../../../src/sql/result.js';
 

@@ -1,5 +1,8 @@
+/** SQL dialects the compilers can target and sources speak. */
+export type DialectName = 'mysql' | 'postgres' | 'sqlite' | 'duckdb';
+
 /**
- * Column types as MySQL names them (SPEC §4 MYSQL_DATA_TYPE): upper case, no length.
+ * Column types as MySQL names them (docs/reference/mcp.md MYSQL_DATA_TYPE): upper case, no length.
  * Every source maps its native types onto these; value encoding is driven by them.
  */
 export type MysqlType =

@@ -1,4 +1,4 @@
-/** MySQL server error codes used in results (SPEC §2). */
+/** MySQL server error codes used in results (docs/reference/sql.md). */
 export const ErrorCode = {
   SYNTAX: 1064,
   UNKNOWN_DATABASE: 1049,
