@@ -93,8 +93,7 @@ async function main(): Promise<void> {
 
   if (values['mcp-stdio']) {
     // Answer initialize/tools/list at once; the engine loads behind them (mcp/deferred-deps.ts).
-    // Imported module by module, not through mcp/index.js, whose HTTP transports stdio never
-    // uses (~70 ms of start-up).
+    // Imported module by module: only what stdio uses is loaded (start-up time).
     const [{ createMcpServerFactory }, { deferredDeps }, { serveMcpStdio }] = await Promise.all([
       import('../mcp/server.js'),
       import('../mcp/deferred-deps.js'),

@@ -90,10 +90,10 @@ async function viaHttp(base: string, path: string, name: string, size: number, a
   const res = await fetch(url, {
     method: 'PUT',
     headers,
-    body: Readable.toWeb(createReadStream(path)) as any,
+    body: Readable.toWeb(createReadStream(path)) as ReadableStream,
     duplex: 'half',
   } as RequestInit);
-  const body = (await res.json().catch(() => null)) as any;
+  const body = (await res.json().catch(() => null)) as { error_code?: string; message?: string } | null;
   if (!res.ok)
     throw new FileError(res.status, body?.error_code ?? 'http_error', body?.message ?? `HTTP ${res.status}`);
   return body;

@@ -1,9 +1,9 @@
 import { registerSecurityHooks } from '../http/hooks/index.js';
+import { registerMcp } from '../http/mcp/routes.js';
 import { registerAuthRoutes } from '../http/routes/auth.js';
 import { registerFileRoutes } from '../http/routes/files.js';
 import { registerPassthroughRoutes } from '../http/routes/passthrough.js';
 import type { RouteRegistrar } from '../http/server.js';
-import { registerMcp } from '../mcp/index.js';
 
 /**
  * Which hooks and routes the HTTP server carries, in order. Hooks run before every

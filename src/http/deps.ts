@@ -1,16 +1,8 @@
-import type { Logger } from 'pino';
 import type { SourceManager } from '../catalog/source-manager-types.js';
-import type { CatalogStore } from '../catalog/types.js';
-import type { Config } from '../config/types.js';
-import type { SqlEngine } from '../sql/engine-types.js';
+import type { McpDeps } from '../mcp/deps.js';
 
-/** Everything a face (HTTP routes, MCP) needs; built once in cli/ and passed down. */
-export interface AppDeps {
-  config: Config;
-  logger: Logger;
-  catalog: CatalogStore;
+/** Everything the HTTP face needs (its routes and the MCP server it hosts); built once in cli/ and passed down. */
+export interface AppDeps extends McpDeps {
   sources: SourceManager;
-  engine: SqlEngine;
-  version: string;
   startedAt: number;
 }

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { AppDeps } from './deps.js';
 import { sendError } from './errors.js';
 import { registerSqlRoutes } from './routes/sql.js';
@@ -60,7 +60,7 @@ export async function buildHttpServer(
   });
 
   earlyHandlers.set(app, early);
-  app.setErrorHandler((err: any, request, reply) => {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return sendError(reply, 415, 'unsupported_media_type', 'Unsupported content type');
     }

@@ -1,15 +1,15 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/types.js';
-import type { AppDeps } from '../http/deps.js';
 import type { SqlEngine } from '../sql/engine-types.js';
+import type { McpDeps } from './deps.js';
 
-export interface DeferredDeps extends AppDeps {
+export interface DeferredDeps extends McpDeps {
   /** Settles when the real dependencies are built (rejects with their error). */
   ready: Promise<void>;
 }
 
 /**
- * AppDeps whose engine, catalog and sources are still being built. MCP clients that
+ * McpDeps whose engine and catalog are still being built. MCP clients that
  * spawn `tributary --mcp-stdio` wait for `initialize` and `tools/list` before anything
  * else; those need only the config, so the server can answer them while the engine's
  * module graph and pools load (which takes most of start-up), and the first call that
@@ -17,13 +17,13 @@ export interface DeferredDeps extends AppDeps {
  */
 export function deferredDeps(
   base: { config: Config; logger: Logger; version: string },
-  load: () => Promise<AppDeps>,
+  load: () => Promise<McpDeps>,
 ): DeferredDeps {
   const loaded = load();
   loaded.catch(() => {
     // reported through `ready` and by every call that needed the engine
   });
-  const later = <T extends object>(pick: (d: AppDeps) => T): T =>
+  const later = <T extends object>(pick: (d: McpDeps) => T): T =>
     new Proxy({} as T, {
       get: (_t, prop) => {
         if (prop === 'then') return undefined; // never mistaken for a promise
@@ -43,10 +43,8 @@ export function deferredDeps(
   };
   return {
     ...base,
-    startedAt: Date.now(),
     engine,
     catalog: later((d) => d.catalog),
-    sources: later((d) => d.sources),
     ready: loaded.then(() => undefined),
   };
 }

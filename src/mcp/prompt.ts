@@ -1,7 +1,7 @@
 import { completable, type McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { quoteIdent as quoteIdentIn } from '../core/sql-text.js';
-import type { AppDeps } from '../http/deps.js';
+import type { McpDeps } from './deps.js';
 import { completeDatabases, completeTables } from './resources.js';
 
 /** MySQL identifier quoting (a backtick inside a name is doubled). */
@@ -17,7 +17,7 @@ export function sampleTableText(db: string, table: string): string {
 }
 
 /** Prompt `sample_table(database_name, table_name)` (docs/reference/mcp.md), with completions for both arguments. */
-export function registerSampleTablePrompt(server: McpServer, deps: AppDeps): void {
+export function registerSampleTablePrompt(server: McpServer, deps: McpDeps): void {
   const engine = deps.engine;
   server.registerPrompt(
     'sample_table',

@@ -1,8 +1,8 @@
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import type { AppDeps } from '../http/deps.js';
 import type { QueryContext } from '../sql/engine-types.js';
 import type { Result } from '../sql/result.js';
+import type { McpDeps } from './deps.js';
 import { redactSql, sourcesIn, statementKind } from './redact.js';
 import { queryOutputSchema } from './result-schema.js';
 
@@ -69,7 +69,7 @@ export interface SessionState {
 
 export function registerQueryTool(
   server: McpServer,
-  deps: AppDeps,
+  deps: McpDeps,
   session: SessionState,
   opts: QueryToolOptions = {},
 ): void {
@@ -115,7 +115,7 @@ export interface QueryCall {
  * the SDK's tool registration and the direct Streamable HTTP path (transports/direct-call.ts).
  */
 export async function callQueryTool(
-  deps: AppDeps,
+  deps: McpDeps,
   session: SessionState,
   args: QueryArgs,
   call: QueryCall,
@@ -137,7 +137,7 @@ export function toToolResult(result: Result): CallToolResult {
 }
 
 async function runQuery(
-  deps: AppDeps,
+  deps: McpDeps,
   sql: string,
   qctx: QueryContext,
   call: QueryCall,

@@ -8,8 +8,8 @@ import {
   type Variables,
 } from '@modelcontextprotocol/server';
 import { ErrorCode, SqlError } from '../core/errors.js';
-import type { AppDeps } from '../http/deps.js';
 import type { SqlEngine } from '../sql/engine-types.js';
+import type { McpDeps } from './deps.js';
 
 const JSON_MIME = 'application/json';
 
@@ -19,7 +19,7 @@ export const COLUMNS_TEMPLATE = 'schema://databases/{database_name}/tables/{tabl
 export const KNOWLEDGE_BASES_URI = 'schema://knowledge_bases';
 
 /** The four schema resources (docs/reference/mcp.md) and the completions of their template variables. */
-export function registerSchemaResources(server: McpServer, deps: AppDeps): void {
+export function registerSchemaResources(server: McpServer, deps: McpDeps): void {
   const engine = deps.engine;
 
   server.registerResource(

@@ -1,5 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/server';
-import type { AppDeps } from '../http/deps.js';
+import type { McpDeps } from './deps.js';
 import { registerSampleTablePrompt } from './prompt.js';
 import { type QueryToolOptions, registerQueryTool, type SessionState } from './query-tool.js';
 import { registerSchemaResources } from './resources.js';
@@ -28,7 +28,7 @@ export type McpServerFactoryOptions = QueryToolOptions;
  * era): it holds no pools or caches, only registrations over the shared `deps.engine`.
  */
 export function createMcpServerFactory(
-  deps: AppDeps,
+  deps: McpDeps,
   opts: McpServerFactoryOptions = {},
 ): (session?: SessionState) => McpServer {
   const instructions = deps.config.api.mcp.read_only ? INSTRUCTIONS + READ_ONLY_INSTRUCTIONS : INSTRUCTIONS;

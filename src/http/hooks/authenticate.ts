@@ -4,9 +4,9 @@ import { resourceMetadataUrl } from '../../auth/oauth/resource.js';
 import { bearerCredential } from '../../auth/secrets.js';
 import type { Principal } from '../../auth/types.js';
 import type { Config } from '../../config/types.js';
-import type { GateRequest } from './gate.js';
+import type { Check } from './check.js';
 import { needsCredential } from './paths.js';
-import { type Refusal, refusal } from './refusal.js';
+import { refusal } from './refusal.js';
 import type { SecurityRuntime } from './runtime.js';
 
 declare module 'fastify' {
@@ -19,9 +19,6 @@ declare module 'fastify' {
 /** RFC 6750 quoted-string: our values never hold quotes, but never let one through. */
 const q = (s: string) => `"${s.replace(/["\\]/g, '')}"`;
 
-/** What authentication decided: who is calling (null when the path needs no credential), or a refusal. */
-export type AuthOutcome = { principal: Principal | null } | Refusal;
-
 /**
  * Authentication (docs/reference/http.md#authentication): every /api and /mcp route except the public ones needs a
  * bearer credential that one of the configured authenticators accepts. Runs before the
@@ -29,11 +26,7 @@ export type AuthOutcome = { principal: Principal | null } | Refusal;
  * success the Authorization header is removed from the request: no handler can pass the
  * caller's credential on to a source or upstream. Null when auth is off.
  */
-export function authCheck(
-  rt: SecurityRuntime,
-  config: Config,
-  logger: Logger,
-): ((req: GateRequest, res: ServerResponse) => Promise<AuthOutcome>) | null {
+export function authCheck(rt: SecurityRuntime, config: Config, logger: Logger): Check | null {
   const authenticator = rt.auth.authenticator;
   if (!authenticator) return null;
   const oauth = rt.auth.oauth !== null;
@@ -52,9 +45,9 @@ export function authCheck(
     res.setHeader('WWW-Authenticate', `Bearer ${parts.join(', ')}`);
   };
 
-  return async (req, res) => {
+  return async (req, res, caller) => {
     const path = req.path;
-    if (!needsCredential(path)) return { principal: null };
+    if (!needsCredential(path)) return null;
     const credential = bearerCredential(req.headers.authorization);
     if (!credential) {
       challenge(res);
@@ -64,7 +57,8 @@ export function authCheck(
     switch (outcome.result) {
       case 'ok':
         delete req.headers.authorization;
-        return { principal: outcome.principal };
+        caller.principal = outcome.principal;
+        return null;
       case 'insufficient_scope': {
         const s = outcome.scope;
         res.setHeader(

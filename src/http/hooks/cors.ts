@@ -1,8 +1,7 @@
-import type { ServerResponse } from 'node:http';
 import type { Config } from '../../config/types.js';
-import type { GateRequest } from './gate.js';
+import type { Check } from './check.js';
 import { isApiOrMcp } from './paths.js';
-import { type Refusal, refusal } from './refusal.js';
+import { refusal } from './refusal.js';
 
 export const DEFAULT_ALLOW_HEADERS = [
   'Authorization',
@@ -34,7 +33,7 @@ export function originMatcher(config: Config): (origin: string) => boolean {
  * response so they survive routes that take over the socket (SSE, MCP transports).
  * A preflight is answered here (204).
  */
-export function corsCheck(config: Config): (req: GateRequest, res: ServerResponse) => Refusal | null {
+export function corsCheck(config: Config): Check {
   const allowed = originMatcher(config);
   const cors = config.api.mcp.cors;
   const allowHeaders = (cors.allow_headers.length ? cors.allow_headers : DEFAULT_ALLOW_HEADERS).join(', ');

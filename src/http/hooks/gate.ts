@@ -1,26 +1,14 @@
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Principal } from '../../auth/types.js';
 import type { Config } from '../../config/types.js';
 import { authCheck } from './authenticate.js';
+import type { Caller, Check, GateOutcome, GateRequest } from './check.js';
 import { corsCheck } from './cors.js';
 import { hostCheck } from './host-check.js';
-import { rateLimitCheck, rateLimitKey } from './rate-limit.js';
-import type { Refusal } from './refusal.js';
+import { rateLimitCheck } from './rate-limit.js';
 import type { SecurityRuntime } from './runtime.js';
 
-/** What the gate looks at: never the body, which is read only after the gate lets a request in. */
-export interface GateRequest {
-  method: string;
-  /** The path the policy judges (paths.ts `policyPath`). */
-  path: string;
-  /** The request's own headers: a credential the gate accepts is deleted from them. */
-  headers: IncomingHttpHeaders;
-  /** The client address (rate limits without a principal). */
-  ip: string;
-}
-
-export type GateOutcome = { principal: Principal | null } | Refusal;
+export { type GateOutcome, type GateRequest, isRefusal } from './check.js';
 
 /**
  * Every request's security checks, in the order docs/architecture.md sets: Host, Origin/CORS,
@@ -33,35 +21,32 @@ export interface SecurityGate {
   check(req: GateRequest, res: ServerResponse): GateOutcome | Promise<GateOutcome>;
 }
 
-const OPEN: GateOutcome = Object.freeze({ principal: null });
-
 export function createSecurityGate(rt: SecurityRuntime, config: Config, logger: Logger): SecurityGate {
-  const host = hostCheck(config);
-  const cors = corsCheck(config);
-  const auth = authCheck(rt, config, logger);
-  const limit = rateLimitCheck(rt.requestLimiter);
-  const checkCaller = async (req: GateRequest, res: ServerResponse): Promise<GateOutcome> => {
-    let principal: Principal | null = null;
-    if (auth) {
-      const outcome = await auth(req, res);
-      if (isRefusal(outcome)) return outcome;
-      principal = outcome.principal;
-    }
-    if (limit) {
-      const limited = await limit(req.path, rateLimitKey(principal, req.ip), res);
-      if (limited) return limited;
-    }
-    return { principal };
-  };
-  return {
-    check(req, res) {
-      const refused = host?.(req.headers.host) ?? cors(req, res);
-      if (refused) return refused;
-      return auth || limit ? checkCaller(req, res) : OPEN;
-    },
-  };
+  // Order matters: Host before anything (DNS rebinding), Origin before credentials are
+  // looked at, authentication before the rate limit that counts per principal.
+  const checks = [
+    hostCheck(config),
+    corsCheck(config),
+    authCheck(rt, config, logger),
+    rateLimitCheck(rt.requestLimiter),
+  ].filter((c): c is Check => c !== null);
+  return { check: (req, res) => runChecks(checks, 0, req, res, { principal: null }) };
 }
 
-export function isRefusal(o: GateOutcome): o is Refusal {
-  return 'status' in o;
+/** Runs the checks from `from` on; stays synchronous until a check returns a promise. */
+function runChecks(
+  checks: Check[],
+  from: number,
+  req: GateRequest,
+  res: ServerResponse,
+  caller: Caller,
+): GateOutcome | Promise<GateOutcome> {
+  for (let i = from; i < checks.length; i++) {
+    const r = checks[i](req, res, caller);
+    if (r instanceof Promise) {
+      return r.then((refused) => refused ?? runChecks(checks, i + 1, req, res, caller));
+    }
+    if (r) return r;
+  }
+  return caller;
 }

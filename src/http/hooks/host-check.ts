@@ -1,5 +1,6 @@
 import type { Config } from '../../config/types.js';
-import { type Refusal, refusal } from './refusal.js';
+import type { Check } from './check.js';
+import { refusal } from './refusal.js';
 
 interface HostPattern {
   name: string;
@@ -56,10 +57,10 @@ export function hostAllowed(hostHeader: string | undefined, patterns: HostPatter
  * domain that resolves to this server still sends its own name as Host, so any Host
  * outside the list is refused with 421 before anything else runs. Null when it is off.
  */
-export function hostCheck(config: Config): ((host: string | undefined) => Refusal | null) | null {
+export function hostCheck(config: Config): Check | null {
   if (!config.api.mcp.dns_rebinding_protection) return null;
   const patterns = allowedHostPatterns(config);
-  return (host) =>
+  return ({ headers: { host } }) =>
     hostAllowed(host, patterns)
       ? null
       : refusal(

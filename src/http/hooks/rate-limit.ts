@@ -1,8 +1,8 @@
-import type { ServerResponse } from 'node:http';
 import type { Limiter } from '../../auth/limiters.js';
 import type { Principal } from '../../auth/types.js';
+import type { Check } from './check.js';
 import { isRateLimited } from './paths.js';
-import { type Refusal, refusal } from './refusal.js';
+import { refusal } from './refusal.js';
 
 /** Counted per authenticated principal, else per client address (docs/reference/configuration.md api.mcp.rate_limit). */
 export function rateLimitKey(principal: Principal | null, ip: string): string {
@@ -10,13 +10,11 @@ export function rateLimitKey(principal: Principal | null, ip: string): string {
 }
 
 /** Runs after authentication so the principal is known. Null when rate limiting is off. */
-export function rateLimitCheck(
-  limiter: Limiter | null,
-): ((path: string, key: string, res: ServerResponse) => Promise<Refusal | null>) | null {
+export function rateLimitCheck(limiter: Limiter | null): Check | null {
   if (!limiter) return null;
-  return async (path, key, res) => {
-    if (!isRateLimited(path)) return null;
-    const decision = await limiter.consume(key);
+  return async (req, res, caller) => {
+    if (!isRateLimited(req.path)) return null;
+    const decision = await limiter.consume(rateLimitKey(caller.principal, req.ip));
     if (decision.allowed) return null;
     res.setHeader('Retry-After', String(decision.retryAfterS));
     return refusal(

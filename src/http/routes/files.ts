@@ -134,7 +134,7 @@ function fromMultipart(
     let bb: busboy.Busboy;
     try {
       bb = busboy({
-        headers: request.headers as any,
+        headers: request.headers,
         limits: { files: 1, fields: 20, fieldSize: 64 * 1024 },
       });
     } catch (e) {

@@ -1,13 +1,13 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { AppDeps } from '../../http/deps.js';
+import type { McpDeps } from '../deps.js';
 
 /**
  * MCP over stdin/stdout (`tributary --mcp-stdio`). stdout carries nothing but MCP
  * messages (logs go to stderr). Resolves when the client closes stdin or the process is
  * told to stop, after the engine's pools are closed, so the process can exit.
  */
-export async function serveMcpStdio(deps: AppDeps, factory: () => McpServer): Promise<void> {
+export async function serveMcpStdio(deps: McpDeps, factory: () => McpServer): Promise<void> {
   const log = deps.logger.child({ component: 'mcp-stdio' });
   let finish!: () => void;
   const done = new Promise<void>((resolve) => {

@@ -7,12 +7,12 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import pino from 'pino';
 import type { Config } from '../../../../src/config/types.js';
 import type { AppDeps } from '../../../../src/http/deps.js';
-import { createMcpServerFactory, type McpServerFactoryOptions } from '../../../../src/mcp/server.js';
 import {
   type McpHttpHandle,
   type McpHttpOptions,
   registerMcpRoutes,
-} from '../../../../src/mcp/transports/http.js';
+} from '../../../../src/http/mcp/routes.js';
+import { createMcpServerFactory, type McpServerFactoryOptions } from '../../../../src/mcp/server.js';
 import type { SqlEngine } from '../../../../src/sql/engine-types.js';
 
 export function testConfig(mcp: Partial<Config['api']['mcp']> = {}): Config {

@@ -11,8 +11,8 @@ import { httpHooks, httpRoutes } from '../../../../src/cli/wiring.js';
 import { loadConfig } from '../../../../src/config/load.js';
 import { createLogger } from '../../../../src/core/logger.js';
 import type { AppDeps } from '../../../../src/http/deps.js';
+import { registerMcp } from '../../../../src/http/mcp/routes.js';
 import { buildHttpServer } from '../../../../src/http/server.js';
-import { registerMcp } from '../../../../src/mcp/index.js';
 import type { Result } from '../../../../src/sql/result.js';
 
 export interface RealServer {

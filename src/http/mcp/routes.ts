@@ -1,9 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppDeps } from '../../http/deps.js';
-import { installedGate } from '../../http/hooks/index.js';
-import { addEarlyHandler } from '../../http/server.js';
-import { callQueryTool, type SessionState } from '../query-tool.js';
+import { callQueryTool, type SessionState } from '../../mcp/query-tool.js';
+import { createMcpServerFactory } from '../../mcp/server.js';
 import {
   hijack,
   isJsonContentType,
@@ -11,10 +9,13 @@ import {
   MCP_BODY_LIMIT,
   UNPARSABLE,
   useJsonRpcBodyParser,
-} from './http-util.js';
+} from '../../mcp/transports/http-util.js';
+import { SseEndpoint } from '../../mcp/transports/sse.js';
+import { StreamableEndpoint, type StreamableOptions } from '../../mcp/transports/streamable.js';
+import type { AppDeps } from '../deps.js';
+import { installedGate } from '../hooks/index.js';
+import { addEarlyHandler } from '../server.js';
 import { sessionPosts } from './session-posts.js';
-import { SseEndpoint } from './sse.js';
-import { StreamableEndpoint, type StreamableOptions } from './streamable.js';
 
 export interface McpHttpOptions extends Partial<StreamableOptions> {}
 
@@ -148,4 +149,9 @@ function checkPostBody(request: FastifyRequest, res: import('node:http').ServerR
 
 function first(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v || undefined;
+}
+
+/** The MCP HTTP face as a route registrar for the HTTP server's `routes` list (cli/wiring.ts). */
+export function registerMcp(app: FastifyInstance, deps: AppDeps): void {
+  registerMcpRoutes(app, deps, createMcpServerFactory(deps));
 }

@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { type GateOutcome, isRefusal, type SecurityGate } from '../../http/hooks/gate.js';
-import { writeRefusal } from '../../http/hooks/refusal.js';
-import type { EarlyHandler } from '../../http/server.js';
-import { isJsonContentType, jsonRpcError, MCP_BODY_LIMIT } from './http-util.js';
-import type { StreamableEndpoint } from './streamable.js';
+import { isJsonContentType, jsonRpcError, MCP_BODY_LIMIT } from '../../mcp/transports/http-util.js';
+import type { StreamableEndpoint } from '../../mcp/transports/streamable.js';
+import { type GateOutcome, isRefusal, type SecurityGate } from '../hooks/gate.js';
+import { writeRefusal } from '../hooks/refusal.js';
+import type { EarlyHandler } from '../server.js';
 
 const PATH = '/mcp/streamable';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, test } from 'node:test';
+import { plainSessionPost } from '../../../src/http/mcp/session-posts.js';
 import { MCP_BODY_LIMIT } from '../../../src/mcp/transports/http-util.js';
-import { plainSessionPost } from '../../../src/mcp/transports/session-posts.js';
 
 const live = (id: string) => id === 'live-session';
 

@@ -1,0 +1,17 @@
+import type { Logger } from 'pino';
+import type { CatalogStore } from '../catalog/types.js';
+import type { Config } from '../config/types.js';
+import type { SqlEngine } from '../sql/engine-types.js';
+
+/**
+ * What the MCP server needs, and no more: the stdio face runs without any HTTP, so this
+ * is MCP's own type, not the HTTP server's (which extends it).
+ */
+export interface McpDeps {
+  config: Config;
+  logger: Logger;
+  /** Closed with the engine when the stdio face stops. */
+  catalog: CatalogStore;
+  engine: SqlEngine;
+  version: string;
+}
