@@ -6,6 +6,7 @@
 // Usage: node scripts/check-layers.mjs [srcDir]   (exit 1 with the offending imports)
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
 
 /** Rooms by layer, lowest first. A room may import its own files and rooms of lower layers. */
 export const LAYERS = [
@@ -15,7 +16,8 @@ export const LAYERS = [
   ['catalog'],
   ['auth', 'sql', 'observe'],
   ['kb'],
-  ['http', 'mcp', 'wire', 'console'],
+  ['mcp', 'wire', 'console'],
+  ['http'],
   ['cli'],
 ];
 
@@ -38,16 +40,15 @@ function roomOf(src, file) {
   return parts.length === 1 ? parts[0].replace(/\.ts$/, '') : parts[0];
 }
 
-/** Relative imports of a file: `{ line, target }` with the target resolved to a .ts path. */
+/** Relative imports of a file (static, `export ... from`, dynamic): `{ line, target }`, target a .ts path. */
 function importsOf(file) {
   const text = readFileSync(file, 'utf8');
   const out = [];
-  const re =
-    /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
-  for (const m of text.matchAll(re)) {
-    const spec = m[1] ?? m[2];
-    const line = text.slice(0, m.index).split('\n').length + (m[0].startsWith('\n') ? 1 : 0);
-    let target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+  // TypeScript's own pre-processor: comments, strings and template text never count as imports.
+  for (const { fileName, pos } of ts.preProcessFile(text, true, true).importedFiles) {
+    if (!fileName.startsWith('.')) continue;
+    const line = text.slice(0, pos).split('\n').length;
+    let target = resolve(dirname(file), fileName).replace(/\.js$/, '.ts');
     if (!target.endsWith('.ts')) target += '.ts';
     out.push({ line, target });
   }

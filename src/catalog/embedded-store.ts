@@ -129,7 +129,7 @@ export class EmbeddedCatalogStore implements CatalogStore {
   }
 
   private parse(text: string): CatalogFile {
-    let json: any;
+    let json: Partial<CatalogFile> & { version?: unknown };
     try {
       json = JSON.parse(text);
     } catch (e) {

@@ -53,6 +53,27 @@ export function redactUrl(url: string): string {
 
 const iso = (v: Date | string) => new Date(v).toISOString();
 
+/** A row of tributary_sources as the pg driver returns it (jsonb parsed, bigint as text). */
+interface SourceRow {
+  id: string;
+  name: string;
+  engine: string;
+  params: Record<string, unknown>;
+  secrets: string[] | null;
+  created_at: Date | string;
+}
+
+/** A row of tributary_files. */
+interface FileRow {
+  name: string;
+  format: string;
+  rows: string | number;
+  columns: string | number;
+  size_bytes: string | number;
+  storage_path: string;
+  created_at: Date | string;
+}
+
 /**
  * The shared catalog for replicas (TRIBUTARY_CATALOG_URL). Tables live in their own schema;
  * names are unique case-insensitively through an index on lower(name), so two replicas
@@ -200,7 +221,7 @@ export class PgCatalogStore implements CatalogStore {
     }
   }
 
-  private toRecord(row: any): SourceRecord {
+  private toRecord(row: SourceRow): SourceRecord {
     return {
       id: row.id,
       name: row.name,
@@ -299,7 +320,7 @@ export class PgCatalogStore implements CatalogStore {
     await this.pool.query(`DELETE FROM ${this.t('tributary_tokens')} WHERE hash = $1`, [hash]);
   }
 
-  private toFile(row: any): FileRecord {
+  private toFile(row: FileRow): FileRecord {
     return {
       name: row.name,
       format: row.format,

@@ -84,12 +84,21 @@ function getPath(obj: unknown, path: string): unknown {
   return cur;
 }
 
-function setPath(obj: Record<string, any>, path: string, value: unknown): void {
+/** Config keys as a tree, built from dotted paths. */
+type Tree = { [key: string]: unknown };
+
+/** The tree's shape once every leaf has passed its field's validation (fields.ts). */
+type FileKeys = Pick<Config, 'api' | 'passthrough' | 'files'> & {
+  log_level: Config['logLevel'];
+  auth: Pick<Config['auth'], 'token_ttl_hours'>;
+};
+
+function setPath(obj: Tree, path: string, value: unknown): void {
   const parts = path.split('.');
   let cur = obj;
   for (const p of parts.slice(0, -1)) {
     cur[p] ??= {};
-    cur = cur[p];
+    cur = cur[p] as Tree;
   }
   cur[parts.at(-1)!] = value;
 }
@@ -248,9 +257,9 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
   const storageDir = isAbsolute(storageRaw) ? storageRaw : resolve(storageRaw);
   const secretKey = resolveSecretKey(env, storageDir);
 
-  const tree: Record<string, any> = {};
+  const tree: Tree = {};
   for (const [path, v] of values) setPath(tree, path, structuredClone(v));
-  const { log_level, ...rest } = tree;
+  const { log_level, ...rest } = tree as unknown as FileKeys;
   return {
     storageDir,
     catalogUrl,

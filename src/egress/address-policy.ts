@@ -88,7 +88,9 @@ const GLOBAL_UNICAST = v6('2000::/3');
 
 function lookup(addr: ipaddr.IPv4 | ipaddr.IPv6, table: Table): AddressRange | null {
   for (const [range, cidr] of table) {
-    if (addr.kind() === cidr[0].kind() && (addr as any).match(cidr)) return range;
+    // ipaddr.js types `match` per family; the kind check above makes the pair one family.
+    if (addr.kind() === cidr[0].kind() && (addr as ipaddr.IPv4).match(cidr as [ipaddr.IPv4, number]))
+      return range;
   }
   return null;
 }

@@ -72,9 +72,13 @@ export function secretForms(secret: string): string[] {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
-type Haystack = { indexOf(needle: any, from?: number): number; length: number };
+/** A string searched for strings, or a Buffer for Buffers. */
+type Haystack<N> = { indexOf(needle: N, from?: number): number; length: number };
 
-function matches(hay: Haystack, needles: ReadonlyArray<string | Buffer>): Array<[number, number]> {
+function matches<N extends string | Buffer>(
+  hay: Haystack<N>,
+  needles: ReadonlyArray<N>,
+): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   for (const n of needles) {
     const len = n.length;

@@ -7,7 +7,7 @@ export type { DuckdbParams } from './source.js';
 export { DuckdbSource } from './source.js';
 export * from './values.js';
 
-const duckdbParams: z.ZodType<DuckdbParams, any> = z.strictObject({
+const duckdbParams: z.ZodType<DuckdbParams, unknown> = z.strictObject({
   path: textParam(),
   read_only: booleanParam().default(true),
   collation: collationParam(),

@@ -12,6 +12,20 @@ export interface SheetConversion {
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
+/** What this file reads of exceljs's streaming reader, whose typings omit the async iteration. */
+interface SheetStream extends AsyncIterable<{ values?: unknown[] }> {
+  name?: string;
+  id: number;
+}
+
+/** A cell value that is not a plain scalar: a formula, an error, rich text or a hyperlink. */
+interface CellObject {
+  result?: unknown;
+  error?: unknown;
+  richText?: Array<{ text?: string }>;
+  text?: unknown;
+}
+
 /**
  * One sheet of an XLSX workbook as NDJSON (one object per row, keyed by the header
  * row), streamed with exceljs's WorkbookReader so a large workbook is read row by row.
@@ -29,7 +43,7 @@ export async function xlsxToNdjson(
     hyperlinks: 'ignore',
     worksheets: 'emit',
     entries: 'emit',
-  } as any);
+  });
   const out = createWriteStream(dest, { flags: 'wx', mode: 0o600 });
   const write = async (s: string) => {
     if (!out.write(s)) await once(out, 'drain');
@@ -37,7 +51,7 @@ export async function xlsxToNdjson(
   const seen: string[] = [];
   let chosen: SheetConversion | null = null;
   try {
-    for await (const ws of reader as AsyncIterable<any>) {
+    for await (const ws of reader as unknown as AsyncIterable<SheetStream>) {
       const name: string = ws.name ?? `Sheet${ws.id}`;
       seen.push(name);
       const match =
@@ -56,7 +70,7 @@ export async function xlsxToNdjson(
     }
   } catch (e) {
     out.destroy();
-    if ((e as any)?.status) throw e;
+    if ((e as { status?: number } | null)?.status) throw e;
     throw invalidFile(`Could not read the XLSX workbook: ${(e as Error)?.message ?? e}`);
   }
   out.end();
@@ -73,7 +87,7 @@ export async function xlsxToNdjson(
 }
 
 async function convertSheet(
-  ws: any,
+  ws: SheetStream,
   sheet: string,
   write: (s: string) => Promise<void>,
 ): Promise<SheetConversion> {
@@ -123,10 +137,10 @@ function cellValue(v: unknown): string | number | boolean | Date | null {
   if (typeof v === 'string') return v === '' ? null : v;
   if (typeof v === 'number') return Number.isFinite(v) ? v : null;
   if (typeof v === 'boolean' || v instanceof Date) return v;
-  const o = v as any;
+  const o = v as CellObject;
   if ('result' in o) return cellValue(o.result); // formula: its cached result
   if ('error' in o) return null; // #N/A, #DIV/0!
-  if (Array.isArray(o.richText)) return o.richText.map((t: any) => t.text ?? '').join('');
+  if (Array.isArray(o.richText)) return o.richText.map((t) => t.text ?? '').join('');
   if ('text' in o) return cellValue(o.text); // hyperlink
   return String(v);
 }

@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import type { Readable } from 'node:stream';
 import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
 import type { Logger } from 'pino';
@@ -232,7 +233,7 @@ export class MysqlSource implements Source {
    * an abort meanwhile kills the query.
    */
   private firstFields(
-    q: any,
+    q: EventEmitter,
     stream: Readable,
     conn: PoolConnection,
     signal?: AbortSignal,

@@ -4,7 +4,7 @@ import type { CanonicalValue, Row } from '../../core/types.js';
 import { type RowReader, readableBatches } from '../stream-util.js';
 import { isBrokenConnection } from './errors.js';
 
-type Conv = ((v: any) => CanonicalValue) | null;
+type Conv = ((v: CanonicalValue) => CanonicalValue) | null;
 
 /**
  * Batches from a mysql2 query stream (rowsAsArray). A stream not read to its end is

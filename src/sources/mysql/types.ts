@@ -109,7 +109,8 @@ export function mysqlTypeOfField(f: MysqlField): MysqlType {
   }
 }
 
-type Conv = (v: any) => CanonicalValue;
+/** The driver already gives canonical kinds (numbers, strings, bytes); some columns need another. */
+type Conv = (v: CanonicalValue) => CanonicalValue;
 
 /** BIGINT beyond 2^53 arrives as text (supportBigNumbers without bigNumberStrings). */
 const bigint: Conv = (v) => (typeof v === 'string' ? canonicalInt(BigInt(v)) : v);

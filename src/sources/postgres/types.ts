@@ -151,8 +151,9 @@ function arrayParser(elem: number): Parser {
 }
 
 /** Per-client/per-cursor type configuration (pg's `types` option). */
-export const pgTypes = {
-  getTypeParser(oid: number, format?: string): any {
+export const pgTypes: pg.CustomTypesConfig = {
+  // pg types getTypeParser by overloads per format; one function serves both.
+  getTypeParser: ((oid: number, format?: string) => {
     if (format === 'binary') return pg.types.getTypeParser(oid, 'binary');
     const scalar = SCALAR[oid];
     if (scalar) return scalar;
@@ -160,5 +161,5 @@ export const pgTypes = {
     if (elem !== undefined) return arrayParser(elem);
     // numeric, dates, times, json, uuid, interval, text and unknown types: the text as sent.
     return asText;
-  },
+  }) as pg.CustomTypesConfig['getTypeParser'],
 };

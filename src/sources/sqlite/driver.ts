@@ -15,7 +15,10 @@ interface RawStatement {
   _bind(values?: unknown): void;
   _getColumnNames(): string[];
   _step(): boolean | undefined;
-  _getRow(columns: string[], expand: boolean): Record<string, any>;
+  // SQLite hands out only null, number, bigint (safeIntegers), string and Buffer: all canonical.
+  _getRow(columns: string[], expand: false): Record<string, CanonicalValue>;
+  /** Expanded: keyed by table ('$' for expressions), then by column index. */
+  _getRow(columns: string[], expand: true): Record<string, Record<string, CanonicalValue>>;
   finalize(): void;
   readonly isFinalized: boolean;
 }
@@ -66,7 +69,7 @@ export class StatementCursor {
     const o = this.stmt._getRow(this.keys, true);
     const tables: (string | null)[] = new Array(n).fill(null);
     for (const [table, cols] of Object.entries(o)) {
-      for (const [k, v] of Object.entries(cols as Record<string, CanonicalValue>)) {
+      for (const [k, v] of Object.entries(cols)) {
         row[Number(k)] = v;
         if (table !== '$') tables[Number(k)] = table;
       }

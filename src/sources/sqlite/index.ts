@@ -6,7 +6,7 @@ import { type SqliteParams, SqliteSource } from './source.js';
 export type { SqliteParams } from './source.js';
 export { SqliteSource } from './source.js';
 
-const sqliteParams: z.ZodType<SqliteParams, any> = z.strictObject({
+const sqliteParams: z.ZodType<SqliteParams, unknown> = z.strictObject({
   path: textParam(),
   collation: collationParam(),
 });

@@ -63,9 +63,10 @@ export class SqliteSource implements Source {
     return this.db;
   }
 
-  private all<T>(sql: string, values?: unknown[]): T[] {
+  /** Catalog queries: their text parameters are names, their row shapes known per query. */
+  private all<T>(sql: string, values?: string[]): T[] {
     try {
-      return this.handle().all(sql, values as any) as T[];
+      return this.handle().all(sql, values) as T[];
     } catch (e) {
       throw mapSqliteError(this.name, this.params.path, e);
     }
