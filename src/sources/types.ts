@@ -65,6 +65,13 @@ export interface Source {
   /** Run a statement that returns no rows; affected rows or null when the source does not say. */
   execute(sql: string, opts?: QueryOptions): Promise<{ affectedRows: number | null }>;
   /**
+   * Optional: table-level writes as typed operations, for sources that store whole tables
+   * (files: one Parquet file per table) and so must know which table a statement changes.
+   * A source with this gets every CREATE TABLE, DROP TABLE, INSERT, UPDATE and DELETE here
+   * instead of through `execute`, and never has to parse SQL text back.
+   */
+  writeTable?(op: TableWrite, opts?: QueryOptions): Promise<{ affectedRows: number | null }>;
+  /**
    * Optional: create `table` from rows in one pass, for CREATE TABLE s.t AS SELECT that
    * reads other sources. Sources that store whole tables (files: one Parquet file per
    * table) implement it; the others get CREATE TABLE plus INSERT batches. Returns rows written.
@@ -101,3 +108,16 @@ export async function collect(stream: QueryStream): Promise<{ columns: FieldInfo
   for await (const batch of stream.batches) for (const r of batch) rows.push(r);
   return { columns: stream.columns, rows };
 }
+
+/**
+ * A write on one table of a source (see `Source.writeTable`). SQL in it is in the source's
+ * dialect and names tables without a database, as the source sees them.
+ */
+export type TableWrite =
+  /** CREATE TABLE t AS SELECT, the SELECT reading only this source. */
+  | { kind: 'create_as'; table: string; ifNotExists: boolean; select: string }
+  /** CREATE TABLE t (columns): `sqlFor(name)` is the statement creating that definition as `name`. */
+  | { kind: 'create'; table: string; ifNotExists: boolean; sqlFor: (name: string) => string }
+  | { kind: 'drop'; table: string; ifExists: boolean }
+  /** INSERT, UPDATE or DELETE on `table`, reading only this source. */
+  | { kind: 'change'; table: string; sql: string };

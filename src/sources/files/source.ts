@@ -8,7 +8,14 @@ import { ErrorCode, SqlError } from '../../core/errors.js';
 import { columnType, quoteIdent, stringLiteral, valueLiteral } from '../../core/sql-text.js';
 import type { ColumnInfo, FieldInfo, Row } from '../../core/types.js';
 import { duckTypeToMysql as mysqlTypeOf } from '../duckdb/values.js';
-import type { PushdownCapabilities, QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
+import type {
+  PushdownCapabilities,
+  QueryOptions,
+  QueryStream,
+  Source,
+  TableInfo,
+  TableWrite,
+} from '../types.js';
 import { CsvRecordScan, type RecordScan, scanFile } from './csv-check.js';
 import {
   type CsvLayout,
@@ -19,7 +26,7 @@ import {
   sniffStoredCsv,
 } from './csv-layout.js';
 import { filesError, streamQuery } from './duck-stream.js';
-import { FileError } from './errors.js';
+import { FileError, unknownTable } from './errors.js';
 import { FAST_TEXT_MACROS } from './fast-text.js';
 import { declaredFormat, type FileFormat, refineJson, sniffFormat } from './formats.js';
 import { IdleQueue } from './idle-queue.js';
@@ -27,7 +34,7 @@ import { copy, ingestToParquet, inspectCsv } from './ingest.js';
 import { checkTableName } from './names.js';
 import { receiveToFile } from './receive.js';
 import type { FileRecord } from './record.js';
-import { parseFilesStatement } from './statements.js';
+import { TableWrites } from './table-writes.js';
 
 const duckIdent = (name: string) => quoteIdent('duckdb', name);
 const duckString = (value: string) => stringLiteral('duckdb', value);
@@ -127,6 +134,7 @@ export class FilesSource implements Source {
   private readonly queue: IdleQueue;
   private closed = false;
   private seq = 0;
+  private readonly writes: TableWrites;
 
   private constructor(
     private readonly db: DuckDBInstance,
@@ -139,6 +147,15 @@ export class FilesSource implements Source {
       opts.convertIdleMs ?? CONVERT_IDLE_MS,
       () => void this.sweep(),
     );
+    this.writes = new TableWrites({
+      connect: () => this.db.connect(),
+      get: (name) => this.get(name),
+      checkSqlName: (table) => this.checkSqlName(table),
+      withLock: (name, fn) => this.withLock(name, fn),
+      register: (name, format, staged, res) => this.register(name, format, staged, res),
+      tmpPath: (kind) => this.tmpPath(kind),
+      nextId: () => ++this.seq,
+    });
   }
 
   static async open(opts: FilesSourceOptions): Promise<FilesSource> {
@@ -772,211 +789,31 @@ export class FilesSource implements Source {
     return { columns: stream.columns, batches: rest(), cancel: stream.cancel };
   }
 
-  /**
-   * Statements the engine sends in DuckDB's dialect: CREATE TABLE t AS SELECT,
-   * CREATE TABLE t (cols), DROP TABLE t, and INSERT/UPDATE/DELETE on a file table
-   * (which rewrite its Parquet file). Anything else is refused with 1235.
-   */
-  async execute(sql: string, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
-    this.assertOpen();
-    const st = parseFilesStatement(sql);
-    switch (st.kind) {
-      case 'ctas':
-        return this.createTableAs(st.table, st.select, st.ifNotExists);
-      case 'create':
-        return this.createEmpty(st.table, st.columnsSql, st.ifNotExists);
-      case 'drop': {
-        const gone = await this.remove(st.table);
-        if (!gone && !st.ifExists) throw unknownTable(st.table, 1051);
-        return { affectedRows: 0 };
-      }
-      case 'dml':
-        return this.rewrite(st.table, sql, opts);
-      default:
-        throw new SqlError(
-          ErrorCode.NOT_SUPPORTED,
-          'files source supports SELECT, CREATE TABLE files.t AS SELECT, DROP TABLE files.t, INSERT, UPDATE and DELETE',
-        );
-    }
+  /** Every write reaches this source as a typed operation (writeTable); no other statement is run. */
+  async execute(): Promise<{ affectedRows: number | null }> {
+    throw new SqlError(
+      ErrorCode.NOT_SUPPORTED,
+      'files source supports SELECT, CREATE TABLE files.t [AS SELECT], DROP TABLE files.t, INSERT, UPDATE and DELETE',
+    );
   }
 
-  /**
-   * CREATE TABLE files.t AS SELECT ... over other sources: the engine hands the rows
-   * over as one stream; they go through a DuckDB appender into a staging table and
-   * then once into Parquet.
-   */
-  async createTableFromStream(
+  async writeTable(op: TableWrite, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
+    this.assertOpen();
+    if (op.kind !== 'drop') return this.writes.write(op, opts);
+    const gone = await this.remove(op.table);
+    if (!gone && !op.ifExists) throw unknownTable(op.table, 1051);
+    return { affectedRows: 0 };
+  }
+
+  /** CREATE TABLE files.t AS SELECT over other sources (table-writes.ts). */
+  createTableFromStream(
     table: string,
     columns: FieldInfo[],
     batches: AsyncIterable<Row[]>,
     opts: { ifNotExists?: boolean } = {},
   ): Promise<number> {
     this.assertOpen();
-    const name = this.checkSqlName(table);
-    if (this.get(name)) {
-      if (opts.ifNotExists) return 0;
-      throw tableExists(name);
-    }
-    return this.withLock(name, async () => {
-      if (this.get(name)) {
-        if (opts.ifNotExists) return 0;
-        throw tableExists(name);
-      }
-      const conn = await this.db.connect();
-      const stage = `__stage_${++this.seq}`;
-      const staged = this.tmpPath('parquet');
-      try {
-        const defs = columns.map((c) => `${duckIdent(c.name)} ${columnType('duckdb', c.type)}`).join(', ');
-        await conn.run(`CREATE TEMP TABLE ${duckIdent(stage)} (${defs})`);
-        const cols = columns.map((c) => duckIdent(c.name)).join(', ');
-        let pending: string[] = [];
-        const flush = async () => {
-          if (!pending.length) return;
-          await conn.run(`INSERT INTO ${duckIdent(stage)} (${cols}) VALUES ${pending.join(', ')}`);
-          pending = [];
-        };
-        for await (const batch of batches) {
-          for (const row of batch) {
-            pending.push(`(${row.map((v) => valueLiteral('duckdb', v)).join(', ')})`);
-            if (pending.length >= INSERT_BATCH_ROWS) await flush();
-          }
-        }
-        await flush();
-        const rows = await copy(conn, `SELECT * FROM ${duckIdent(stage)}`, staged);
-        await this.register(name, 'sql', staged, {
-          rows,
-          columns: columns.length,
-          sizeBytes: (await stat(staged)).size,
-        });
-        return rows;
-      } catch (e) {
-        throw filesError(e);
-      } finally {
-        await conn.run(`DROP TABLE IF EXISTS ${duckIdent(stage)}`).catch(() => {});
-        conn.closeSync();
-        await rm(staged, { force: true });
-      }
-    });
-  }
-
-  private async createTableAs(
-    table: string,
-    select: string,
-    ifNotExists: boolean,
-  ): Promise<{ affectedRows: number }> {
-    return this.withNewTable(table, ifNotExists, async (name) => {
-      const conn = await this.db.connect();
-      try {
-        return await this.storeSelect(conn, name, select);
-      } catch (e) {
-        throw filesError(e);
-      } finally {
-        conn.closeSync();
-      }
-    });
-  }
-
-  private async createEmpty(
-    table: string,
-    columnsSql: string,
-    ifNotExists: boolean,
-  ): Promise<{ affectedRows: number }> {
-    return this.withNewTable(table, ifNotExists, async (name) => {
-      const stage = `__stage_${++this.seq}`;
-      const conn = await this.db.connect();
-      try {
-        await conn.run(`CREATE TEMP TABLE ${duckIdent(stage)} ${columnsSql}`);
-        return await this.storeSelect(conn, name, `SELECT * FROM ${duckIdent(stage)}`);
-      } catch (e) {
-        throw filesError(e);
-      } finally {
-        await conn.run(`DROP TABLE IF EXISTS ${duckIdent(stage)}`).catch(() => {});
-        conn.closeSync();
-      }
-    });
-  }
-
-  /** Under the table's lock: refuse (or, with IF NOT EXISTS, skip) an existing name, else create it. */
-  private withNewTable(
-    table: string,
-    ifNotExists: boolean,
-    create: (name: string) => Promise<number>,
-  ): Promise<{ affectedRows: number }> {
-    const name = this.checkSqlName(table);
-    return this.withLock(name, async () => {
-      if (this.get(name)) {
-        if (ifNotExists) return { affectedRows: 0 };
-        throw tableExists(name);
-      }
-      return { affectedRows: await create(name) };
-    });
-  }
-
-  /** The rows of `select` as the new file table `name`: one Parquet file, registered. Returns rows written. */
-  private async storeSelect(conn: DuckDBConnection, name: string, select: string): Promise<number> {
-    const staged = this.tmpPath('parquet');
-    try {
-      const rows = await copy(conn, select, staged);
-      const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${duckString(staged)})`);
-      await this.register(name, 'sql', staged, {
-        rows,
-        columns: desc.currentRowCount,
-        sizeBytes: (await stat(staged)).size,
-      });
-      return rows;
-    } finally {
-      await rm(staged, { force: true });
-    }
-  }
-
-  /**
-   * INSERT/UPDATE/DELETE on a file table: load it into a scratch database, run the
-   * statement there unchanged (the scratch schema comes first on the search path, so
-   * the table name resolves to the copy), and write the result as the new Parquet file.
-   */
-  private async rewrite(
-    table: string,
-    sql: string,
-    opts: QueryOptions,
-  ): Promise<{ affectedRows: number | null }> {
-    const rec0 = this.get(table);
-    if (!rec0) throw unknownTable(table);
-    return this.withLock(rec0.name, async () => {
-      const rec = this.get(table);
-      if (!rec) throw unknownTable(table);
-      const scratch = `w${process.pid}_${++this.seq}`;
-      const staged = this.tmpPath('parquet');
-      const conn = await this.db.connect();
-      const onAbort = () => conn.interrupt();
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      let attached = false;
-      try {
-        await conn.run(`ATTACH ':memory:' AS ${duckIdent(scratch)}`);
-        attached = true;
-        // Through the view: the stored form may still be CSV.
-        await conn.run(
-          `CREATE TABLE ${duckIdent(scratch)}.${duckIdent(rec.name)} AS SELECT * FROM memory.main.${duckIdent(rec.name)}`,
-        );
-        await conn.run(`SET search_path = ${duckString(`${scratch}.main,memory.main`)}`);
-        const r = await conn.runAndReadAll(sql);
-        const affected = Number(r.getRows()[0]?.[0] ?? 0);
-        await conn.run(`SET search_path = 'memory.main'`);
-        const rows = await copy(conn, `SELECT * FROM ${duckIdent(scratch)}.${duckIdent(rec.name)}`, staged);
-        await this.register(rec.name, rec.format, staged, {
-          rows,
-          columns: rec.columns,
-          sizeBytes: (await stat(staged)).size,
-        });
-        return { affectedRows: affected };
-      } catch (e) {
-        throw filesError(e, opts.signal);
-      } finally {
-        opts.signal?.removeEventListener('abort', onAbort);
-        if (attached) await conn.run(`DETACH ${duckIdent(scratch)}`).catch(() => {});
-        conn.closeSync();
-        await rm(staged, { force: true });
-      }
-    });
+    return this.writes.fromStream(table, columns, batches, opts);
   }
 
   async test(): Promise<void> {}
@@ -1037,17 +874,6 @@ function exists(name: string): FileError {
     409,
     'file_exists',
     `A file table named '${name}' already exists; replace it with ?replace=true (tributary upload --replace)`,
-  );
-}
-
-function tableExists(name: string): SqlError {
-  return new SqlError(1050, `Table 'files.${name}' already exists`);
-}
-
-function unknownTable(name: string, code: number = ErrorCode.UNKNOWN_TABLE): SqlError {
-  return new SqlError(
-    code,
-    code === 1051 ? `Unknown table 'files.${name}'` : `Table 'files.${name}' doesn't exist`,
   );
 }
 

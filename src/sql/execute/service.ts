@@ -108,8 +108,11 @@ export async function runService(
       const { source, table } = await resolveTable(engine, stmt.table, ctx);
       if (!source.dialect)
         throw new SqlError(ErrorCode.NOT_SUPPORTED, `Source '${source.name}' has no tables to drop`);
-      const sql = `DROP TABLE ${stmt.ifExists ? 'IF EXISTS ' : ''}${tableName(source.dialect, table.schema, table.table)}`;
-      const r = await source.execute(sql);
+      const r = source.writeTable
+        ? await source.writeTable({ kind: 'drop', table: table.table, ifExists: stmt.ifExists })
+        : await source.execute(
+            `DROP TABLE ${stmt.ifExists ? 'IF EXISTS ' : ''}${tableName(source.dialect, table.schema, table.table)}`,
+          );
       engine.forgetColumns();
       return { kind: 'ok', affected: r.affectedRows ?? 0 };
     }

@@ -1,6 +1,7 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import { columnType, quoteIdent, tableName, valueLiteral } from '../../core/sql-text.js';
-import type { Source } from '../../sources/types.js';
+import type { DialectName } from '../../core/types.js';
+import type { Source, TableWrite } from '../../sources/types.js';
 import type { SelectStmt, SqlStatement } from '../ast/nodes.js';
 import { canCompile } from '../dialects/index.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
@@ -53,7 +54,9 @@ export async function runWrite(
         tableName(dialect, t.schema ?? null, t.table),
     };
     if (canCompile(whole, dialect, opts2).ok) {
-      const res = await source.execute(compileFor(whole, dialect), { signal: opts.signal });
+      const res = source.writeTable
+        ? await source.writeTable(tableWrite(whole, target.table, dialect), { signal: opts.signal })
+        : await source.execute(compileFor(whole, dialect), { signal: opts.signal });
       return { kind: 'ok', affected: res.affectedRows };
     }
   }
@@ -122,6 +125,24 @@ export async function runWrite(
     await stream.cancel().catch(() => {});
     throw e;
   }
+}
+
+/** The typed form of a write that reads only its target source (Source.writeTable). */
+function tableWrite(whole: SqlStatement, table: string, dialect: DialectName): TableWrite {
+  if (whole.type !== 'create') return { kind: 'change', table, sql: compileFor(whole, dialect) };
+  const ifNotExists = !!whole.if_not_exists;
+  if (whole.query_expr)
+    return { kind: 'create_as', table, ifNotExists, select: compileFor(whole.query_expr, dialect) };
+  return {
+    kind: 'create',
+    table,
+    ifNotExists,
+    sqlFor: (name) => {
+      const renamed = structuredClone(whole);
+      if (renamed.table?.[0]) renamed.table[0].table = name;
+      return compileFor(renamed, dialect);
+    },
+  };
 }
 
 export type { Source };

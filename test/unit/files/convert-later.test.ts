@@ -199,7 +199,9 @@ describe('replace and drop during a conversion', () => {
     await fx.put('gone', bigCsv(300_000, 'x'), { format: 'csv' });
     const converting = fx.files.convertPending();
     await new Promise((r) => setTimeout(r, 30));
-    assert.deepEqual(await fx.files.execute('DROP TABLE "gone"'), { affectedRows: 0 });
+    assert.deepEqual(await fx.files.writeTable({ kind: 'drop', table: 'gone', ifExists: false }), {
+      affectedRows: 0,
+    });
     await converting;
     assert.equal(fx.files.get('gone'), null);
     assert.equal(fx.store.records.has('gone'), false);
@@ -212,7 +214,10 @@ describe('replace and drop during a conversion', () => {
 
   test('INSERT into a table still stored as CSV rewrites it as Parquet', async () => {
     await fx.put('grow', 'a,b\n1,x\n', { format: 'csv' });
-    assert.deepEqual(await fx.files.execute(`INSERT INTO "grow" VALUES (2, 'y')`), { affectedRows: 1 });
+    assert.deepEqual(
+      await fx.files.writeTable({ kind: 'change', table: 'grow', sql: `INSERT INTO "grow" VALUES (2, 'y')` }),
+      { affectedRows: 1 },
+    );
     const rec = fx.files.get('grow')!;
     assert.match(rec.storagePath, /\.parquet$/);
     assert.equal(rec.rows, 2);

@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import pino from 'pino';
 import { SqlError } from '../../../src/core/errors.js';
 import { FilesSource } from '../../../src/sources/files/index.js';
-import { parseFilesStatement } from '../../../src/sources/files/statements.js';
+import type { TableWrite } from '../../../src/sources/types.js';
 import { type Fixture, fixture } from './helpers.js';
 
 let fx: Fixture;
@@ -17,6 +17,12 @@ after(async () => {
   await fx.close();
 });
 
+const write = (op: TableWrite) => fx.files.writeTable(op);
+const createAs = (table: string, select: string, ifNotExists = false) =>
+  write({ kind: 'create_as', table, select, ifNotExists });
+const drop = (table: string, ifExists = false) => write({ kind: 'drop', table, ifExists });
+const change = (table: string, sql: string) => write({ kind: 'change', table, sql });
+
 async function sqlError(p: Promise<unknown>, code: number, pattern: RegExp): Promise<void> {
   await assert.rejects(p, (e: unknown) => {
     assert.ok(e instanceof SqlError, `expected SqlError, got ${e}`);
@@ -25,38 +31,6 @@ async function sqlError(p: Promise<unknown>, code: number, pattern: RegExp): Pro
     return true;
   });
 }
-
-test('the engine statements are recognised from their DuckDB text', () => {
-  assert.deepEqual(parseFilesStatement('CREATE TABLE "t" AS SELECT 1'), {
-    kind: 'ctas',
-    table: 't',
-    select: 'SELECT 1',
-    ifNotExists: false,
-  });
-  assert.deepEqual(parseFilesStatement('create table if not exists main."a""b" as (select 1) '), {
-    kind: 'ctas',
-    table: 'a"b',
-    select: 'select 1',
-    ifNotExists: true,
-  });
-  assert.equal(
-    (parseFilesStatement('CREATE TABLE t AS (SELECT 1) UNION (SELECT 2)') as any).select,
-    '(SELECT 1) UNION (SELECT 2)',
-  );
-  assert.deepEqual(parseFilesStatement('CREATE TABLE "t" ("a" BIGINT, "b" VARCHAR)'), {
-    kind: 'create',
-    table: 't',
-    columnsSql: '("a" BIGINT, "b" VARCHAR)',
-    ifNotExists: false,
-  });
-  assert.deepEqual(parseFilesStatement('DROP TABLE IF EXISTS "t"'), {
-    kind: 'drop',
-    table: 't',
-    ifExists: true,
-  });
-  assert.deepEqual(parseFilesStatement('UPDATE "t" SET a = 1'), { kind: 'dml', table: 't' });
-  assert.deepEqual(parseFilesStatement('ALTER TABLE t ADD x INT'), { kind: 'other' });
-});
 
 test('tables are listed with their schema and columns', async () => {
   const tables = await fx.files.listTables();
@@ -67,7 +41,7 @@ test('tables are listed with their schema and columns', async () => {
 });
 
 test('CREATE TABLE AS SELECT stores a new file table; DROP TABLE removes it and its file', async () => {
-  const r = await fx.files.execute('CREATE TABLE "cheap" AS SELECT id, name FROM "items" WHERE price < 3');
+  const r = await createAs('cheap', 'SELECT id, name FROM "items" WHERE price < 3');
   assert.deepEqual(r, { affectedRows: 2 });
   const rec = fx.files.get('cheap')!;
   assert.equal(rec.format, 'sql');
@@ -75,18 +49,18 @@ test('CREATE TABLE AS SELECT stores a new file table; DROP TABLE removes it and 
   assert.ok(existsSync(join(fx.dir, rec.storagePath)));
   assert.ok(fx.store.records.has('cheap'));
   assert.deepEqual(await fx.rows('SELECT name FROM cheap ORDER BY id'), [['apple'], ['pear']]);
-  await sqlError(fx.files.execute('CREATE TABLE "cheap" AS SELECT 1'), 1050, /already exists/);
-  assert.deepEqual(await fx.files.execute('CREATE TABLE IF NOT EXISTS "cheap" AS SELECT 1'), {
+  await sqlError(createAs('cheap', 'SELECT 1'), 1050, /already exists/);
+  assert.deepEqual(await createAs('cheap', 'SELECT 1', true), {
     affectedRows: 0,
   });
 
-  await fx.files.execute('DROP TABLE "cheap"');
+  await drop('cheap');
   assert.equal(fx.files.get('cheap'), null);
   assert.ok(!fx.store.records.has('cheap'));
   assert.ok(!existsSync(join(fx.dir, rec.storagePath)));
-  await sqlError(fx.files.execute('DROP TABLE "cheap"'), 1051, /Unknown table 'files\.cheap'/);
-  await fx.files.execute('DROP TABLE IF EXISTS "cheap"');
-  await sqlError(fx.files.execute('CREATE TABLE "bad-name" AS SELECT 1'), 1103, /Invalid file table name/);
+  await sqlError(drop('cheap'), 1051, /Unknown table 'files\.cheap'/);
+  await drop('cheap', true);
+  await sqlError(createAs('bad-name', 'SELECT 1'), 1103, /Invalid file table name/);
 });
 
 test('rows streamed from another source become a file table in one pass', async () => {
@@ -121,18 +95,23 @@ test('rows streamed from another source become a file table in one pass', async 
 });
 
 test('CREATE TABLE with columns then INSERT, UPDATE and DELETE rewrite the stored file', async () => {
-  await fx.files.execute('CREATE TABLE "log" ("id" BIGINT, "msg" VARCHAR)');
+  await write({
+    kind: 'create',
+    table: 'log',
+    ifNotExists: false,
+    sqlFor: (name) => `CREATE TABLE "${name}" ("id" BIGINT, "msg" VARCHAR)`,
+  });
   assert.equal(fx.files.get('log')?.rows, 0);
-  assert.deepEqual(await fx.files.execute(`INSERT INTO "log" ("id", "msg") VALUES (1, 'a'), (2, 'b')`), {
+  assert.deepEqual(await change('log', `INSERT INTO "log" ("id", "msg") VALUES (1, 'a'), (2, 'b')`), {
     affectedRows: 2,
   });
-  assert.deepEqual(await fx.files.execute(`INSERT INTO "log" SELECT id + 10, name FROM "items"`), {
+  assert.deepEqual(await change('log', `INSERT INTO "log" SELECT id + 10, name FROM "items"`), {
     affectedRows: 3,
   });
-  assert.deepEqual(await fx.files.execute(`UPDATE "log" SET msg = upper(msg) WHERE id < 10`), {
+  assert.deepEqual(await change('log', `UPDATE "log" SET msg = upper(msg) WHERE id < 10`), {
     affectedRows: 2,
   });
-  assert.deepEqual(await fx.files.execute(`DELETE FROM "log" WHERE id = 12`), { affectedRows: 1 });
+  assert.deepEqual(await change('log', `DELETE FROM "log" WHERE id = 12`), { affectedRows: 1 });
   assert.equal(fx.files.get('log')?.rows, 4);
   assert.deepEqual(await fx.rows('SELECT * FROM log ORDER BY id'), [
     [1, 'A'],
@@ -140,7 +119,7 @@ test('CREATE TABLE with columns then INSERT, UPDATE and DELETE rewrite the store
     [11, 'apple'],
     [13, 'fig'],
   ]);
-  await sqlError(fx.files.execute('ALTER TABLE "log" ADD COLUMN x INT'), 1235, /files source supports/);
+  await sqlError(fx.files.execute(), 1235, /files source supports/);
 });
 
 test('a restart rebuilds the tables from the catalog records', async () => {

@@ -135,9 +135,12 @@ describe('JSON', () => {
 describe('Parquet', () => {
   test('a Parquet file round-trips with its types', async () => {
     // Make a real Parquet file with the source's own DuckDB: a CTAS, then read its bytes.
-    await fx.files.execute(
-      `CREATE TABLE "pq_src" AS SELECT 1::INTEGER AS i, 2.50::DECIMAL(10,2) AS d, 'x' AS s`,
-    );
+    await fx.files.writeTable({
+      kind: 'create_as',
+      table: 'pq_src',
+      ifNotExists: false,
+      select: `SELECT 1::INTEGER AS i, 2.50::DECIMAL(10,2) AS d, 'x' AS s`,
+    });
     const rec = fx.files.get('pq_src')!;
     const { readFileSync } = await import('node:fs');
     const bytes = readFileSync(`${fx.dir}/${rec.storagePath}`);
