@@ -8,6 +8,7 @@ import { ErrorCode, SqlError } from '../../core/errors.js';
 import { columnType, quoteIdent, stringLiteral, valueLiteral } from '../../core/sql-text.js';
 import type { ColumnInfo, FieldInfo, Row } from '../../core/types.js';
 import { duckTypeToMysql as mysqlTypeOf } from '../duckdb/values.js';
+import { interrupted } from '../error-util.js';
 import type {
   PushdownCapabilities,
   QueryOptions,
@@ -727,6 +728,7 @@ export class FilesSource implements Source {
 
   async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
     this.assertOpen();
+    if (opts.signal?.aborted) throw interrupted(this.name);
     try {
       return await this.queryOverCsv(sql, opts.signal);
     } catch (e) {

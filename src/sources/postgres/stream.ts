@@ -59,8 +59,13 @@ export class PgStreamReader implements RowReader {
   async release(): Promise<void> {
     if (!this.query.done) await this.cancel();
     // Usually ReadyForQuery came with the last rows: no timer for a wait that cannot happen.
-    else if (!this.query.isFinished && !(await within(this.query.finished, CANCEL_WAIT_MS)))
-      this.broken = true;
+    else {
+      // The reader may leave before reading every batch: the socket can be paused on the
+      // unread ones (even after ReadyForQuery, which came in the same chunk), and a client
+      // must never go back to the pool paused, or its next statement waits forever.
+      this.query.discard();
+      if (!this.query.isFinished && !(await within(this.query.finished, CANCEL_WAIT_MS))) this.broken = true;
+    }
     this.checkin(this.client, this.broken);
   }
 }
