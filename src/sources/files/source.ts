@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { Logger } from 'pino';
 import { ErrorCode, SqlError } from '../../core/errors.js';
-import { columnType, quoteIdent, stringLiteral, valueLiteral } from '../../core/sql-text.js';
+import { quoteIdent, stringLiteral } from '../../core/sql-text.js';
 import type { ColumnInfo, FieldInfo, Row } from '../../core/types.js';
 import { duckTypeToMysql as mysqlTypeOf } from '../duckdb/values.js';
 import { interrupted } from '../error-util.js';
@@ -31,7 +31,7 @@ import { FileError, unknownTable } from './errors.js';
 import { FAST_TEXT_MACROS } from './fast-text.js';
 import { declaredFormat, type FileFormat, refineJson, sniffFormat } from './formats.js';
 import { IdleQueue } from './idle-queue.js';
-import { copy, ingestToParquet, inspectCsv } from './ingest.js';
+import { ingestToParquet, inspectCsv } from './ingest.js';
 import { checkTableName } from './names.js';
 import { receiveToFile } from './receive.js';
 import type { FileRecord } from './record.js';
@@ -85,7 +85,6 @@ export interface StoredFile {
   created: boolean;
 }
 
-const INSERT_BATCH_ROWS = 2048;
 /** Lock key for the catalog mirror (views and the name map); not a valid table name. */
 const MIRROR = '\u0000mirror';
 /** Past this size an ingest reads with one thread and small buffers: peak memory over speed. */
