@@ -1,112 +1,87 @@
 #!/usr/bin/env node
 import './threadpool.js';
-import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config/load.js';
+import type { Config } from '../config/types.js';
 import { createLogger } from '../core/logger.js';
-import { UPLOAD_HELP } from './upload-help.js';
+import { COMMANDS, commandHelp, mainHelp, type Parsed, parseCommandLine, UsageError } from './commands.js';
 import { VERSION } from './version.js';
 
-const HELP = `tributary ${VERSION}: federated SQL (MySQL syntax) over databases, APIs and files, for AI agents
+/** A failure while the server or the stdio MCP server starts: the only kind that says so. */
+class StartupError extends Error {}
 
-Usage:
-  tributary [options]                 start the HTTP server (API + MCP) on 127.0.0.1:47334
-  tributary --mcp-stdio [options]     serve MCP on stdin/stdout only (for MCP clients that spawn servers)
-  tributary query "<SQL>" [--db src]  run one statement and print the result as a table (--json for JSON)
-${UPLOAD_HELP}
+function str(v: string | boolean | undefined): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
 
-Options:
-  --host HOST        listen address (TRIBUTARY_HTTP_HOST, api.http.host)
-  --port PORT        listen port (TRIBUTARY_HTTP_PORT, api.http.port)
-  --config PATH      JSON config file (TRIBUTARY_CONFIG_PATH)
-  --demo             add a read-only 'demo' source with a small sample dataset
-  -h, --help         show this help
-  -v, --version      print the version
-
-Storage (catalog, uploads, key) lives in TRIBUTARY_STORAGE_DIR (default ~/.tributary).
-Example:
-  tributary --demo &
-  curl -s localhost:47334/api/sql/query -H 'content-type: application/json' \\
-    -d '{"query":"SELECT city, COUNT(*) AS n FROM demo.customers GROUP BY city ORDER BY n DESC"}'
-`;
-
-async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      host: { type: 'string' },
-      port: { type: 'string' },
-      config: { type: 'string' },
-      demo: { type: 'boolean' },
-      'mcp-stdio': { type: 'boolean' },
-      db: { type: 'string' },
-      json: { type: 'boolean' },
-      url: { type: 'string' },
-      token: { type: 'string' },
-      format: { type: 'string' },
-      sheet: { type: 'string' },
-      replace: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-    },
+async function configFor(p: Parsed): Promise<Config> {
+  const v = p.values;
+  const raw = str(v.port);
+  const port = raw === undefined ? undefined : Number(raw);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
+    throw new UsageError(`Invalid --port '${raw}': expected an integer from 0 to 65535`, p.command);
+  return loadConfig({
+    argv: { config: str(v.config), host: str(v.host), port, demo: v.demo === true ? true : undefined },
   });
-  if (values.help) {
-    process.stdout.write(HELP);
-    return;
+}
+
+async function main(argv: string[]): Promise<number | undefined> {
+  const p = parseCommandLine(argv);
+  if (p.command === 'help') {
+    const [name] = p.positionals;
+    process.stdout.write(name ? commandHelp(name) : mainHelp());
+    return 0;
   }
-  if (values.version) {
+  if (p.values.help) {
+    process.stdout.write(p.command === 'serve' ? mainHelp() : commandHelp(p.command));
+    return 0;
+  }
+  if (p.values.version) {
     process.stdout.write(`${VERSION}\n`);
-    return;
+    return 0;
   }
-  const port = values.port === undefined ? undefined : Number(values.port);
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-    throw new ConfigError(`Invalid --port '${values.port}': expected an integer from 0 to 65535`);
-  }
-  const config = await loadConfig({
-    argv: { config: values.config, host: values.host, port, demo: values.demo },
-  });
-  const command = positionals[0];
-
-  if (command === 'query') {
-    const sql = positionals.slice(1).join(' ');
-    if (!sql) throw new ConfigError('Usage: tributary query "<SQL>" [--db source]');
-    // The engine and its drivers load only for the commands that need them (stdio MCP
-    // answers its first messages before they are loaded).
-    const { closeDeps, createDeps } = await import('./start.js');
-    const { runQueryCommand } = await import('./query-command.js');
-    const deps = await createDeps(
-      config,
-      createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel),
-    );
-    try {
-      process.exitCode = await runQueryCommand(deps, sql, { db: values.db, json: !!values.json });
-    } finally {
-      await closeDeps(deps);
+  const config = await configFor(p);
+  switch (p.command) {
+    case 'query': {
+      const { runQueryCli } = await import('./query-command.js');
+      return runQueryCli(config, p);
     }
-    return;
+    case 'upload': {
+      const { runUploadCommand } = await import('./upload-command.js');
+      return runUploadCommand(config, p.positionals, {
+        url: str(p.values.url),
+        token: str(p.values.token),
+        format: str(p.values.format),
+        sheet: str(p.values.sheet),
+        replace: p.values.replace === true,
+      });
+    }
   }
-  if (command === 'upload') {
-    const { runUploadCommand } = await import('./upload-command.js');
-    process.exitCode = await runUploadCommand(config, positionals.slice(1), values);
-    return;
+  try {
+    if (p.values['mcp-stdio']) await serveStdio(config);
+    else await serveHttp(config);
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    throw new StartupError((e as Error)?.message ?? String(e));
   }
-  if (command !== undefined) throw new ConfigError(`Unknown command '${command}'. Run tributary --help`);
+  return undefined;
+}
 
-  if (values['mcp-stdio']) {
-    // Answer initialize/tools/list at once; the engine loads behind them (mcp/deferred-deps.ts).
-    // Imported module by module: only what stdio uses is loaded (start-up time).
-    const [{ createMcpServerFactory }, { deferredDeps }, { serveMcpStdio }] = await Promise.all([
-      import('../mcp/server.js'),
-      import('../mcp/deferred-deps.js'),
-      import('../mcp/transports/stdio.js'),
-    ]);
-    const logger = createLogger(config.logLevel);
-    const deps = deferredDeps({ config, logger, version: VERSION }, async () =>
-      (await import('./start.js')).createDeps(config, logger),
-    );
-    await serveMcpStdio(deps, createMcpServerFactory(deps));
-    return;
-  }
+async function serveStdio(config: Config): Promise<void> {
+  // Answer initialize/tools/list at once; the engine loads behind them (mcp/deferred-deps.ts).
+  // Imported module by module: only what stdio uses is loaded (start-up time).
+  const [{ createMcpServerFactory }, { deferredDeps }, { serveMcpStdio }] = await Promise.all([
+    import('../mcp/server.js'),
+    import('../mcp/deferred-deps.js'),
+    import('../mcp/transports/stdio.js'),
+  ]);
+  const logger = createLogger(config.logLevel);
+  const deps = deferredDeps({ config, logger, version: VERSION }, async () =>
+    (await import('./start.js')).createDeps(config, logger),
+  );
+  await serveMcpStdio(deps, createMcpServerFactory(deps));
+}
 
+async function serveHttp(config: Config): Promise<void> {
   const { startServer } = await import('./start.js');
   const running = await startServer(config);
   const log = running.deps.logger;
@@ -119,9 +94,35 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
-main().catch((e) => {
-  const msg =
-    e instanceof ConfigError ? e.message : `tributary failed to start: ${(e as Error)?.message ?? e}`;
-  process.stderr.write(`${msg}\n`);
-  process.exit(1);
-});
+/** Exit codes: 0 ok, 1 a statement/request failed or a start-up failure, 2 wrong command line or configuration. */
+function report(e: unknown): number {
+  if (e instanceof UsageError) {
+    const help =
+      e.command && e.command in COMMANDS
+        ? `tributary help ${e.command === 'serve' ? '' : e.command}`.trim()
+        : 'tributary help';
+    process.stderr.write(`tributary: ${e.message}\nRun '${help}' for usage.\n`);
+    return 2;
+  }
+  if (e instanceof ConfigError) {
+    process.stderr.write(`${e.message}\n`);
+    return 2;
+  }
+  if (e instanceof StartupError) {
+    process.stderr.write(`tributary failed to start: ${e.message}\n`);
+    return 1;
+  }
+  process.stderr.write(`tributary: ${(e as Error)?.message ?? String(e)}\n`);
+  return 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (e) => {
+    // Pools or timers a failed command left behind must not keep the process alive
+    // (stderr is a synchronous write on files, terminals and pipes).
+    process.exit(report(e));
+  },
+);

@@ -1,5 +1,20 @@
 import Table from 'cli-table3';
+import type { Config } from '../config/types.js';
+import { createLogger } from '../core/logger.js';
 import type { AppDeps } from '../http/deps.js';
+import { type Parsed, UsageError } from './commands.js';
+
+export async function runQueryCli(config: Config, p: Parsed): Promise<number> {
+  const sql = p.positionals.join(' ');
+  if (!sql) throw new UsageError('Missing the SQL: tributary query "<SQL>"', 'query');
+  const { closeDeps, createDeps } = await import('./start.js');
+  const deps = await createDeps(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel));
+  try {
+    return await runQueryCommand(deps, sql, { db: p.values.db as string | undefined, json: !!p.values.json });
+  } finally {
+    await closeDeps(deps);
+  }
+}
 
 /** `tributary query "<SQL>"`: one statement, a readable table on stdout; exit code 1 on error. */
 export async function runQueryCommand(

@@ -7,8 +7,6 @@ import { fileJson } from '../http/routes/files.js';
 import { FileError, FilesSource, tableNameFromFile } from '../sources/files/index.js';
 import { closeDeps, createDeps } from './start.js';
 
-export { UPLOAD_HELP } from './upload-help.js';
-
 export interface UploadArgs {
   url?: string;
   token?: string;
