@@ -15,7 +15,7 @@ import { getEngine } from '../../../src/sources/registry.js';
 import { Database } from '../../../src/sources/sqlite/driver.js';
 import { collect, type Source } from '../../../src/sources/types.js';
 import { createMariaDatabase, createPgDatabase, mariaExec, pgExec } from '../../helpers/services.js';
-import { fixture } from '../../unit/files/helpers.js';
+import { fixture } from '../../unit/sources/files/helpers.js';
 import { expectSqlError } from './helpers.js';
 
 const ctx = { storageDir: '/tmp', logger: pino({ level: 'silent' }) };

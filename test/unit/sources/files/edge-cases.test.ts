@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { FileError } from '../../../../src/sources/files/index.js';
+import { type Fixture, fixture } from './helpers.js';
+
+let fx: Fixture;
+before(async () => {
+  fx = await fixture();
+});
+after(async () => {
+  await fx.close();
+});
+
+async function refused(p: Promise<unknown>, pattern: RegExp): Promise<void> {
+  await assert.rejects(p, (e: unknown) => {
+    assert.ok(e instanceof FileError, String(e));
+    assert.equal(e.status, 400);
+    assert.match(e.message, pattern);
+    assert.doesNotMatch(e.message, /\.tmp|upload-[0-9a-f]{8}/, 'no storage paths in messages');
+    return true;
+  });
+}
+
+test('bytes that are not UTF-8 are refused clearly', async () => {
+  const latin1 = Buffer.concat([
+    Buffer.from('city\n'),
+    Buffer.from([0x4d, 0xfc, 0x6e, 0x63, 0x68, 0x65, 0x6e]),
+    Buffer.from('\n'),
+  ]);
+  await refused(
+    fx.put('latin', latin1, { format: 'csv' }),
+    /Could not read 'latin' as CSV: .*(unicode|UTF-8)/i,
+  );
+});
+
+test('a ragged TSV names the line', async () => {
+  await refused(
+    fx.put('ragged_tsv', 'a\tb\n1\t2\n3\n', { format: 'tsv' }),
+    /line 3 has 1 field\(s\) but the header has 2/,
+  );
+});
+
+test('a broken NDJSON line is refused', async () => {
+  await refused(
+    fx.put('bad_nd', '{"a":1}\n{"a":\n', { format: 'ndjson' }),
+    /Could not read 'bad_nd' as NDJSON/,
+  );
+});
+
+test('an empty JSON array has no rows', async () => {
+  await refused(fx.put('empty_arr', '[]', { format: 'json' }), /empty_arr/);
+});
+
+test('a blank workbook sheet is refused', async () => {
+  const ExcelJS = (await import('exceljs')).default;
+  const wb = new ExcelJS.Workbook();
+  wb.addWorksheet('Blank');
+  await refused(
+    fx.put('blank', Buffer.from(await wb.xlsx.writeBuffer()), { format: 'xlsx' }),
+    /empty|no sheets|no data rows/,
+  );
+});
+
+test('nothing is left in the scratch dir after all of that', () => {
+  assert.deepEqual(
+    fx.storedFiles().filter((f) => f.startsWith('.tmp/')),
+    [],
+  );
+  assert.deepEqual(fx.store.records.size, 0);
+});

@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CsvRecordScan } from '../../../../src/sources/files/csv-check.js';
+
+function scan(text: string, delimiter: 0x2c | 0x09 = 0x2c, chunk = 1 << 16) {
+  const s = new CsvRecordScan(delimiter);
+  const buf = Buffer.from(text);
+  for (let i = 0; i < buf.length; i += chunk) s.push(buf.subarray(i, i + chunk));
+  return s.end();
+}
+
+const CASES: [string, string, { rows: number | null; ragged: unknown; unclosedQuote: boolean }][] = [
+  ['plain', 'a,b\n1,2\n3,4\n', { rows: 2, ragged: null, unclosedQuote: false }],
+  ['no final newline', 'a,b\n1,2\n3,4', { rows: 2, ragged: null, unclosedQuote: false }],
+  ['CRLF', 'a,b\r\n1,2\r\n3,4\r\n', { rows: 2, ragged: null, unclosedQuote: false }],
+  ['empty lines skipped', 'a,b\n1,2\n\n3,4\n\n', { rows: 2, ragged: null, unclosedQuote: false }],
+  [
+    'quoted delimiter and newline',
+    'a,b\n"x, y\nz",2\n3,"4"\n',
+    { rows: 2, ragged: null, unclosedQuote: false },
+  ],
+  ['doubled quotes', 'a,b\n"say ""hi"", ok",2\n', { rows: 1, ragged: null, unclosedQuote: false }],
+  [
+    'one column with an empty line: unsure',
+    'a\n1\n\n2\n',
+    { rows: null, ragged: null, unclosedQuote: false },
+  ],
+  [
+    'too few fields',
+    'a,b\n1,2\n3\n',
+    { rows: null, ragged: { line: 3, fields: 1, expected: 2 }, unclosedQuote: false },
+  ],
+  [
+    'too many fields',
+    'a,b\n1,2,3\n',
+    { rows: null, ragged: { line: 2, fields: 3, expected: 2 }, unclosedQuote: false },
+  ],
+  [
+    'line numbers count newlines inside quotes',
+    'a,b\n"x\ny",2\n1\n',
+    { rows: null, ragged: { line: 4, fields: 1, expected: 2 }, unclosedQuote: false },
+  ],
+  ['unclosed quote', 'a,b\n"1,2\n', { rows: null, ragged: null, unclosedQuote: true }],
+  ['header only', 'a,b\n', { rows: 0, ragged: null, unclosedQuote: false }],
+];
+
+for (const [name, text, want] of CASES) {
+  test(`record scan: ${name}`, () => {
+    assert.deepEqual(scan(text), want);
+    // Any chunking gives the same answer.
+    assert.deepEqual(scan(text, 0x2c, 1), want);
+    assert.deepEqual(scan(text, 0x2c, 3), want);
+  });
+}
+
+test('record scan: TSV counts tabs, not commas', () => {
+  assert.deepEqual(scan('a\tb\n1,5\tx\n', 0x09), { rows: 1, ragged: null, unclosedQuote: false });
+});

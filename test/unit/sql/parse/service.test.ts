@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { SqlError } from '../../../../src/core/errors.js';
+import { foldThreePartNames, SCHEMA_SEP } from '../../../../src/sql/parse/prepass.js';
+import { parseServiceStatement } from '../../../../src/sql/parse/service.js';
+
+describe('service statement grammar', () => {
+  test('CREATE DATABASE with ENGINE and PARAMETERS in either order and quote style', () => {
+    const a = parseServiceStatement(
+      `CREATE DATABASE pg WITH ENGINE = 'postgres', PARAMETERS = {"host": "h", "port": "5432"};`,
+    );
+    assert.deepEqual(a, {
+      kind: 'create_database',
+      name: 'pg',
+      engine: 'postgres',
+      params: { host: 'h', port: '5432' },
+      ifNotExists: false,
+    });
+    const b = parseServiceStatement(
+      'create database if not exists `my db` with parameters = {"a": {"b": "}"}} engine = "mysql"',
+    );
+    assert.deepEqual(b, {
+      kind: 'create_database',
+      name: 'my db',
+      engine: 'mysql',
+      params: { a: { b: '}' } },
+      ifNotExists: true,
+    });
+    const c = parseServiceStatement('CREATE DATABASE x ENGINE = postgres');
+    assert.equal(c?.kind, 'create_database');
+  });
+
+  test('CREATE DATABASE errors are syntax errors that say what is wrong', () => {
+    assert.throws(
+      () => parseServiceStatement('CREATE DATABASE x WITH PARAMETERS = {"a":1}'),
+      (e: SqlError) => e.code === 1064 && /ENGINE/.test(e.message),
+    );
+    assert.throws(
+      () => parseServiceStatement("CREATE DATABASE x WITH ENGINE='pg', PARAMETERS = {bad json}"),
+      (e: SqlError) => e.code === 1064 && /JSON/.test(e.message),
+    );
+    assert.throws(
+      () => parseServiceStatement('CREATE DATABASE x WITH ENGINE=\'pg\', PARAMETERS = {"a":1'),
+      (e: SqlError) => e.code === 1064,
+    );
+  });
+
+  test('DROP, SHOW, DESCRIBE, USE, SET', () => {
+    assert.deepEqual(parseServiceStatement('DROP DATABASE IF EXISTS pg'), {
+      kind: 'drop_database',
+      name: 'pg',
+      ifExists: true,
+    });
+    assert.deepEqual(parseServiceStatement("SHOW DATABASES LIKE 'p%'"), {
+      kind: 'show_databases',
+      like: 'p%',
+    });
+    assert.deepEqual(parseServiceStatement('SHOW FULL TABLES FROM pg'), {
+      kind: 'show_tables',
+      from: 'pg',
+      full: true,
+      like: null,
+    });
+    assert.deepEqual(parseServiceStatement('show tables in `pg`'), {
+      kind: 'show_tables',
+      from: 'pg',
+      full: false,
+      like: null,
+    });
+    assert.deepEqual(parseServiceStatement('SHOW COLUMNS FROM orders FROM pg'), {
+      kind: 'show_columns',
+      table: { db: 'pg', schema: null, table: 'orders' },
+      full: false,
+      like: null,
+    });
+    assert.deepEqual(parseServiceStatement('DESCRIBE pg.public.orders'), {
+      kind: 'describe',
+      table: { db: 'pg', schema: 'public', table: 'orders' },
+    });
+    assert.deepEqual(parseServiceStatement('USE pg'), { kind: 'use', name: 'pg' });
+    assert.deepEqual(parseServiceStatement('SET NAMES utf8mb4'), { kind: 'noop' });
+    assert.deepEqual(parseServiceStatement('SHOW ENGINES'), { kind: 'show_engines' });
+    assert.equal(parseServiceStatement('SELECT 1'), null);
+  });
+});
+
+describe('three-part name pre-pass', () => {
+  const isSource = (n: string) => n.toLowerCase() === 'pg';
+  test('folds source.schema.table in table position only', () => {
+    const out = foldThreePartNames('SELECT pg.orders.id FROM pg.sales.orders JOIN pg.t ON 1=1', isSource);
+    assert.equal(out, `SELECT pg.orders.id FROM \`pg\`.\`sales${SCHEMA_SEP}orders\` JOIN pg.t ON 1=1`);
+  });
+  test('folds four-part column references and leaves strings alone', () => {
+    const out = foldThreePartNames("SELECT pg.s.t.c, 'pg.s.t' FROM x", isSource);
+    assert.equal(out, `SELECT \`pg\`.\`s${SCHEMA_SEP}t\`.\`c\`, 'pg.s.t' FROM x`);
+  });
+  test('leaves names of unknown sources alone', () => {
+    const q = 'SELECT * FROM other.a.b';
+    assert.equal(foldThreePartNames(q, isSource), q);
+  });
+});
