@@ -42,6 +42,8 @@ export interface DirectOptions {
   /** The SSE `retry:` hint sent with a priming event. */
   retryMs: number;
   keepAliveMs: number;
+  /** How long a call may run before it is switched to SSE (default SSE_AFTER_MS). */
+  sseAfterMs?: number;
 }
 
 /**
@@ -172,7 +174,7 @@ export class DirectSession {
         res.write(`id: ${primingId}\nretry: ${this.o.retryMs}\ndata: \n\n`);
       } else res.flushHeaders();
       keepAlive = setInterval(() => entry.sink?.write(': keepalive\n\n'), this.o.keepAliveMs);
-    }, SSE_AFTER_MS);
+    }, this.o.sseAfterMs ?? SSE_AFTER_MS);
     let text: string;
     try {
       const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId });

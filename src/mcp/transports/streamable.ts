@@ -26,6 +26,8 @@ export interface StreamableOptions {
   maxSessions: number;
   /** SSE keep-alive comment interval on the streams this endpoint serves. */
   keepAliveMs: number;
+  /** A tool call still running after this long is answered as an SSE stream, not one JSON body. */
+  sseAfterMs?: number;
 }
 
 interface Session {
@@ -141,6 +143,7 @@ export class StreamableEndpoint {
       run: this.runQuery,
       retryMs: RETRY_MS,
       keepAliveMs: this.opts.keepAliveMs,
+      sseAfterMs: this.opts.sseAfterMs,
     });
     const server = this.factory(direct.state);
     let session: Session | undefined;

@@ -33,8 +33,8 @@ after(async () => {
   await db?.drop();
 });
 
-async function session(): Promise<Record<string, string>> {
-  const init = await fetch(`${app.url}/mcp/streamable`, {
+async function session(on: McpTestApp = app): Promise<Record<string, string>> {
+  const init = await fetch(`${on.url}/mcp/streamable`, {
     method: 'POST',
     headers: JSON_HEADERS,
     body: JSON.stringify({
@@ -54,8 +54,13 @@ async function session(): Promise<Record<string, string>> {
   return headers;
 }
 
-function post(headers: Record<string, string>, body: unknown, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${app.url}/mcp/streamable`, { method: 'POST', headers, body: JSON.stringify(body), signal });
+function post(
+  headers: Record<string, string>,
+  body: unknown,
+  signal?: AbortSignal,
+  on: McpTestApp = app,
+): Promise<Response> {
+  return fetch(`${on.url}/mcp/streamable`, { method: 'POST', headers, body: JSON.stringify(body), signal });
 }
 
 /** The JSON-RPC messages (not priming events) of an SSE body. */
@@ -78,21 +83,24 @@ function call(id: number, query: string, meta?: object) {
 
 describe('direct tools/call on a Streamable HTTP session', () => {
   test('answers with the same JSON-RPC result as the SDK path', async () => {
-    const headers = await session();
+    // Its own app, whose switch to SSE waits long enough that a loaded machine still gets the JSON body.
+    const patient = await startMcpApp(new MariaEngine([db.database]), { http: { sseAfterMs: 30_000 } });
+    after(() => patient.close());
+    const headers = await session(patient);
     const sql = `SELECT id, name FROM ${db.database}.customers ORDER BY id LIMIT 3`;
-    const direct = await post(headers, call(2, sql));
+    const direct = await post(headers, call(2, sql), undefined, patient);
     assert.equal(direct.status, 200, await direct.clone().text());
     // A quick call is answered as a JSON body (the transport lets the server choose).
     assert.match(direct.headers.get('content-type') ?? '', /application\/json/);
     assert.equal(direct.headers.get('mcp-session-id'), headers['mcp-session-id']);
     const fast: any = await direct.json();
     // A progress token sends the call through the SDK's own layers.
-    const viaSdk = messages(await (await post(headers, call(2, sql, { progressToken: 'p' }))).text());
+    const viaSdk = messages(await (await post(headers, call(2, sql, { progressToken: 'p' }), undefined, patient)).text());
     const sdk = viaSdk.find((m) => m.id === 2);
     assert.deepEqual(fast, sdk);
     assert.equal(fast.result.structuredContent.result.type, 'table');
     assert.equal(fast.result.content[0].text, JSON.stringify(fast.result.structuredContent.result));
-    await fetch(`${app.url}/mcp/streamable`, { method: 'DELETE', headers });
+    await fetch(`${patient.url}/mcp/streamable`, { method: 'DELETE', headers });
   });
 
   test('an error result carries isError, as from the SDK', async () => {
