@@ -95,7 +95,9 @@ describe('direct tools/call on a Streamable HTTP session', () => {
     assert.equal(direct.headers.get('mcp-session-id'), headers['mcp-session-id']);
     const fast: any = await direct.json();
     // A progress token sends the call through the SDK's own layers.
-    const viaSdk = messages(await (await post(headers, call(2, sql, { progressToken: 'p' }), undefined, patient)).text());
+    const viaSdk = messages(
+      await (await post(headers, call(2, sql, { progressToken: 'p' }), undefined, patient)).text(),
+    );
     const sdk = viaSdk.find((m) => m.id === 2);
     assert.deepEqual(fast, sdk);
     assert.equal(fast.result.structuredContent.result.type, 'table');
