@@ -86,7 +86,8 @@ export interface Source {
    * Optional fast path for cross-source fragments: write the rows of `sql` (in `dialect`)
    * to `dest` as CSV with no header, NULL as an unquoted empty field and '' quoted, in
    * the column order of the statement. PostgreSQL does it with COPY ... TO STDOUT, which
-   * skips parsing rows in JS entirely.
+   * skips parsing rows in JS entirely. `dest` is ended or destroyed however the call ends,
+   * failures before the first row included: a reader on a named pipe waits for its end.
    */
   exportCsv?(sql: string, dest: NodeJS.WritableStream, opts?: QueryOptions): Promise<void>;
   /**

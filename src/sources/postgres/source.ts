@@ -317,8 +317,14 @@ export class PostgresSource implements Source {
    */
   async exportCsv(sql: string, dest: NodeJS.WritableStream, opts: QueryOptions = {}): Promise<void> {
     const { signal } = opts;
-    if (signal?.aborted) throw interrupted(this.name);
-    const client = await this.checkout();
+    // Whatever fails before the copy runs, `dest` is closed: its reader (DuckDB on a named
+    // pipe) waits for end-of-file and would otherwise wait for ever.
+    const abandon = (e: unknown): never => {
+      (dest as NodeJS.WritableStream & { destroy?: () => void }).destroy?.();
+      throw e;
+    };
+    if (signal?.aborted) abandon(interrupted(this.name));
+    const client = await this.checkout().catch(abandon);
     const onAbort = this.cancelOnAbort(client);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {

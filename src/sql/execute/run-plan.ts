@@ -199,7 +199,12 @@ async function loadViaCsv(
       return;
     }
     const writer = createWriteStream(path);
-    const exported = f.source.exportCsv!(f.sql, writer, { signal });
+    // A failed export must end the pipe, or DuckDB reads it for ever (a source whose pool is
+    // full fails before writing anything).
+    const exported = f.source.exportCsv!(f.sql, writer, { signal }).catch((err) => {
+      writer.destroy();
+      throw err;
+    });
     // DuckDB may fail before it opens the pipe: then release the writer still waiting on it.
     const loaded = load().catch(async (err) => {
       await unblockWriter(path);

@@ -1,0 +1,96 @@
+/**
+ * A PostgreSQL source whose pool stays full (ten statements blocked behind a lock) while
+ * cross-source joins need it: every join answers, nothing is left in the temp dir.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
+import { createMariaDatabase, createPgDatabase, mariaExec, PG, pgExec } from '../../helpers/services.js';
+
+let server: TestServer;
+let pgDb: { database: string; drop: () => Promise<void> };
+let myDb: { database: string; drop: () => Promise<void> };
+
+before(async () => {
+  pgDb = await createPgDatabase('fault_pool');
+  myDb = await createMariaDatabase('fault_pool');
+  await pgExec(
+    pgDb.database,
+    'CREATE TABLE events (id int PRIMARY KEY, user_id int); INSERT INTO events SELECT g, g % 50 FROM generate_series(1, 1000) g;',
+  );
+  await mariaExec(
+    myDb.database,
+    "CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(20)); INSERT INTO users SELECT seq, CONCAT('u', seq) FROM seq_1_to_50;",
+  );
+  server = await startTestServer();
+  for (const [name, engine, params] of [
+    ['pg', 'postgres', pgParams(pgDb.database)],
+    ['my', 'mariadb', mariaParams(myDb.database)],
+  ])
+    assert.equal(
+      (await server.sql(`CREATE DATABASE ${name} WITH ENGINE = '${engine}', PARAMETERS = ${params}`)).type,
+      'ok',
+    );
+});
+
+after(async () => {
+  await server?.stop();
+  await pgDb?.drop();
+  await myDb?.drop();
+});
+
+test('cross-source joins answer while the PostgreSQL pool is held full, and leave no pipe or file', {
+  timeout: 90_000,
+}, async () => {
+  const locker = new pg.Client({ ...PG, database: pgDb.database });
+  await locker.connect();
+  await locker.query('BEGIN; LOCK TABLE events IN ACCESS EXCLUSIVE MODE');
+  // Ten statements wait on the lock, each holding one of the pool's ten connections.
+  const blocked = Array.from({ length: 10 }, () => server.sql('SELECT COUNT(*) FROM pg.events'));
+  await waitForLockWaiters(10);
+  const joins = await Promise.all(
+    Array.from({ length: 3 }, (_, i) =>
+      server.sql(
+        `SELECT u.name, COUNT(*) FROM my.users u JOIN pg.events e ON e.user_id = u.id WHERE u.id = ${i + 1} GROUP BY u.name`,
+      ),
+    ),
+  );
+  for (const r of joins) {
+    assert.equal(r.type, 'error', JSON.stringify(r));
+    if (r.type === 'error') assert.ok([1040, 2003].includes(r.error_code), JSON.stringify(r));
+  }
+  await locker.query('COMMIT');
+  await locker.end();
+  for (const r of await Promise.all(blocked)) assert.equal(r.type, 'table', JSON.stringify(r));
+  // After the lock: the same join works, and the temp dir holds no pipe or CSV.
+  const ok = await server.sql(
+    'SELECT u.name, COUNT(*) FROM my.users u JOIN pg.events e ON e.user_id = u.id WHERE u.id = 1 GROUP BY u.name',
+  );
+  assert.equal(ok.type, 'table', JSON.stringify(ok));
+  const tmp = join(server.storageDir, 'tmp');
+  const left = readdirSync(tmp, { recursive: true })
+    .map(String)
+    .filter((n) => /\.csv$/.test(n));
+  assert.deepEqual(left, []);
+});
+
+async function waitForLockWaiters(n: number): Promise<void> {
+  const c = new pg.Client({ ...PG, database: pgDb.database });
+  await c.connect();
+  try {
+    for (let i = 0; i < 200; i++) {
+      const r = await c.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'",
+        [pgDb.database],
+      );
+      if (r.rows[0].n >= n) return;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.fail(`expected ${n} statements waiting on the lock`);
+  } finally {
+    await c.end();
+  }
+}
