@@ -29,7 +29,7 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
   const log = logger ?? createLogger(config.logLevel);
   mkdirSync(config.storageDir, { recursive: true, mode: 0o700 });
   const catalog = await openCatalog(config, log);
-  const ctx = { storageDir: config.storageDir, logger: log };
+  const ctx = { storageDir: config.storageDir, logger: log, poolWaitMs: config.sources.pool_wait_timeout_ms };
   const builtins: Map<string, Source> = await builtinSources(config, ctx, catalog);
   const sources = new CatalogSourceManager(catalog, ctx, log, builtins);
   const local = await LocalEngine.create({ tempDir: join(config.storageDir, 'tmp') });

@@ -63,6 +63,7 @@ export const FIELDS: readonly Field[] = [
   { path: 'passthrough.max_request_bytes', kind: 'posInt', env: 'TRIBUTARY_PASSTHROUGH_MAX_REQUEST_BYTES' },
   { path: 'passthrough.max_response_bytes', kind: 'posInt', env: 'TRIBUTARY_PASSTHROUGH_MAX_RESPONSE_BYTES' },
   { path: 'files.max_upload_bytes', kind: 'posInt', env: 'TRIBUTARY_MAX_UPLOAD_BYTES' },
+  { path: 'sources.pool_wait_timeout_ms', kind: 'posInt', env: 'TRIBUTARY_SOURCE_POOL_WAIT_MS' },
   { path: 'log_level', kind: 'logLevel', env: 'TRIBUTARY_LOG_LEVEL' },
 ];
 

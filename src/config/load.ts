@@ -62,6 +62,7 @@ const DEFAULTS: Record<string, unknown> = {
   'passthrough.max_request_bytes': 1048576,
   'passthrough.max_response_bytes': 10485760,
   'files.max_upload_bytes': 1073741824,
+  'sources.pool_wait_timeout_ms': 30000,
   log_level: 'info',
 };
 
@@ -88,7 +89,7 @@ function getPath(obj: unknown, path: string): unknown {
 type Tree = { [key: string]: unknown };
 
 /** The tree's shape once every leaf has passed its field's validation (fields.ts). */
-type FileKeys = Pick<Config, 'api' | 'passthrough' | 'files'> & {
+type FileKeys = Pick<Config, 'api' | 'passthrough' | 'files' | 'sources'> & {
   log_level: Config['logLevel'];
   auth: Pick<Config['auth'], 'token_ttl_hours'>;
 };
@@ -275,5 +276,6 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
     },
     passthrough: rest.passthrough,
     files: rest.files,
+    sources: rest.sources,
   };
 }

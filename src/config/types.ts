@@ -44,4 +44,8 @@ export interface Config {
   files: {
     max_upload_bytes: number;
   };
+  sources: {
+    /** How long a statement waits for one of a source's pooled connections before 1040. */
+    pool_wait_timeout_ms: number;
+  };
 }

@@ -6,6 +6,8 @@ export interface SourceContext {
   /** Storage dir for engines that keep files (files source). */
   storageDir: string;
   logger: import('pino').Logger;
+  /** How long a statement waits for a pooled connection before 1040 (sources.pool_wait_timeout_ms). */
+  poolWaitMs?: number;
 }
 
 /** One engine in the registry: its parameter schema (zod), which parameters are secret, and a factory. */

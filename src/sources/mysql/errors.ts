@@ -68,6 +68,10 @@ export function mapMysqlError(ctx: MysqlErrorContext, e: unknown, connecting = f
     case 1969:
       return interrupted(ctx.source);
     case 1040:
+      // The server's own connection limit: busy, not down.
+      return new SqlError(1040, `Too many connections: source '${ctx.source}' is busy (${msg})`, {
+        cause: e,
+      });
     case 1129:
     case 1130:
       return cannotConnect(ctx.source, where, msg, e);

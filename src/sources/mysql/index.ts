@@ -11,7 +11,7 @@ export const mysqlEngine: EngineSpec<MysqlParams> = {
   params: mysqlParams,
   secrets: ['password'],
   paramDocs: mysqlParamDocs,
-  create: (name, params, ctx) => new MysqlSource(name, 'mysql', params, ctx.logger),
+  create: (name, params, ctx) => new MysqlSource(name, 'mysql', params, ctx.logger, ctx.poolWaitMs),
 };
 
 export const mariadbEngine: EngineSpec<MysqlParams> = {
@@ -20,5 +20,5 @@ export const mariadbEngine: EngineSpec<MysqlParams> = {
   params: mysqlParams,
   secrets: ['password'],
   paramDocs: mysqlParamDocs,
-  create: (name, params, ctx) => new MysqlSource(name, 'mariadb', params, ctx.logger),
+  create: (name, params, ctx) => new MysqlSource(name, 'mariadb', params, ctx.logger, ctx.poolWaitMs),
 };

@@ -4,6 +4,7 @@ import mysql, { type Pool, type PoolConnection, type PoolOptions } from 'mysql2'
 import type { Logger } from 'pino';
 import type { ColumnInfo } from '../../core/types.js';
 import { interrupted, scrub, sourceClosed, unknownTable } from '../error-util.js';
+import { PoolGate } from '../pool-gate.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
@@ -36,6 +37,9 @@ export class MysqlSource implements Source {
   private readonly ctx: MysqlErrorContext;
   private readonly connOptions: PoolOptions;
   private readonly active = new Set<QueryStream>();
+  private readonly gate: PoolGate;
+  /** The gate permit each checked-out connection holds. */
+  private readonly permits = new WeakMap<PoolConnection, () => void>();
   private closed = false;
   private mariadb: boolean | null = null;
   private readonly jsonColumns = new JsonColumns((sql, values) => this.side(sql, values));
@@ -47,6 +51,7 @@ export class MysqlSource implements Source {
     readonly engine: 'mysql' | 'mariadb',
     params: MysqlParams,
     private readonly log: Logger,
+    poolWaitMs?: number,
   ) {
     this.defaultSchema = params.database;
     this.collation = params.collation ?? 'mysql';
@@ -76,6 +81,7 @@ export class MysqlSource implements Source {
       charset: 'utf8mb4',
       multipleStatements: false,
     };
+    this.gate = new PoolGate(name, POOL_MAX, log, poolWaitMs);
     this.pool = mysql.createPool({
       ...this.connOptions,
       connectionLimit: POOL_MAX,
@@ -98,13 +104,32 @@ export class MysqlSource implements Source {
     });
   }
 
-  private getConnection(): Promise<PoolConnection> {
-    if (this.closed) return Promise.reject(sourceClosed(this.name));
-    return new Promise((resolve, reject) => {
-      this.pool.getConnection((err, conn) =>
-        err ? reject(mapMysqlError(this.ctx, err, true)) : resolve(conn),
-      );
-    });
+  /** A connection, after a permit from the gate (1040 when the pool stays busy). Give it back with `giveBack`. */
+  private async getConnection(signal?: AbortSignal): Promise<PoolConnection> {
+    if (this.closed) throw sourceClosed(this.name);
+    const release = await this.gate.acquire(signal);
+    try {
+      const conn = await new Promise<PoolConnection>((resolve, reject) => {
+        this.pool.getConnection((err, c) => (err ? reject(mapMysqlError(this.ctx, err, true)) : resolve(c)));
+      });
+      this.permits.set(conn, release);
+      return conn;
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+
+  /** Back to the pool, or destroyed when it may be broken or busy; its gate permit with it. */
+  private giveBack(conn: PoolConnection, destroy: boolean): void {
+    if (destroy) conn.destroy();
+    else conn.release();
+    this.freePermit(conn);
+  }
+
+  private freePermit(conn: PoolConnection): void {
+    this.permits.get(conn)?.();
+    this.permits.delete(conn);
   }
 
   /** One statement on a connection of its own, outside the pool: for work while a pooled one is busy. */
@@ -135,12 +160,11 @@ export class MysqlSource implements Source {
         const rows = await new Promise<T[]>((resolve, reject) =>
           conn.query({ sql, values }, (e: unknown, r: unknown) => (e ? reject(e) : resolve(r as T[]))),
         );
-        conn.release();
+        this.giveBack(conn, false);
         return rows;
       } catch (e) {
         const broken = isBrokenConnection(e);
-        if (broken) conn.destroy();
-        else conn.release();
+        this.giveBack(conn, broken);
         if (broken && attempt < READ_RETRIES) continue;
         throw mapMysqlError(this.ctx, e);
       }
@@ -185,7 +209,7 @@ export class MysqlSource implements Source {
     if (signal?.aborted) throw interrupted(this.name);
     const size = batchSize(opts.batchRows);
     for (let attempt = 0; ; attempt++) {
-      const conn = await this.getConnection();
+      const conn = await this.getConnection(signal);
       const q = conn.query({ sql, rowsAsArray: true });
       // Errors reach us through the stream; without these listeners a late one would be thrown.
       q.on('error', noop);
@@ -206,14 +230,14 @@ export class MysqlSource implements Source {
       } catch (e) {
         detach();
         const broken = isBrokenConnection(e);
-        if (broken || signal?.aborted) conn.destroy();
-        else conn.release();
+        this.giveBack(conn, broken || !!signal?.aborted);
         if (signal?.aborted) throw interrupted(this.name);
         if (broken && attempt < READ_RETRIES) continue;
         throw mapMysqlError(this.ctx, e);
       }
       const reader = new MysqlStreamReader(conn, stream, size, convertersFor(fields), this.killQuery, () => {
         detach();
+        this.freePermit(conn);
         this.active.delete(qs);
       });
       const json = await this.jsonColumns.find(fields);
@@ -275,19 +299,18 @@ export class MysqlSource implements Source {
   async execute(sql: string, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
-    const conn = await this.getConnection();
+    const conn = await this.getConnection(signal);
     const onAbort = () => void this.killQuery(conn.threadId);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const r = await new Promise<unknown>((resolve, reject) =>
         conn.query(sql, (e: unknown, res: unknown) => (e ? reject(e) : resolve(res))),
       );
-      conn.release();
+      this.giveBack(conn, false);
       const affected = (r as { affectedRows?: unknown } | null)?.affectedRows;
       return { affectedRows: typeof affected === 'number' ? affected : null };
     } catch (e) {
-      if (isBrokenConnection(e)) conn.destroy();
-      else conn.release();
+      this.giveBack(conn, isBrokenConnection(e));
       throw mapMysqlError(this.ctx, e);
     } finally {
       signal?.removeEventListener('abort', onAbort);

@@ -11,5 +11,5 @@ export const postgresEngine: EngineSpec<PostgresParams> = {
   params: postgresParams,
   secrets: ['password'],
   paramDocs: postgresParamDocs,
-  create: (name, params, ctx) => new PostgresSource(name, params, ctx.logger),
+  create: (name, params, ctx) => new PostgresSource(name, params, ctx.logger, ctx.poolWaitMs),
 };

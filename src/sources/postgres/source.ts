@@ -3,9 +3,11 @@ import type { ConnectionOptions } from 'node:tls';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Logger } from 'pino';
+import { SqlError } from '../../core/errors.js';
 import { quoteIdent } from '../../core/sql-text.js';
 import type { ColumnInfo } from '../../core/types.js';
 import { interrupted, scrub, sourceClosed, unknownDatabase, unknownTable } from '../error-util.js';
+import { PoolGate } from '../pool-gate.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
@@ -83,13 +85,18 @@ export class PostgresSource implements Source {
   private readonly reused = new WeakSet<pg.PoolClient>();
   private readonly ctx: PgErrorContext;
   private readonly onClientError: (e: Error) => void;
+  private readonly gate: PoolGate;
+  /** The gate permit each checked-out client holds. */
+  private readonly permits = new WeakMap<pg.PoolClient, () => void>();
 
   constructor(
     readonly name: string,
     private readonly params: PostgresParams,
     private readonly log: Logger,
+    poolWaitMs?: number,
   ) {
     this.defaultSchema = params.schema;
+    this.gate = new PoolGate(name, POOL_MAX, log, poolWaitMs);
     this.ctx = {
       source: name,
       host: params.host,
@@ -153,14 +160,18 @@ export class PostgresSource implements Source {
     return p;
   }
 
-  private async checkout(): Promise<pg.PoolClient> {
-    const pool = await this.getPool();
+  /** A client, after a permit from the gate (1040 when the pool stays busy); 2003 when none can be made. */
+  private async checkout(signal?: AbortSignal): Promise<pg.PoolClient> {
+    const release = await this.gate.acquire(signal);
     let client: pg.PoolClient;
     try {
+      const pool = await this.getPool();
       client = await pool.connect();
     } catch (e) {
-      throw mapPgError(this.ctx, e, true);
+      release();
+      throw e instanceof SqlError ? e : mapPgError(this.ctx, e, true);
     }
+    this.permits.set(client, release);
     client.on('error', this.onClientError);
     return client;
   }
@@ -173,6 +184,8 @@ export class PostgresSource implements Source {
     if (!discard) this.reused.add(client);
     client.off('error', this.onClientError);
     client.release(discard ? new Error('discarded') : undefined);
+    this.permits.get(client)?.();
+    this.permits.delete(client);
   }
 
   /** Runs one short statement; retried on a client that turns out dead (safe for reads only). */
@@ -239,7 +252,7 @@ export class PostgresSource implements Source {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
     for (let attempt = 0; ; attempt++) {
-      const client = await this.checkout();
+      const client = await this.checkout(signal);
       const q = new StreamedQuery(sql, batchSize(opts.batchRows));
       client.query(q as unknown as pg.Submittable);
       // One abort listener for the statement's whole life (EventTarget listeners are not
@@ -285,7 +298,7 @@ export class PostgresSource implements Source {
   async execute(sql: string, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
-    const client = await this.checkout();
+    const client = await this.checkout(signal);
     const onAbort = this.cancelOnAbort(client);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -324,7 +337,7 @@ export class PostgresSource implements Source {
       throw e;
     };
     if (signal?.aborted) abandon(interrupted(this.name));
-    const client = await this.checkout().catch(abandon);
+    const client = await this.checkout(signal).catch(abandon);
     const onAbort = this.cancelOnAbort(client);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {

@@ -106,6 +106,7 @@ export function testConfig(o: AppOptions): Config {
       max_response_bytes: o.maxResponseBytes ?? 10_485_760,
     },
     files: { max_upload_bytes: 1_048_576 },
+    sources: { pool_wait_timeout_ms: 30_000 },
   };
 }
 

@@ -51,6 +51,7 @@ export function testConfig(mcp: Partial<Config['api']['mcp']> = {}): Config {
       max_response_bytes: 10485760,
     },
     files: { max_upload_bytes: 104857600 },
+    sources: { pool_wait_timeout_ms: 30_000 },
   };
 }
 
