@@ -5,6 +5,7 @@ const suites: [string, string, string][] = [
   ['mcp', './mcp.js', 'benchMcp'],
   ['passthrough', './passthrough.js', 'benchPassthrough'],
   ['files', './files.js', 'benchFiles'],
+  ['cli', './cli.js', 'benchCli'],
 ];
 
 const only = process.argv.slice(2);

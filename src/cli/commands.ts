@@ -85,6 +85,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       },
       ...REMOTE,
       ...CONFIG,
+      demo: { type: 'boolean', help: "add the read-only 'demo' source (in-process only)" },
       ...HELP_FLAG,
     },
     notes: `Statements are separated by ';' and run in order with one session (USE sticks); the

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import './threadpool.js';
+import { clientSettings } from '../config/client.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/types.js';
 import { createLogger } from '../core/logger.js';
@@ -45,11 +46,15 @@ async function main(argv: string[]): Promise<number | undefined> {
       const { runQueryCli } = await import('./query-command.js');
       return runQueryCli(config, p);
     }
+    case 'sql': {
+      const { runShell } = await import('./shell.js');
+      return runShell(config, p);
+    }
     case 'upload': {
       const { runUploadCommand } = await import('./upload-command.js');
+      const client = clientSettings({ url: str(p.values.url), token: str(p.values.token) });
       return runUploadCommand(config, p.positionals, {
-        url: str(p.values.url),
-        token: str(p.values.token),
+        ...client,
         format: str(p.values.format),
         sheet: str(p.values.sheet),
         replace: p.values.replace === true,

@@ -35,7 +35,7 @@ const DEFAULTS: StreamableOptions = {
 
 /**
  * The MCP HTTP face on the main Fastify app: `/mcp/status`, Streamable HTTP at
- * `/mcp/streamable` (2025 sessions and 2026 stateless), legacy SSE at `/mcp/sse` +
+ * `/mcp/streamable` and `/mcp` (2025 sessions and 2026 stateless), legacy SSE at `/mcp/sse` +
  * `/mcp/messages`. App-wide hooks (Host/Origin, CORS, auth, rate limits) run before
  * these handlers; the handlers then give the raw request and response to the SDK.
  */
@@ -86,23 +86,25 @@ export function registerMcpRoutes(
         .send({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
     });
 
-    scope.route({
-      method: ['GET', 'POST', 'DELETE'],
-      url: '/mcp/streamable',
-      bodyLimit: MCP_BODY_LIMIT,
-      exposeHeadRoute: false,
-      handler: async (request, reply) => {
-        const body = request.body;
-        const res = hijack(reply);
-        if (request.method === 'POST' && !checkPostBody(request, res)) return;
-        try {
-          await streamable.handle(request.raw, res, body);
-        } catch (e) {
-          log.error({ err: (e as Error).message }, 'mcp streamable request failed');
-          jsonRpcError(res, 500, -32603, 'Internal server error');
-        }
-      },
-    });
+    // `/mcp` is the same endpoint: what many clients and the MCP Inspector try first.
+    for (const url of ['/mcp/streamable', '/mcp'])
+      scope.route({
+        method: ['GET', 'POST', 'DELETE'],
+        url,
+        bodyLimit: MCP_BODY_LIMIT,
+        exposeHeadRoute: false,
+        handler: async (request, reply) => {
+          const body = request.body;
+          const res = hijack(reply);
+          if (request.method === 'POST' && !checkPostBody(request, res)) return;
+          try {
+            await streamable.handle(request.raw, res, body);
+          } catch (e) {
+            log.error({ err: (e as Error).message }, 'mcp streamable request failed');
+            jsonRpcError(res, 500, -32603, 'Internal server error');
+          }
+        },
+      });
 
     // No implicit HEAD route: a HEAD must not open a session.
     scope.get('/mcp/sse', { exposeHeadRoute: false }, async (_request, reply) => {

@@ -6,7 +6,8 @@ import { type GateOutcome, isRefusal, type SecurityGate } from '../hooks/gate.js
 import { writeRefusal } from '../hooks/refusal.js';
 import type { EarlyHandler } from '../server.js';
 
-const PATH = '/mcp/streamable';
+/** `/mcp` is the same endpoint as `/mcp/streamable` (transports/http.ts). */
+const PATHS = new Set(['/mcp/streamable', '/mcp']);
 
 /**
  * POSTs to a live Streamable HTTP session (almost every MCP message: tool calls,
@@ -34,7 +35,7 @@ export function plainSessionPost(
   req: Pick<IncomingMessage, 'method' | 'url' | 'headers'>,
   live: (sessionId: string) => boolean,
 ): number | null {
-  if (req.method !== 'POST' || req.url !== PATH) return null;
+  if (req.method !== 'POST' || !PATHS.has(req.url ?? '')) return null;
   const h = req.headers;
   const sid = h['mcp-session-id'];
   if (typeof sid !== 'string' || !live(sid)) return null;
@@ -81,7 +82,7 @@ function serve(
   };
   try {
     const checked = gate.check(
-      { method: 'POST', path: PATH, headers: req.headers, ip: req.socket.remoteAddress ?? '' },
+      { method: 'POST', path: req.url ?? '', headers: req.headers, ip: req.socket.remoteAddress ?? '' },
       res,
     );
     if (checked instanceof Promise) checked.then(admitted, fail);

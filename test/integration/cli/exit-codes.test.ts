@@ -1,36 +1,16 @@
 /** The real CLI's exit codes and messages: 0 ok, 1 a failed statement, 2 a wrong command line. */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { runCli as run } from '../../helpers/cli.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tributary-cli-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-export function runCli(
-  args: string[],
-  opts: { input?: string; env?: Record<string, string> } = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: dir, TRIBUTARY_STORAGE_DIR: dir, ...opts.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += String(d);
-    });
-    child.stderr.on('data', (d) => {
-      stderr += String(d);
-    });
-    child.stdin.end(opts.input ?? '');
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function runCli(args: string[]) {
+  return run(args, { storageDir: dir });
 }
 
 describe('CLI exit codes and messages', () => {
