@@ -20,9 +20,14 @@ function rowsJson(batch: unknown[][], first: boolean): string {
 /**
  * Row results are streamed as they are read (a million rows never sit in memory); the
  * JSON is the docs/reference/sql.md table shape, written piecewise. A result that fits in its first
- * batch is sent whole, which is cheaper for the common small answer.
+ * batch is sent whole, which is cheaper for the common small answer. A failure after the
+ * first rows ends the body with an `error` member (docs/reference/http.md).
  */
-async function tableBody(rows: RowStream, signal: AbortSignal): Promise<string | Readable> {
+async function tableBody(
+  rows: RowStream,
+  signal: AbortSignal,
+  onFailure: (e: unknown) => void,
+): Promise<string | Readable> {
   const head = `{"type":"table","column_names":${JSON.stringify(rows.columns.map((c) => c.name))},"data":[`;
   const it = rows.batches[Symbol.asyncIterator]();
   let first: IteratorResult<unknown[][]>;
@@ -40,6 +45,7 @@ async function tableBody(rows: RowStream, signal: AbortSignal): Promise<string |
   }
   async function* rest(): AsyncGenerator<string> {
     let wrote = first.value.length > 0;
+    let failure: unknown = null;
     try {
       yield head + rowsJson(first.value, true);
       yield rowsJson(second.value, !wrote);
@@ -52,10 +58,15 @@ async function tableBody(rows: RowStream, signal: AbortSignal): Promise<string |
         yield rowsJson(n.value, !wrote);
         wrote = true;
       }
+    } catch (e) {
+      // The status (200) and the first rows are sent: the body still ends as valid JSON, with
+      // the error as its last member, so a cut-off result is never mistaken for a whole one.
+      failure = e;
+      onFailure(e);
     } finally {
-      await rows.cancel();
+      await rows.cancel().catch(() => {});
     }
-    yield ']}';
+    yield failure === null ? ']}' : `],"error":${JSON.stringify(errorResult(failure))}}`;
   }
   return Readable.from(rest(), { objectMode: false });
 }
@@ -84,7 +95,9 @@ export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
     if (result.type !== 'rows') return reply.type('application/json').send(result);
     let body: string | Readable;
     try {
-      body = await tableBody(result, abort.signal);
+      body = await tableBody(result, abort.signal, (e) =>
+        request.log.warn({ err: errorResult(e) }, 'result stream failed after its first rows'),
+      );
     } catch (e) {
       return reply.type('application/json').send(errorResult(e));
     }
