@@ -67,6 +67,9 @@ export function mapMysqlError(ctx: MysqlErrorContext, e: unknown, connecting = f
     case 3024:
     case 1969:
       return interrupted(ctx.source);
+    case 1053:
+      // Server shutdown in progress: the statement was cut, as by a lost connection.
+      return lostConnection(ctx.source, where, msg, e);
     case 1040:
       // The server's own connection limit: busy, not down.
       return new SqlError(1040, `Too many connections: source '${ctx.source}' is busy (${msg})`, {

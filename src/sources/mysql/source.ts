@@ -24,10 +24,17 @@ import { MysqlStreamReader } from './stream.js';
 import { convertersFor, type MysqlField, mysqlTypeOfField } from './types.js';
 
 const POOL_MAX = 10;
-/** A reused idle connection may have died since (server restart, KILL): retry reads this often. */
+/** A statement the driver refused because its connection was already closed is tried again this often. */
 const READ_RETRIES = 2;
+/** A connection idle longer than this is pinged before a statement is sent on it (a restart may have closed it). */
+const PING_IDLE_MS = 1_000;
 
 function noop(): void {}
+
+/** The driver refused the statement because the connection was already closed: nothing reached the server. */
+function neverSent(e: unknown): boolean {
+  return /in closed state/.test((e as Error | null)?.message ?? '');
+}
 
 export class MysqlSource implements Source {
   readonly dialect = 'mysql' as const;
@@ -40,6 +47,8 @@ export class MysqlSource implements Source {
   private readonly gate: PoolGate;
   /** The gate permit each checked-out connection holds. */
   private readonly permits = new WeakMap<PoolConnection, () => void>();
+  /** When each connection last went back to the pool. */
+  private readonly idleSince = new WeakMap<PoolConnection, number>();
   private closed = false;
   private mariadb: boolean | null = null;
   private readonly jsonColumns = new JsonColumns((sql, values) => this.side(sql, values));
@@ -104,8 +113,24 @@ export class MysqlSource implements Source {
     });
   }
 
-  /** A connection, after a permit from the gate (1040 when the pool stays busy). Give it back with `giveBack`. */
+  /**
+   * A connection known to be alive: one that sat idle is pinged first, and a dead one is
+   * replaced before any statement is sent. A statement is never sent twice: once it may have
+   * reached the server, its failure is the answer (a killed statement must not run again).
+   */
   private async getConnection(signal?: AbortSignal): Promise<PoolConnection> {
+    for (let i = 0; ; i++) {
+      const conn = await this.checkout(signal);
+      const since = this.idleSince.get(conn);
+      if (since === undefined || performance.now() - since < PING_IDLE_MS || i > POOL_MAX) return conn;
+      const alive = await new Promise<boolean>((resolve) => conn.ping((e) => resolve(!e)));
+      if (alive) return conn;
+      this.giveBack(conn, true);
+    }
+  }
+
+  /** A connection, after a permit from the gate (1040 when the pool stays busy). Give it back with `giveBack`. */
+  private async checkout(signal?: AbortSignal): Promise<PoolConnection> {
     if (this.closed) throw sourceClosed(this.name);
     const release = await this.gate.acquire(signal);
     try {
@@ -128,6 +153,7 @@ export class MysqlSource implements Source {
   }
 
   private freePermit(conn: PoolConnection): void {
+    this.idleSince.set(conn, performance.now());
     this.permits.get(conn)?.();
     this.permits.delete(conn);
   }
@@ -165,7 +191,7 @@ export class MysqlSource implements Source {
       } catch (e) {
         const broken = isBrokenConnection(e);
         this.giveBack(conn, broken);
-        if (broken && attempt < READ_RETRIES) continue;
+        if (neverSent(e) && attempt < READ_RETRIES) continue;
         throw mapMysqlError(this.ctx, e);
       }
     }
@@ -232,7 +258,7 @@ export class MysqlSource implements Source {
         const broken = isBrokenConnection(e);
         this.giveBack(conn, broken || !!signal?.aborted);
         if (signal?.aborted) throw interrupted(this.name);
-        if (broken && attempt < READ_RETRIES) continue;
+        if (neverSent(e) && attempt < READ_RETRIES) continue;
         throw mapMysqlError(this.ctx, e);
       }
       const reader = new MysqlStreamReader(conn, stream, size, convertersFor(fields), this.killQuery, () => {
