@@ -63,6 +63,7 @@ const DEFAULTS: Record<string, unknown> = {
   'passthrough.max_response_bytes': 10485760,
   'files.max_upload_bytes': 1073741824,
   log_level: 'info',
+  log_format: 'auto',
 };
 
 class Problems {
@@ -250,7 +251,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
 
   const tree: Record<string, any> = {};
   for (const [path, v] of values) setPath(tree, path, structuredClone(v));
-  const { log_level, ...rest } = tree;
+  const { log_level, log_format, ...rest } = tree;
   return {
     storageDir,
     catalogUrl,
@@ -258,6 +259,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
     redisUrl,
     demo: argv.demo ?? false,
     logLevel: log_level,
+    logFormat: log_format,
     api: rest.api,
     auth: {
       username: username ?? null,
