@@ -79,7 +79,7 @@ async function serveStdio(config: Config): Promise<void> {
     import('../mcp/deferred-deps.js'),
     import('../mcp/transports/stdio.js'),
   ]);
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, 2, config.logFormat);
   const deps = deferredDeps({ config, logger, version: VERSION }, async () =>
     (await import('./start.js')).createDeps(config, logger),
   );
@@ -90,6 +90,10 @@ async function serveHttp(config: Config): Promise<void> {
   const { startServer } = await import('./start.js');
   const running = await startServer(config);
   const log = running.deps.logger;
+  if (process.stdout.isTTY) {
+    const { banner } = await import('./banner.js');
+    process.stdout.write(banner(running.url, config, VERSION));
+  }
   const shutdown = async (signal: string) => {
     log.info({ signal }, 'shutting down');
     await running.close().catch(() => {});

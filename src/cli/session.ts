@@ -22,7 +22,10 @@ export async function openSession(
 
 async function localSession(config: Config, db: string | undefined): Promise<Session> {
   const { closeDeps, createDeps } = await import('./start.js');
-  const deps = await createDeps(config, createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel));
+  const deps = await createDeps(
+    config,
+    createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2, config.logFormat),
+  );
   // The engine sets ctx.db on USE (and clears it on DROP DATABASE of the current one).
   const ctx: { db?: string } = { db };
   return {

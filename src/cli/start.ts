@@ -26,7 +26,7 @@ export interface Running {
 
 /** Build everything a face needs: config → catalog → sources → engine. */
 export async function createDeps(config: Config, logger?: Logger): Promise<AppDeps> {
-  const log = logger ?? createLogger(config.logLevel);
+  const log = logger ?? createLogger(config.logLevel, 2, config.logFormat);
   mkdirSync(config.storageDir, { recursive: true, mode: 0o700 });
   const catalog = await openCatalog(config, log);
   const ctx = { storageDir: config.storageDir, logger: log, poolWaitMs: config.sources.pool_wait_timeout_ms };

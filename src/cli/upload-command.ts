@@ -56,7 +56,7 @@ export async function runUploadCommand(
 }
 
 async function inProcess(config: Config, path: string, name: string, args: UploadArgs) {
-  const deps = await createDeps(config, createLogger('warn'));
+  const deps = await createDeps(config, createLogger('warn', 2, config.logFormat));
   try {
     const files = await deps.sources.get('files');
     if (!(files instanceof FilesSource)) throw new Error('The files source is not available');

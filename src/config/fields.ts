@@ -16,7 +16,8 @@ export type Kind =
   | 'list'
   | 'regex'
   | 'optUrl'
-  | 'logLevel';
+  | 'logLevel'
+  | 'logFormat';
 
 export interface Field {
   /** Dotted key path in the config file and the Config object. */
@@ -28,6 +29,7 @@ export interface Field {
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 export const FIELDS: readonly Field[] = [
   { path: 'api.http.host', kind: 'host', env: 'TRIBUTARY_HTTP_HOST' },
@@ -65,6 +67,7 @@ export const FIELDS: readonly Field[] = [
   { path: 'files.max_upload_bytes', kind: 'posInt', env: 'TRIBUTARY_MAX_UPLOAD_BYTES' },
   { path: 'sources.pool_wait_timeout_ms', kind: 'posInt', env: 'TRIBUTARY_SOURCE_POOL_WAIT_MS' },
   { path: 'log_level', kind: 'logLevel', env: 'TRIBUTARY_LOG_LEVEL' },
+  { path: 'log_format', kind: 'logFormat', env: 'TRIBUTARY_LOG_FORMAT' },
 ];
 
 export const EXPECTED: Record<Kind, string> = {
@@ -79,6 +82,7 @@ export const EXPECTED: Record<Kind, string> = {
   regex: 'expected a valid regular expression',
   optUrl: 'expected an http(s) URL or null',
   logLevel: `expected one of ${LOG_LEVELS.join(', ')}`,
+  logFormat: `expected one of ${LOG_FORMATS.join(', ')}`,
 };
 
 function compiles(s: string): boolean {
@@ -113,6 +117,7 @@ export const KIND_SCHEMA: Record<Kind, z.ZodType> = {
   regex: z.string().refine(compiles),
   optUrl: nonEmpty.refine(isHttpUrl).nullable(),
   logLevel: z.enum(LOG_LEVELS),
+  logFormat: z.enum(LOG_FORMATS),
 };
 
 /** The config file schema: nested strict objects built from FIELDS, every key optional. */
@@ -163,6 +168,7 @@ export function parseEnvValue(kind: Kind, raw: string): unknown {
         .map((x) => x.trim())
         .filter((x) => x !== '');
     case 'logLevel':
+    case 'logFormat':
       return s.toLowerCase();
     default:
       return s;

@@ -64,6 +64,7 @@ const DEFAULTS: Record<string, unknown> = {
   'files.max_upload_bytes': 1073741824,
   'sources.pool_wait_timeout_ms': 30000,
   log_level: 'info',
+  log_format: 'auto',
 };
 
 class Problems {
@@ -91,6 +92,7 @@ type Tree = { [key: string]: unknown };
 /** The tree's shape once every leaf has passed its field's validation (fields.ts). */
 type FileKeys = Pick<Config, 'api' | 'passthrough' | 'files' | 'sources'> & {
   log_level: Config['logLevel'];
+  log_format: Config['logFormat'];
   auth: Pick<Config['auth'], 'token_ttl_hours'>;
 };
 
@@ -260,7 +262,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
 
   const tree: Tree = {};
   for (const [path, v] of values) setPath(tree, path, structuredClone(v));
-  const { log_level, ...rest } = tree as unknown as FileKeys;
+  const { log_level, log_format, ...rest } = tree as unknown as FileKeys;
   return {
     storageDir,
     catalogUrl,
@@ -268,6 +270,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
     redisUrl,
     demo: argv.demo ?? false,
     logLevel: log_level,
+    logFormat: log_format,
     api: rest.api,
     auth: {
       username: username ?? null,

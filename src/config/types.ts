@@ -6,6 +6,8 @@ export interface Config {
   redisUrl: string | null;
   demo: boolean;
   logLevel: string;
+  /** `auto`: pretty on a terminal, JSON lines otherwise. */
+  logFormat: 'auto' | 'json' | 'pretty';
   api: {
     http: { host: string; port: number };
     mcp: {

@@ -1,7 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Logger } from 'pino';
 import type { AppDeps } from './deps.js';
 import { sendError } from './errors.js';
+import { logEarlyRequest, registerRequestLog } from './request-log.js';
 import { registerSqlRoutes } from './routes/sql.js';
 
 export type RouteRegistrar = (app: FastifyInstance, deps: AppDeps) => void | Promise<void>;
@@ -22,13 +24,17 @@ export function addEarlyHandler(app: FastifyInstance, handler: EarlyHandler): vo
 }
 
 /** Fastify's own HTTP/1 server, with the early handlers asked first. */
-function serverWith(early: EarlyHandler[]) {
+function serverWith(early: EarlyHandler[], logger: Logger) {
   return (
     handler: (req: IncomingMessage, res: ServerResponse) => void,
     opts: FastifyServerOptions,
   ): Server => {
     const server = createServer((req, res) => {
-      for (const h of early) if (h(req, res)) return;
+      for (const h of early)
+        if (h(req, res)) {
+          logEarlyRequest(logger, req, res);
+          return;
+        }
       handler(req, res);
     });
     // What Fastify sets on the server it makes itself.
@@ -51,7 +57,7 @@ export async function buildHttpServer(
 ): Promise<FastifyInstance> {
   const early: EarlyHandler[] = [];
   const app = Fastify({
-    serverFactory: serverWith(early),
+    serverFactory: serverWith(early, deps.logger),
     logger: false,
     bodyLimit: deps.config.passthrough.max_request_bytes + 64 * 1024,
     // The SDK transports and passthrough need exact control of headers; keep Fastify's defaults lean.
@@ -77,6 +83,7 @@ export async function buildHttpServer(
     sendError(reply, 404, 'not_found', `No route for ${request.method} ${request.url.split('?')[0]}`),
   );
 
+  registerRequestLog(app, deps.logger);
   for (const hook of extra.hooks ?? []) await hook(app, deps);
   registerSqlRoutes(app, deps);
   for (const route of extra.routes ?? []) await route(app, deps);

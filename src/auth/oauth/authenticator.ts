@@ -36,14 +36,19 @@ const JWT_ALGORITHMS = [
 const INTROSPECTION_MAX_MS = 60_000;
 const NEGATIVE_CACHE_MS = 5_000;
 
-function looksLikeJwt(token: string): boolean {
-  if (token.split('.').length !== 3) return false;
+function jwtAlg(token: string): string | null {
+  if (token.split('.').length !== 3) return null;
   try {
     const h = decodeProtectedHeader(token);
-    return typeof h.alg === 'string' && h.alg !== 'none';
+    return typeof h.alg === 'string' ? h.alg : null;
   } catch {
-    return false;
+    return null;
   }
+}
+
+function looksLikeJwt(token: string): boolean {
+  const alg = jwtAlg(token);
+  return alg !== null && alg.toLowerCase() !== 'none';
 }
 
 /**
@@ -68,6 +73,10 @@ export class OAuthAuthenticator implements Authenticator {
   }
 
   async authenticate(credential: string): Promise<AuthOutcome> {
+    // An unsigned JWT is never a credential: refused before any request to the issuer, so it
+    // can neither reach introspection nor make the server report an issuer outage.
+    if (jwtAlg(credential)?.toLowerCase() === 'none')
+      return { result: 'invalid', reason: 'unsigned JWT (alg none)' };
     let meta: IssuerMetadata;
     try {
       meta = await this.directory.metadata();

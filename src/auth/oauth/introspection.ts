@@ -20,6 +20,9 @@ export function introspectionAuthMethod(meta: IssuerMetadata): 'client_secret_ba
   return 'client_secret_basic';
 }
 
+/** Introspection statuses that say nothing about the token itself. */
+const NOT_THE_TOKEN = new Set([401, 403, 404, 408, 429]);
+
 /** RFC 6749 §2.3.1 form-encodes the id and secret before base64 in the Basic header. */
 function formEncode(s: string): string {
   return encodeURIComponent(s).replace(/%20/g, '+');
@@ -48,8 +51,12 @@ export async function introspect(
     headers.authorization = `Basic ${basic}`;
   }
   const res = await issuerRequest(endpoint, { method: 'POST', headers, body: form.toString() });
+  // Any other 4xx is the issuer refusing this token (e.g. 400 for one it cannot parse): the
+  // token is not active. Reporting an outage instead would let any caller fake one.
+  if (res.status >= 400 && res.status < 500 && !NOT_THE_TOKEN.has(res.status)) return null;
   if (res.status !== 200) {
-    // 401 here means our own client credentials were refused: an operator problem, not the caller's token.
+    // 401/403: our own client credentials were refused; 404: a wrong endpoint; 408/429: the
+    // issuer is busy. Operator or transient problems, not the caller's token.
     throw new IssuerUnavailableError(`introspection endpoint answered ${res.status}`);
   }
   const body = res.json;

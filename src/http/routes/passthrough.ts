@@ -49,11 +49,15 @@ async function findSource(deps: AppDeps, name: string): Promise<PassthroughSourc
   const record = await deps.sources.getRecord(name);
   const hit = record && prepared.get(record);
   if (hit) return hit;
-  if (!record) throw new EgressError('datasource_not_found', `Data source '${name}' does not exist`);
-  if (record.engine !== REST_API_ENGINE) {
+  // Built-in sources (files, demo) have no catalog record, but they exist.
+  const builtin = record ? undefined : deps.sources.peek?.(name);
+  if (!record && !builtin)
+    throw new EgressError('datasource_not_found', `Data source '${name}' does not exist`);
+  const found = record ?? builtin!;
+  if (!record || record.engine !== REST_API_ENGINE) {
     throw new EgressError(
       'not_passthrough',
-      `Data source '${record.name}' is a ${record.engine} source; passthrough needs a ${REST_API_ENGINE} source`,
+      `Data source '${found.name}' is a ${found.engine} source; passthrough needs a ${REST_API_ENGINE} source`,
     );
   }
   const parsed = restApiEngine.params.safeParse(record.params);

@@ -270,6 +270,32 @@ describe('JWT access tokens', () => {
     assert.equal((await authenticator({ client: null }).authenticate(t)).result, 'invalid');
   });
 
+  test('an unsigned JWT (alg none, any case) is invalid without any request to the issuer', async () => {
+    const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    for (const alg of ['none', 'NONE', 'nOnE']) {
+      const t = `${enc({ alg })}.${enc({ iss: issuer, aud: RESOURCE, scope: 'mcp:tools', exp: now() + 60 })}.`;
+      introspection = () => ({ status: 400, body: { error: 'invalid_request' } });
+      const a = authenticator();
+      const before = seen.length;
+      const r = await a.authenticate(t);
+      assert.equal(r.result, 'invalid', alg);
+      assert.equal(seen.length, before, `no request for alg ${alg}`);
+    }
+  });
+
+  test('introspection refusing the token with a 4xx makes it invalid, not the issuer unavailable', async () => {
+    for (const status of [400, 410, 422]) {
+      introspection = () => ({ status, body: { error: 'invalid_request' } });
+      const r = await authenticator().authenticate(`opaque-${status}`);
+      assert.equal(r.result, 'invalid', String(status));
+    }
+    for (const status of [401, 403, 404, 408, 429, 500, 503]) {
+      introspection = () => ({ status, body: { error: 'x' } });
+      const r = await authenticator().authenticate(`opaque-${status}`);
+      assert.equal(r.result, 'unavailable', String(status));
+    }
+  });
+
   test('a jku header does not make us fetch keys from elsewhere', async () => {
     const t = await sign(
       { iss: issuer, aud: RESOURCE, scope: 'mcp:tools', exp: now() + 60 },

@@ -79,6 +79,7 @@ export function testConfig(o: AppOptions): Config {
     redisUrl: null,
     demo: false,
     logLevel: 'info',
+    logFormat: 'json',
     api: {
       http: { host: '127.0.0.1', port: 0 },
       mcp: {

@@ -187,6 +187,15 @@ describe('rest_api through the real server', () => {
     assert.equal(r.status, 401);
   });
 
+  test('the built-in files source exists and is not a rest_api source: 400 not_passthrough', async () => {
+    for (const name of ['files', 'FILES']) {
+      const r = await post(`/api/integrations/${name}/passthrough`, { method: 'GET', path: '/x' });
+      assert.equal(r.status, 400, JSON.stringify(r.json));
+      assert.equal(r.json.error_code, 'not_passthrough');
+      assert.match(r.json.message, /'files' is a files source/);
+    }
+  });
+
   test('a call goes upstream with the stored token and comes back redacted', async () => {
     up.reset();
     const r = await post('/api/integrations/crm/passthrough', {

@@ -23,6 +23,7 @@ export function testConfig(mcp: Partial<Config['api']['mcp']> = {}): Config {
     redisUrl: null,
     demo: false,
     logLevel: 'info',
+    logFormat: 'json',
     api: {
       http: { host: '127.0.0.1', port: 0 },
       mcp: {
