@@ -35,6 +35,7 @@ import { ingestToParquet, inspectCsv } from './ingest.js';
 import { checkTableName } from './names.js';
 import { receiveToFile } from './receive.js';
 import type { FileRecord } from './record.js';
+import { scratchName, sweepScratch } from './scratch.js';
 import { TableWrites } from './table-writes.js';
 
 const duckIdent = (name: string) => quoteIdent('duckdb', name);
@@ -93,6 +94,8 @@ const LARGE_FILE = 256 * 1024 * 1024;
 const DEFAULT_MEMORY_LIMIT = '1GB';
 const CONVERT_LATER_ABOVE = 8 * 1024 * 1024;
 const CONVERT_IDLE_MS = 500;
+/** How often scratch files left by dead processes are looked for while running. */
+const SCRATCH_SWEEP_MS = 600_000;
 /** `rows` of a table whose CSV has not been converted (counted) yet; null in answers. */
 export const ROWS_UNKNOWN = -1;
 
@@ -135,6 +138,7 @@ export class FilesSource implements Source {
   private closed = false;
   private seq = 0;
   private readonly writes: TableWrites;
+  private scratchSweeper: NodeJS.Timeout | null = null;
 
   private constructor(
     private readonly db: DuckDBInstance,
@@ -162,7 +166,7 @@ export class FilesSource implements Source {
     const dir = join(opts.storageDir, 'files');
     const tmpDir = join(dir, '.tmp');
     await mkdir(tmpDir, { recursive: true, mode: 0o700 });
-    await clearStale(tmpDir);
+    await sweepScratch(tmpDir, true);
     const config: Record<string, string> = {
       temp_directory: join(tmpDir, 'duckdb'),
       autoinstall_known_extensions: 'false',
@@ -179,6 +183,9 @@ export class FilesSource implements Source {
       setup.closeSync();
     }
     const src = new FilesSource(db, opts, dir, tmpDir);
+    // A process that died mid-upload while this one runs (a CLI beside the server) leaves files too.
+    src.scratchSweeper = setInterval(() => void sweepScratch(tmpDir, false), SCRATCH_SWEEP_MS);
+    src.scratchSweeper.unref();
     await src.refresh();
     await clearOrphans(
       dir,
@@ -822,6 +829,7 @@ export class FilesSource implements Source {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.scratchSweeper) clearInterval(this.scratchSweeper);
     // A conversion cut short here resumes on the next start: the record still says CSV.
     await this.queue.close();
     await this.sweep();
@@ -852,7 +860,7 @@ export class FilesSource implements Source {
   }
 
   private tmpPath(kind: string): string {
-    return join(this.tmpDir, `${kind}-${randomUUID()}`);
+    return join(this.tmpDir, scratchName(kind));
   }
 
   /** Serialise mutations of one table (upload, replace, drop, rewrite). */
@@ -912,13 +920,3 @@ async function clearOrphans(dir: string, referenced: Set<string>): Promise<void>
   }
 }
 
-/** Scratch files older than an hour are leftovers of a crash. */
-async function clearStale(dir: string): Promise<void> {
-  const cutoff = Date.now() - 3600_000;
-  for (const n of await readdir(dir).catch(() => [] as string[])) {
-    if (n === 'duckdb') continue;
-    const p = join(dir, n);
-    const s = await stat(p).catch(() => null);
-    if (s && s.mtimeMs < cutoff) await rm(p, { recursive: true, force: true });
-  }
-}

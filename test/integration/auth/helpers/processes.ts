@@ -8,6 +8,8 @@ export interface ServerProcess {
   /** stderr so far (the server's log lines). */
   stderr(): string;
   stop(): Promise<void>;
+  /** kill -9: no shutdown code runs. */
+  crash(): Promise<void>;
 }
 
 /** Starts serve.ts in a child process with exactly these Tributary variables. */
@@ -38,6 +40,12 @@ export async function spawnServer(env: Record<string, string>): Promise<ServerPr
   return {
     url,
     stderr: () => err,
+    crash: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    },
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
