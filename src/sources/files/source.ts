@@ -919,4 +919,3 @@ async function clearOrphans(dir: string, referenced: Set<string>): Promise<void>
     if (s?.isFile() && s.mtimeMs < cutoff) await rm(p, { force: true });
   }
 }
-
