@@ -30,3 +30,15 @@ export class SqlError extends Error {
     this.code = code;
   }
 }
+
+/** A statement nested deeper than the parser or compiler can follow (JavaScript's stack ran out). */
+export function isTooDeep(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
+}
+
+export function tooDeep(): SqlError {
+  return new SqlError(
+    ErrorCode.SYNTAX,
+    'You have an error in your SQL syntax: the statement is nested too deeply (an expression or subqueries thousands of levels deep); split or simplify it',
+  );
+}

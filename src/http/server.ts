@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
+import { decodeUtf8 } from '../core/utf8.js';
 import type { AppDeps } from './deps.js';
 import { sendError } from './errors.js';
 import { logEarlyRequest, registerRequestLog } from './request-log.js';
@@ -66,6 +67,18 @@ export async function buildHttpServer(
   });
 
   earlyHandlers.set(app, early);
+  // JSON bodies must be valid UTF-8: Fastify's own parser would replace bad bytes with U+FFFD
+  // and run a statement the caller never wrote.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const text = decodeUtf8(body as Buffer);
+    if (text === null) {
+      done(Object.assign(new Error('the body is not valid UTF-8'), { statusCode: 400 }), undefined);
+      return;
+    }
+    json(request, text, done);
+  });
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return sendError(reply, 415, 'unsupported_media_type', 'Unsupported content type');

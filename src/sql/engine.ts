@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { SourceManager } from '../catalog/source-manager-types.js';
-import { ErrorCode, SqlError } from '../core/errors.js';
+import { ErrorCode, isTooDeep, SqlError } from '../core/errors.js';
 import type { ColumnInfo, FieldInfo } from '../core/types.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { SqlStatement } from './ast/nodes.js';
@@ -161,7 +161,7 @@ export class Engine implements SqlEngine, ExecutionContext {
   }
 
   private fail(e: unknown, sql: string): Result {
-    if (!(e instanceof SqlError)) {
+    if (!(e instanceof SqlError) && !isTooDeep(e)) {
       this.deps.logger.error(
         {
           err: { message: (e as Error)?.message, stack: (e as Error)?.stack },

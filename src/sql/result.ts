@@ -1,4 +1,4 @@
-import { SqlError } from '../core/errors.js';
+import { isTooDeep, SqlError, tooDeep } from '../core/errors.js';
 import type { FieldInfo, MysqlType } from '../core/types.js';
 
 /** docs/reference/sql.md result shapes: the same object from MCP and from POST /api/sql/query. */
@@ -21,6 +21,7 @@ export type Result = TableResult | OkResult | ErrorResult;
 
 export function errorResult(e: unknown): ErrorResult {
   if (e instanceof SqlError) return { type: 'error', error_code: e.code, error_message: e.message };
+  if (isTooDeep(e)) return errorResult(tooDeep());
   return { type: 'error', error_code: 1105, error_message: 'internal error' };
 }
 

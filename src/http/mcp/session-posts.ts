@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { decodeUtf8 } from '../../core/utf8.js';
 import { isJsonContentType, jsonRpcError, MCP_BODY_LIMIT } from '../../mcp/transports/http-util.js';
 import type { StreamableEndpoint } from '../../mcp/transports/streamable.js';
 import { type GateOutcome, isRefusal, type SecurityGate } from '../hooks/gate.js';
@@ -69,7 +70,12 @@ function serve(
       writeRefusal(res, outcome);
       return;
     }
-    readBody(req, length, (text) => {
+    readBody(req, length, (bytes) => {
+      const text = decodeUtf8(bytes);
+      if (text === null) {
+        jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid UTF-8');
+        return;
+      }
       let body: unknown;
       try {
         body = JSON.parse(text);
@@ -92,8 +98,8 @@ function serve(
   }
 }
 
-/** Calls `done` with the body as text once all of it is in; never when the client goes away first. */
-function readBody(req: IncomingMessage, length: number, done: (text: string) => void): void {
+/** Calls `done` with the body once all of it is in; never when the client goes away first. */
+function readBody(req: IncomingMessage, length: number, done: (body: Buffer) => void): void {
   const chunks: Buffer[] = [];
   let got = 0;
   req.on('data', (c: Buffer) => {
@@ -102,7 +108,7 @@ function readBody(req: IncomingMessage, length: number, done: (text: string) => 
   });
   req.on('end', () => {
     if (got !== length) return;
-    done(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, got).toString('utf8'));
+    done(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, got));
   });
   // An aborted upload: there is no one left to answer.
   req.on('error', () => {});

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { decodeUtf8 } from '../../core/utf8.js';
 
 /**
  * Largest MCP message body accepted over HTTP. Set here on purpose (not inherited from
@@ -19,10 +20,12 @@ export function useJsonRpcBodyParser(scope: FastifyInstance): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser(
     'application/json',
-    { parseAs: 'string', bodyLimit: MCP_BODY_LIMIT },
+    { parseAs: 'buffer', bodyLimit: MCP_BODY_LIMIT },
     (_req, body, done) => {
+      // Invalid UTF-8 is a parse error, never silently replaced.
+      const text = decodeUtf8(body as Buffer);
       try {
-        done(null, JSON.parse(body.toString()));
+        done(null, text === null ? UNPARSABLE : JSON.parse(text));
       } catch {
         done(null, UNPARSABLE);
       }

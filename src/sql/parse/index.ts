@@ -1,5 +1,5 @@
 import pkg from 'node-sql-parser/build/mysql.js';
-import { ErrorCode, SqlError } from '../../core/errors.js';
+import { ErrorCode, isTooDeep, SqlError, tooDeep } from '../../core/errors.js';
 import { selectLabels } from './labels.js';
 import { isKeyword, tokenize } from './lexer.js';
 import { normalizeAst, rewriteParserGaps } from './normalize.js';
@@ -18,6 +18,11 @@ export function parseStatement(sql: string, isSource: (name: string) => boolean)
   const service = parseServiceStatement(sql);
   if (service) return service;
   const tokens = tokenize(sql);
+  for (const t of tokens) {
+    // MySQL refuses a literal beyond double range rather than answering Infinity.
+    if (t.kind === 'number' && !Number.isFinite(Number(t.value)))
+      throw new SqlError(1367, `Illegal double '${t.value}' value found during parsing`);
+  }
   if (isKeyword(tokens[0], 'EXPLAIN', 'DESCRIBE', 'DESC')) {
     const rest = sql.slice(tokens[1]?.start ?? sql.length);
     return { kind: 'explain', inner: parseStatement(rest, isSource) };
@@ -28,6 +33,7 @@ export function parseStatement(sql: string, isSource: (name: string) => boolean)
   try {
     ast = parser.astify(text, OPTS);
   } catch (e) {
+    if (isTooDeep(e)) throw tooDeep();
     throw new SqlError(ErrorCode.SYNTAX, syntaxMessage(sql, e as Error));
   }
   if (Array.isArray(ast)) {
