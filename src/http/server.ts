@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
+import { fastifyTrustProxy } from './client-ip.js';
 import type { AppDeps } from './deps.js';
 import { sendError } from './errors.js';
 import { logEarlyRequest, registerRequestLog } from './request-log.js';
@@ -59,6 +60,7 @@ export async function buildHttpServer(
   const app = Fastify({
     serverFactory: serverWith(early, deps.logger),
     logger: false,
+    trustProxy: fastifyTrustProxy(deps.config.api.http.trust_proxy),
     bodyLimit: deps.config.passthrough.max_request_bytes + 64 * 1024,
     // The SDK transports and passthrough need exact control of headers; keep Fastify's defaults lean.
     return503OnClosing: true,

@@ -1,7 +1,8 @@
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Principal } from '../../auth/types.js';
 import type { Config } from '../../config/types.js';
+import { clientIpResolver } from '../client-ip.js';
 import { authCheck } from './authenticate.js';
 import { corsCheck } from './cors.js';
 import { hostCheck } from './host-check.js';
@@ -31,6 +32,8 @@ export type GateOutcome = { principal: Principal | null } | Refusal;
 export interface SecurityGate {
   /** Synchronous when no check needs I/O (no auth, no rate limit: the local default). */
   check(req: GateRequest, res: ServerResponse): GateOutcome | Promise<GateOutcome>;
+  /** The client address of a request served before Fastify (api.http.trust_proxy applied, as `request.ip`). */
+  clientIp(req: IncomingMessage): string;
 }
 
 const OPEN: GateOutcome = Object.freeze({ principal: null });
@@ -54,6 +57,7 @@ export function createSecurityGate(rt: SecurityRuntime, config: Config, logger: 
     return { principal };
   };
   return {
+    clientIp: clientIpResolver(config.api.http.trust_proxy),
     check(req, res) {
       const refused = host?.(req.headers.host) ?? cors(req, res);
       if (refused) return refused;

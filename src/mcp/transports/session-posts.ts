@@ -82,7 +82,7 @@ function serve(
   };
   try {
     const checked = gate.check(
-      { method: 'POST', path: req.url ?? '', headers: req.headers, ip: req.socket.remoteAddress ?? '' },
+      { method: 'POST', path: req.url ?? '', headers: req.headers, ip: gate.clientIp(req) },
       res,
     );
     if (checked instanceof Promise) checked.then(admitted, fail);
