@@ -77,7 +77,7 @@ function serve(
         jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
         return;
       }
-      streamable.handle(req, res, body).catch(fail);
+      streamable.handle(req, res, body, outcome.principal).catch(fail);
     });
   };
   try {
