@@ -4,7 +4,7 @@ import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { withFileLock } from './file-lock.js';
-import { openParams, sealParams } from './sealed-params.js';
+import { openParams, sealMissing, sealParams } from './sealed-params.js';
 import {
   CatalogConflictError,
   type CatalogStore,
@@ -265,6 +265,20 @@ export class EmbeddedCatalogStore implements CatalogStore {
         createdAt: rec.createdAt,
       });
       return { changed: true, result: undefined };
+    });
+  }
+
+  sealSecrets(secretsOf: (engine: string) => readonly string[]): Promise<number> {
+    return this.mutate((d) => {
+      let n = 0;
+      for (const src of d.sources) {
+        const r = sealMissing(this.opts.secretKey, src.id, src.params, src.secrets, secretsOf(src.engine));
+        if (!r) continue;
+        src.params = r.params;
+        src.secrets = r.secrets;
+        n++;
+      }
+      return { changed: n > 0, result: n };
     });
   }
 

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { openParams, sealParams } from './sealed-params.js';
+import { openParams, sealMissing, sealParams } from './sealed-params.js';
 import {
   CatalogConflictError,
   type CatalogStore,
@@ -278,6 +278,41 @@ export class PgCatalogStore implements CatalogStore {
       }
       throw e;
     }
+  }
+
+  async sealSecrets(secretsOf: (engine: string) => readonly string[]): Promise<number> {
+    const t = this.t('tributary_sources');
+    const r = await this.pool.query(`SELECT id, engine, params, secrets FROM ${t}`);
+    const todo = r.rows.filter(
+      (row) =>
+        sealMissing(this.opts.secretKey, row.id, row.params, row.secrets ?? [], secretsOf(row.engine)) !==
+        null,
+    );
+    if (todo.length === 0) return 0;
+    return this.changeSources(async (c) => {
+      let n = 0;
+      for (const { id } of todo) {
+        // Re-read under a row lock: another replica may be sealing the same row.
+        const cur = await c.query(`SELECT engine, params, secrets FROM ${t} WHERE id = $1 FOR UPDATE`, [id]);
+        const row = cur.rows[0];
+        if (!row) continue;
+        const sealed = sealMissing(
+          this.opts.secretKey,
+          id,
+          row.params,
+          row.secrets ?? [],
+          secretsOf(row.engine),
+        );
+        if (!sealed) continue;
+        await c.query(`UPDATE ${t} SET params = $2, secrets = $3 WHERE id = $1`, [
+          id,
+          JSON.stringify(sealed.params),
+          sealed.secrets,
+        ]);
+        n++;
+      }
+      return n;
+    });
   }
 
   async deleteSource(name: string): Promise<boolean> {

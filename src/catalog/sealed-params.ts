@@ -36,6 +36,26 @@ export function sealParams(
   return { params: out, secrets: sealed };
 }
 
+/**
+ * For a record stored before some of its engine's parameters became secret: seal those
+ * that are still in the clear. Null when there is nothing to seal.
+ */
+export function sealMissing(
+  key: Buffer,
+  sourceId: string,
+  stored: Record<string, unknown>,
+  storedSecrets: readonly string[],
+  secretNames: readonly string[],
+): { params: Record<string, unknown>; secrets: string[] } | null {
+  const missing = secretNames.filter(
+    (n) =>
+      !storedSecrets.includes(n) && stored[n] !== undefined && stored[n] !== null && !isSealed(stored[n]),
+  );
+  if (missing.length === 0) return null;
+  const sealed = sealParams(key, sourceId, stored, missing);
+  return { params: sealed.params, secrets: [...storedSecrets, ...sealed.secrets] };
+}
+
 export function openParams(
   key: Buffer,
   source: { id: string; name: string },

@@ -35,6 +35,11 @@ export interface CatalogStore {
   createSource(rec: SourceRecord, secrets: readonly string[]): Promise<void>;
   /** Returns false when it did not exist. */
   deleteSource(name: string): Promise<boolean>;
+  /**
+   * Seal, in place, parameters stored in the clear that are secret now (a parameter made
+   * secret after sources were created with it). Returns how many sources changed.
+   */
+  sealSecrets(secretsOf: (engine: string) => readonly string[]): Promise<number>;
 
   putToken(rec: TokenRecord): Promise<void>;
   getToken(hash: string): Promise<TokenRecord | null>;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { openCatalog } from '../catalog/index.js';
+import { sealStoredSecrets } from '../catalog/seal-on-start.js';
 import { CatalogSourceManager } from '../catalog/source-manager.js';
 import type { Config } from '../config/types.js';
 import { createLogger } from '../core/logger.js';
@@ -29,6 +30,7 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
   const log = logger ?? createLogger(config.logLevel, 2, config.logFormat);
   mkdirSync(config.storageDir, { recursive: true, mode: 0o700 });
   const catalog = await openCatalog(config, log);
+  await sealStoredSecrets(catalog, log);
   const ctx = { storageDir: config.storageDir, logger: log, poolWaitMs: config.sources.pool_wait_timeout_ms };
   const builtins: Map<string, Source> = await builtinSources(config, ctx, catalog);
   const sources = new CatalogSourceManager(catalog, ctx, log, builtins);

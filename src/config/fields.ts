@@ -34,6 +34,7 @@ export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export const FIELDS: readonly Field[] = [
   { path: 'api.http.host', kind: 'host', env: 'TRIBUTARY_HTTP_HOST' },
   { path: 'api.http.port', kind: 'port', env: 'TRIBUTARY_HTTP_PORT' },
+  { path: 'api.http.trust_proxy', kind: 'list', env: 'TRIBUTARY_TRUST_PROXY' },
   { path: 'api.mcp.cors.enabled', kind: 'bool', env: 'TRIBUTARY_MCP_CORS_ENABLED' },
   { path: 'api.mcp.cors.allow_origins', kind: 'list', env: 'TRIBUTARY_MCP_ALLOW_ORIGINS' },
   { path: 'api.mcp.cors.allow_origin_regex', kind: 'regex', env: 'TRIBUTARY_MCP_ALLOW_ORIGIN_REGEXP' },

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import proxyaddr from '@fastify/proxy-addr';
 import type { z } from 'zod';
 import { ConfigError } from './errors.js';
 import {
@@ -40,6 +41,7 @@ const NEVER_MATCH = '(?!)';
 const DEFAULTS: Record<string, unknown> = {
   'api.http.host': DEFAULT_HOST,
   'api.http.port': DEFAULT_PORT,
+  'api.http.trust_proxy': [],
   'api.mcp.cors.enabled': true,
   'api.mcp.cors.allow_origins': [],
   'api.mcp.cors.allow_origin_regex': DEFAULT_ALLOW_ORIGIN_REGEX,
@@ -167,6 +169,19 @@ function expandHome(p: string): string {
   return p;
 }
 
+/** Addresses, CIDR ranges or proxy-addr's keywords (loopback, linklocal, uniquelocal). */
+function checkTrustProxy(list: string[], problems: Problems): void {
+  for (const entry of list) {
+    try {
+      proxyaddr.compile(entry);
+    } catch {
+      problems.list.push(
+        `Invalid configuration: api.http.trust_proxy: '${entry}' is not an IP address, a CIDR range or one of loopback, linklocal, uniquelocal (TRIBUTARY_TRUST_PROXY)`,
+      );
+    }
+  }
+}
+
 function checkUrl(name: string, value: string, protocols: string[], problems: Problems): string {
   let ok = false;
   try {
@@ -245,6 +260,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
       'Invalid configuration: api.mcp.oauth.issuer_url: required when api.mcp.oauth.enabled is true (TRIBUTARY_MCP_OAUTH_ISSUER_URL)',
     );
   }
+  checkTrustProxy(values.get('api.http.trust_proxy') as string[], problems);
   problems.throwIfAny();
 
   if (values.get('api.mcp.cors.allow_origin_regex') === '') {

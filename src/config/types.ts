@@ -9,7 +9,8 @@ export interface Config {
   /** `auto`: pretty on a terminal, JSON lines otherwise. */
   logFormat: 'auto' | 'json' | 'pretty';
   api: {
-    http: { host: string; port: number };
+    /** trust_proxy: proxies whose X-Forwarded-For is believed; empty: none (the socket's address). */
+    http: { host: string; port: number; trust_proxy: string[] };
     mcp: {
       cors: {
         enabled: boolean;

@@ -37,6 +37,10 @@ export interface ColumnInfo {
   /** 'PRI' | 'UNI' | 'MUL' | '' as MySQL's DESCRIBE shows; '' when unknown. */
   key?: string;
   default?: string | null;
+  /** The column's comment in the source; absent or '' when none. */
+  comment?: string;
+  /** `table.column` a foreign key of this column points at, when the source declares one. */
+  references?: string | null;
 }
 
 /** A result column as it leaves a source or the local engine. */

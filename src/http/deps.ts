@@ -1,8 +1,6 @@
-import type { SourceManager } from '../catalog/source-manager-types.js';
 import type { McpDeps } from '../mcp/deps.js';
 
 /** Everything the HTTP face needs (its routes and the MCP server it hosts); built once in cli/ and passed down. */
 export interface AppDeps extends McpDeps {
-  sources: SourceManager;
   startedAt: number;
 }

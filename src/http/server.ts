@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { decodeUtf8 } from '../core/utf8.js';
+import { fastifyTrustProxy } from './client-ip.js';
 import type { AppDeps } from './deps.js';
 import { sendError } from './errors.js';
 import { logEarlyRequest, registerRequestLog } from './request-log.js';
@@ -60,6 +61,7 @@ export async function buildHttpServer(
   const app = Fastify({
     serverFactory: serverWith(early, deps.logger),
     logger: false,
+    trustProxy: fastifyTrustProxy(deps.config.api.http.trust_proxy),
     bodyLimit: deps.config.passthrough.max_request_bytes + 64 * 1024,
     // The SDK transports and passthrough need exact control of headers; keep Fastify's defaults lean.
     return503OnClosing: true,

@@ -9,7 +9,7 @@ export interface DeferredDeps extends McpDeps {
 }
 
 /**
- * McpDeps whose engine and catalog are still being built. MCP clients that
+ * McpDeps whose engine, catalog and sources are still being built. MCP clients that
  * spawn `tributary --mcp-stdio` wait for `initialize` and `tools/list` before anything
  * else; those need only the config, so the server can answer them while the engine's
  * module graph and pools load (which takes most of start-up), and the first call that
@@ -45,6 +45,7 @@ export function deferredDeps(
     ...base,
     engine,
     catalog: later((d) => d.catalog),
+    sources: later((d) => d.sources),
     ready: loaded.then(() => undefined),
   };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { SourceManager } from '../catalog/source-manager-types.js';
 import type { CatalogStore } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
 import type { SqlEngine } from '../sql/engine-types.js';
@@ -12,6 +13,8 @@ export interface McpDeps {
   logger: Logger;
   /** Closed with the engine when the stdio face stops. */
   catalog: CatalogStore;
+  /** The sources, for what resources say of each (its engine). */
+  sources: SourceManager;
   engine: SqlEngine;
   version: string;
 }

@@ -38,19 +38,24 @@ export function registerSchemaResources(server: McpServer, deps: McpDeps): void 
     'tables',
     new ResourceTemplate(TABLES_TEMPLATE, {
       list: async () => ({
-        resources: (await engine.listDatabases()).map((db) => ({
-          uri: `schema://databases/${encodeURIComponent(db)}/tables`,
-          name: `${db} tables`,
-          description: `Tables and views of the data source '${db}'.`,
-          mimeType: JSON_MIME,
-        })),
+        resources: await Promise.all(
+          (await engine.listDatabases()).map(async (db) => {
+            const kind = await engineOf(deps, db);
+            return {
+              uri: `schema://databases/${encodeURIComponent(db)}/tables`,
+              name: `${db} tables`,
+              description: `Tables and views of the data source '${db}'${kind ? ` (engine ${kind})` : ''}.`,
+              mimeType: JSON_MIME,
+            };
+          }),
+        ),
       }),
       complete: { database_name: (value) => completeDatabases(engine, value) },
     }),
     {
       title: 'Tables of a data source',
       description:
-        'Tables and views of one data source: JSON array of {"TABLE_NAME","TABLE_TYPE" ("BASE TABLE" or "VIEW"),"TABLE_SCHEMA" (the source\'s own schema)}.',
+        'Tables and views of one data source: JSON array of {"TABLE_NAME","TABLE_TYPE" ("BASE TABLE" or "VIEW"),"TABLE_SCHEMA" (the source\'s own schema),"TABLE_ROWS" (the source\'s row estimate, exact for files; null when unknown),"TABLE_COMMENT"}.',
       mimeType: JSON_MIME,
     },
     async (uri, vars) => {
@@ -58,7 +63,13 @@ export function registerSchemaResources(server: McpServer, deps: McpDeps): void 
       const tables = await describeFailure(uri, () => engine.listTables(db));
       return json(
         uri,
-        tables.map((t) => ({ TABLE_NAME: t.name, TABLE_TYPE: t.type, TABLE_SCHEMA: t.schema })),
+        tables.map((t) => ({
+          TABLE_NAME: t.name,
+          TABLE_TYPE: t.type,
+          TABLE_SCHEMA: t.schema,
+          TABLE_ROWS: t.rows ?? null,
+          TABLE_COMMENT: t.comment ?? '',
+        })),
       );
     },
   );
@@ -75,7 +86,7 @@ export function registerSchemaResources(server: McpServer, deps: McpDeps): void 
     {
       title: 'Columns of a table',
       description:
-        'Columns of one table: JSON array of {"COLUMN_NAME","MYSQL_DATA_TYPE"} where MYSQL_DATA_TYPE is the upper-case MySQL type name without length (INT, BIGINT, DECIMAL, DOUBLE, VARCHAR, TEXT, DATE, DATETIME, BOOLEAN, JSON, BLOB, ...).',
+        'Columns of one table: JSON array of {"COLUMN_NAME","MYSQL_DATA_TYPE","IS_NULLABLE" ("YES"/"NO"),"COLUMN_KEY" ("PRI", "UNI", "MUL" or ""),"COLUMN_COMMENT","REFERENCES" ("table.column" of a foreign key, or null)} where MYSQL_DATA_TYPE is the upper-case MySQL type name without length (INT, BIGINT, DECIMAL, DOUBLE, VARCHAR, TEXT, DATE, DATETIME, BOOLEAN, JSON, BLOB, ...). Join on REFERENCES and keys.',
       mimeType: JSON_MIME,
     },
     async (uri, vars) => {
@@ -84,7 +95,14 @@ export function registerSchemaResources(server: McpServer, deps: McpDeps): void 
       const cols = await describeFailure(uri, () => engine.listColumns(db, table));
       return json(
         uri,
-        cols.map((c) => ({ COLUMN_NAME: c.name, MYSQL_DATA_TYPE: c.type })),
+        cols.map((c) => ({
+          COLUMN_NAME: c.name,
+          MYSQL_DATA_TYPE: c.type,
+          IS_NULLABLE: c.nullable ? 'YES' : 'NO',
+          COLUMN_KEY: c.key ?? '',
+          COLUMN_COMMENT: c.comment ?? '',
+          REFERENCES: c.references ?? null,
+        })),
       );
     },
   );
@@ -182,5 +200,14 @@ async function describeFailure<T>(uri: URL, fn: () => Promise<T>): Promise<T> {
       throw new ProtocolError(ProtocolErrorCode.InternalError, e.message, { error_code: e.code });
     }
     throw new ProtocolError(ProtocolErrorCode.InternalError, `Could not read ${uri.href}`);
+  }
+}
+
+/** The engine of a source, for descriptions; null when it cannot be told. */
+async function engineOf(deps: McpDeps, db: string): Promise<string | null> {
+  try {
+    return (await deps.sources.get(db)).engine;
+  } catch {
+    return null;
   }
 }

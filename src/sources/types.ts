@@ -5,6 +5,10 @@ export interface TableInfo {
   /** The source's own schema: `public` for a default postgres source, the database name for mysql, `main` for sqlite/duckdb. */
   schema: string;
   type: 'BASE TABLE' | 'VIEW';
+  /** The source's row estimate (statistics; exact for files); null when it has none. */
+  rows?: number | null;
+  /** The table's comment in the source. */
+  comment?: string;
 }
 
 /**

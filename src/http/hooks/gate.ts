@@ -1,6 +1,7 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/types.js';
+import { clientIpResolver } from '../client-ip.js';
 import { authCheck } from './authenticate.js';
 import type { Caller, Check, GateOutcome, GateRequest } from './check.js';
 import { corsCheck } from './cors.js';
@@ -19,6 +20,8 @@ export { type GateOutcome, type GateRequest, isRefusal } from './check.js';
 export interface SecurityGate {
   /** Synchronous when no check needs I/O (no auth, no rate limit: the local default). */
   check(req: GateRequest, res: ServerResponse): GateOutcome | Promise<GateOutcome>;
+  /** The client address of a request served before Fastify (api.http.trust_proxy applied, as `request.ip`). */
+  clientIp(req: IncomingMessage): string;
 }
 
 export function createSecurityGate(rt: SecurityRuntime, config: Config, logger: Logger): SecurityGate {
@@ -30,7 +33,10 @@ export function createSecurityGate(rt: SecurityRuntime, config: Config, logger: 
     authCheck(rt, config, logger),
     rateLimitCheck(rt.requestLimiter),
   ].filter((c): c is Check => c !== null);
-  return { check: (req, res) => runChecks(checks, 0, req, res, { principal: null }) };
+  return {
+    clientIp: clientIpResolver(config.api.http.trust_proxy),
+    check: (req, res) => runChecks(checks, 0, req, res, { principal: null }),
+  };
 }
 
 /** Runs the checks from `from` on; stays synchronous until a check returns a promise. */

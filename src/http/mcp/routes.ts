@@ -11,7 +11,7 @@ import {
   useJsonRpcBodyParser,
 } from '../../mcp/transports/http-util.js';
 import { SseEndpoint } from '../../mcp/transports/sse.js';
-import { StreamableEndpoint, type StreamableOptions } from '../../mcp/transports/streamable.js';
+import { principalKey, StreamableEndpoint, type StreamableOptions } from '../../mcp/transports/streamable.js';
 import type { AppDeps } from '../deps.js';
 import { installedGate } from '../hooks/index.js';
 import { addEarlyHandler } from '../server.js';
@@ -98,7 +98,7 @@ export function registerMcpRoutes(
           const res = hijack(reply);
           if (request.method === 'POST' && !checkPostBody(request, res)) return;
           try {
-            await streamable.handle(request.raw, res, body);
+            await streamable.handle(request.raw, res, body, request.principal);
           } catch (e) {
             log.error({ err: (e as Error).message }, 'mcp streamable request failed');
             jsonRpcError(res, 500, -32603, 'Internal server error');
@@ -107,8 +107,8 @@ export function registerMcpRoutes(
       });
 
     // No implicit HEAD route: a HEAD must not open a session.
-    scope.get('/mcp/sse', { exposeHeadRoute: false }, async (_request, reply) => {
-      await sse.open(hijack(reply));
+    scope.get('/mcp/sse', { exposeHeadRoute: false }, async (request, reply) => {
+      await sse.open(hijack(reply), principalKey(request.principal));
     });
 
     scope.post('/mcp/messages', { bodyLimit: MCP_BODY_LIMIT }, async (request, reply) => {
@@ -118,7 +118,7 @@ export function registerMcpRoutes(
       const res = hijack(reply);
       if (!checkPostBody(request, res)) return;
       try {
-        await sse.message(request.raw, res, id, body);
+        await sse.message(request.raw, res, id, body, principalKey(request.principal));
       } catch (e) {
         log.error({ err: (e as Error).message }, 'mcp sse message failed');
         jsonRpcError(res, 500, -32603, 'Internal server error');

@@ -83,12 +83,12 @@ function serve(
         jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid JSON');
         return;
       }
-      streamable.handle(req, res, body).catch(fail);
+      streamable.handle(req, res, body, outcome.principal).catch(fail);
     });
   };
   try {
     const checked = gate.check(
-      { method: 'POST', path: req.url ?? '', headers: req.headers, ip: req.socket.remoteAddress ?? '' },
+      { method: 'POST', path: req.url ?? '', headers: req.headers, ip: gate.clientIp(req) },
       res,
     );
     if (checked instanceof Promise) checked.then(admitted, fail);

@@ -11,6 +11,8 @@ interface SseSession {
   server: McpServer;
   transport: SSEServerTransport;
   keepAlive: NodeJS.Timeout;
+  /** Who opened it (streamable.ts principalKey): only they may post to it. */
+  owner: string | null;
 }
 
 /**
@@ -32,7 +34,7 @@ export class SseEndpoint {
     return this.sessions.size;
   }
 
-  async open(res: ServerResponse): Promise<void> {
+  async open(res: ServerResponse, owner: string | null = null): Promise<void> {
     if (this.closed) return jsonRpcError(res, 503, -32000, 'Server is shutting down');
     const transport = new SSEServerTransport(SSE_MESSAGES_PATH, res);
     const id = transport.sessionId;
@@ -45,7 +47,7 @@ export class SseEndpoint {
       if (!res.writableEnded) res.write(': keep-alive\n\n');
     }, this.keepAliveMs);
     keepAlive.unref();
-    const session: SseSession = { server, transport, keepAlive };
+    const session: SseSession = { server, transport, keepAlive, owner };
     this.sessions.set(id, session);
     res.once('close', () => this.drop(id, session));
     try {
@@ -59,11 +61,17 @@ export class SseEndpoint {
     }
   }
 
-  async message(req: IncomingMessage, res: ServerResponse, sessionId: string | undefined, body: unknown) {
+  async message(
+    req: IncomingMessage,
+    res: ServerResponse,
+    sessionId: string | undefined,
+    body: unknown,
+    owner: string | null = null,
+  ) {
     if (!sessionId)
       return jsonRpcError(res, 400, -32000, 'Bad Request: session_id query parameter is required');
     const session = this.sessions.get(sessionId);
-    if (!session) return jsonRpcError(res, 404, -32001, 'Session not found');
+    if (!session || session.owner !== owner) return jsonRpcError(res, 404, -32001, 'Session not found');
     await session.transport.handlePostMessage(req, res, body);
   }
 

@@ -9,6 +9,7 @@ import {
   type McpServer,
 } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
+import type { Principal } from '../../auth/types.js';
 import type { SessionState } from '../query-tool.js';
 import { DirectSession, type RunQueryTool } from './direct-call.js';
 import { BoundedEventStore } from './event-store.js';
@@ -39,6 +40,8 @@ interface Session {
   /** Requests (including an open GET stream) not yet finished: a session with one is never idle. */
   inFlight: number;
   lastSeen: number;
+  /** Who opened it (principalKey): only they may use its id. */
+  owner: string | null;
 }
 
 /**
@@ -87,19 +90,29 @@ export class StreamableEndpoint {
     return this.sessions.has(id);
   }
 
-  async handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    principal: Principal | null = null,
+  ): Promise<void> {
     if (this.closed) return jsonRpcError(res, 503, -32000, 'Server is shutting down');
     const sessionId = header(req, 'mcp-session-id');
     // A live session id is a 2025-era session's by construction (the 2026 era has none), so
     // the classifier, which runs zod over the body, is not needed for the busiest requests.
     const live = sessionId !== undefined ? this.sessions.get(sessionId) : undefined;
-    if (live) return this.serve(live, req, res, body);
+    if (live) {
+      // A session id is not a credential: another caller holding it sees no such session.
+      if (live.owner !== principalKey(principal)) return jsonRpcError(res, 404, -32001, 'Session not found');
+      return this.serve(live, req, res, body);
+    }
     if (!this.isLegacy(req, body)) {
       await this.modernNode(req, res, body);
       return;
     }
     if (sessionId !== undefined) return jsonRpcError(res, 404, -32001, 'Session not found');
-    if (req.method === 'POST' && isInitializeRequest(body)) return this.open(req, res, body);
+    if (req.method === 'POST' && isInitializeRequest(body))
+      return this.open(req, res, body, principalKey(principal));
     if (req.method === 'POST') {
       return jsonRpcError(
         res,
@@ -129,7 +142,12 @@ export class StreamableEndpoint {
     );
   }
 
-  private async open(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  private async open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    owner: string | null,
+  ): Promise<void> {
     if (this.sessions.size >= this.opts.maxSessions) {
       this.sweep();
       if (this.sessions.size >= this.opts.maxSessions) {
@@ -155,7 +173,7 @@ export class StreamableEndpoint {
       eventStore: events,
       retryInterval: RETRY_MS,
       onsessioninitialized: (id) => {
-        session = { server, transport, events, direct, inFlight: 0, lastSeen: Date.now() };
+        session = { server, transport, events, direct, inFlight: 0, lastSeen: Date.now(), owner };
         this.sessions.set(id, session);
         this.logger.debug({ session: id }, 'mcp session opened');
       },
@@ -226,4 +244,10 @@ export class StreamableEndpoint {
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
+}
+
+/** The token that opened a session (its hash), or for OAuth the subject; null without auth. */
+export function principalKey(p: Principal | null): string | null {
+  if (!p) return null;
+  return p.tokenHash ? `token:${p.tokenHash}` : `${p.kind}:${p.id}`;
 }

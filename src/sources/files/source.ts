@@ -700,7 +700,7 @@ export class FilesSource implements Source {
   async listTables(): Promise<TableInfo[]> {
     await this.refresh();
     return [...this.tables.values()]
-      .map((r) => ({ name: r.name, schema: 'main', type: 'BASE TABLE' as const }))
+      .map((r) => ({ name: r.name, schema: 'main', type: 'BASE TABLE' as const, rows: r.rows, comment: '' }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 

@@ -210,9 +210,7 @@ export class MysqlSource implements Source {
   }
 
   async listTables(): Promise<TableInfo[]> {
-    const rows = await this.read<{ name: string; schema: string; type: string }>(LIST_TABLES_SQL, [
-      this.defaultSchema,
-    ]);
+    const rows = await this.read<Parameters<typeof toTableInfo>[0]>(LIST_TABLES_SQL, [this.defaultSchema]);
     return rows.map(toTableInfo);
   }
 

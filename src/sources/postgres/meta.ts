@@ -5,7 +5,9 @@ import { mysqlTypeForOid } from './types.js';
 /** Relations of one schema; partitions are hidden behind their parent, as psql's \dt does. */
 export const LIST_TABLES_SQL = `
 SELECT c.relname AS name, n.nspname AS schema,
-       CASE WHEN c.relkind IN ('v', 'm') THEN 'VIEW' ELSE 'BASE TABLE' END AS type
+       CASE WHEN c.relkind IN ('v', 'm') THEN 'VIEW' ELSE 'BASE TABLE' END AS type,
+       CASE WHEN c.relkind IN ('r', 'p', 'm') AND c.reltuples >= 0 THEN c.reltuples::float8 END AS rows,
+       COALESCE(pg_catalog.obj_description(c.oid, 'pg_class'), '') AS comment
 FROM pg_catalog.pg_class c
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND NOT c.relispartition
@@ -38,7 +40,15 @@ SELECT rel.relname AS table_name, a.attname AS name,
                      WHEN bool_or(i.indkey[0] = a.attnum) THEN 'MUL' ELSE '' END
          FROM pg_catalog.pg_index i
          WHERE i.indrelid = rel.oid AND a.attnum = ANY (i.indkey)
-       ), '') AS key
+       ), '') AS key,
+       COALESCE(pg_catalog.col_description(rel.oid, a.attnum), '') AS comment,
+       (SELECT fr.relname || '.' || fa.attname
+        FROM pg_catalog.pg_constraint f
+        JOIN pg_catalog.pg_class fr ON fr.oid = f.confrelid
+        JOIN pg_catalog.pg_attribute fa
+          ON fa.attrelid = f.confrelid AND fa.attnum = f.confkey[array_position(f.conkey, a.attnum)]
+        WHERE f.conrelid = rel.oid AND f.contype = 'f' AND a.attnum = ANY (f.conkey)
+        ORDER BY f.conname LIMIT 1) AS refs
 FROM rel
 JOIN pg_catalog.pg_attribute a ON a.attrelid = rel.oid AND a.attnum > 0 AND NOT a.attisdropped
 JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
@@ -53,8 +63,14 @@ WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
   AND (c.relname = $2 OR lower(c.relname) = lower($2))
 LIMIT 1`;
 
-export function toTableInfo(r: { name: string; schema: string; type: TableInfo['type'] }): TableInfo {
-  return { name: r.name, schema: r.schema, type: r.type };
+export function toTableInfo(r: {
+  name: string;
+  schema: string;
+  type: TableInfo['type'];
+  rows: number | null;
+  comment: string;
+}): TableInfo {
+  return { name: r.name, schema: r.schema, type: r.type, rows: r.rows, comment: r.comment };
 }
 
 export interface ColumnRow {
@@ -66,12 +82,23 @@ export interface ColumnRow {
   nullable: boolean;
   dflt: string | null;
   key: string;
+  comment: string;
+  refs: string | null;
 }
 
 export function toColumnInfo(r: ColumnRow): ColumnInfo {
   let type: MysqlType = r.is_array ? 'JSON' : mysqlTypeForOid(r.oid);
   if (r.typtype === 'e') type = 'VARCHAR';
-  return { name: r.name, type, nativeType: r.native, nullable: r.nullable, key: r.key, default: r.dflt };
+  return {
+    name: r.name,
+    type,
+    nativeType: r.native,
+    nullable: r.nullable,
+    key: r.key,
+    default: r.dflt,
+    comment: r.comment,
+    references: r.refs,
+  };
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   LIST_TABLES_SQL,
   TABLE_EXISTS_SQL,
   toColumnInfo,
+  toTableInfo,
 } from './meta.js';
 import type { PostgresParams, SslMode } from './params.js';
 import { PgStreamReader } from './stream.js';
@@ -215,7 +216,10 @@ export class PostgresSource implements Source {
   }
 
   async listTables(): Promise<TableInfo[]> {
-    return this.read<TableInfo & pg.QueryResultRow>(LIST_TABLES_SQL, [this.defaultSchema]);
+    const rows = await this.read<Parameters<typeof toTableInfo>[0] & pg.QueryResultRow>(LIST_TABLES_SQL, [
+      this.defaultSchema,
+    ]);
+    return rows.map(toTableInfo);
   }
 
   async listColumns(table: string, schema?: string): Promise<ColumnInfo[]> {

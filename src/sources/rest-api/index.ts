@@ -11,7 +11,7 @@ export const restApiEngine: EngineSpec<RestApiParams> = {
   name: REST_API_ENGINE,
   description: 'A REST API called through POST /api/integrations/{name}/passthrough (no SQL tables)',
   params: restApiParamsSchema,
-  secrets: ['bearer_token'],
+  secrets: ['bearer_token', 'default_headers'],
   paramDocs: restApiParamDocs,
   create: (name, params) => new RestApiSource(name, params),
 };

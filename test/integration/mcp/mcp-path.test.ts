@@ -50,3 +50,48 @@ describe('POST /mcp', () => {
     }
   });
 });
+
+describe('an MCP session belongs to the token that opened it', () => {
+  const rpc = (id: number, method: string, params: unknown = {}) =>
+    JSON.stringify({ jsonrpc: '2.0', id, method, params });
+  const headers = (tok: string, session?: string) => ({
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${tok}`,
+    'mcp-protocol-version': '2025-06-18',
+    ...(session ? { 'mcp-session-id': session } : {}),
+  });
+
+  test('another valid token cannot use the session id (404), the owner can', async () => {
+    const other = await loginToken(server.url, 'ann', 'pw-mcp-path-1');
+    assert.notEqual(other, token);
+    const init = await fetch(`${server.url}/mcp/streamable`, {
+      method: 'POST',
+      headers: headers(token),
+      body: rpc(1, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'owner', version: '1' },
+      }),
+    });
+    assert.equal(init.status, 200);
+    const session = init.headers.get('mcp-session-id')!;
+    await init.text();
+    for (const path of ['/mcp/streamable', '/mcp']) {
+      const stolen = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: headers(other, session),
+        body: rpc(2, 'tools/list'),
+      });
+      assert.equal(stolen.status, 404, path);
+      assert.match(await stolen.text(), /Session not found/);
+    }
+    const own = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: headers(token, session),
+      body: rpc(3, 'tools/list'),
+    });
+    assert.equal(own.status, 200);
+    assert.match(await own.text(), /"query"/);
+  });
+});

@@ -57,6 +57,20 @@ describe('embedded catalog store: on disk', () => {
     assert.equal((await s.getSource('db1'))?.params.password, password);
   });
 
+  test('sealSecrets turns a clear parameter into a sealed one on disk', async () => {
+    const dir = newDir();
+    const s = await openStore(dir);
+    const value = `hdr-${randomBytes(8).toString('hex')}`;
+    await s.createSource(
+      sourceRecord('api', { bearer_token: 't', default_headers: { 'X-Key': value } }, 'rest_api'),
+      ['bearer_token'],
+    );
+    assert.ok(readFileSync(join(dir, 'catalog.json'), 'utf8').includes(value));
+    assert.equal(await s.sealSecrets(() => ['bearer_token', 'default_headers']), 1);
+    assert.ok(!readFileSync(join(dir, 'catalog.json'), 'utf8').includes(value));
+    assert.deepEqual((await s.getSource('api'))?.params.default_headers, { 'X-Key': value });
+  });
+
   test('no temp or lock files are left behind after writes', async () => {
     const dir = newDir();
     const s = await openStore(dir);

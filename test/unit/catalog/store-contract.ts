@@ -78,6 +78,30 @@ export function storeContract(newCatalog: () => Promise<Opener>): void {
     assert.deepEqual((await s.listSources())[0]?.params, rec.params);
   });
 
+  test('sealSecrets seals parameters that became secret, in place and once', async () => {
+    const open = await newCatalog();
+    const s = await open();
+    // Stored by a version where only the token was secret.
+    const rec = sourceRecord(
+      'oldapi',
+      {
+        base_url: 'https://api.example.com/',
+        bearer_token: 't0k',
+        default_headers: { 'X-Api-Key': 'hdr-secret-value' },
+      },
+      'rest_api',
+    );
+    await s.createSource(rec, ['bearer_token']);
+    await s.createSource(sourceRecord('pgsrc', { password: 'pw' }), ['password']);
+    const secretsOf = (engine: string) =>
+      engine === 'rest_api' ? ['bearer_token', 'default_headers'] : ['password'];
+    assert.equal(await s.sealSecrets(secretsOf), 1);
+    assert.equal(await s.sealSecrets(secretsOf), 0);
+    assert.deepEqual(await s.getSource('oldapi'), rec);
+    const other = await open();
+    assert.deepEqual((await other.getSource('OLDAPI'))?.params, rec.params);
+  });
+
   test('records survive closing and reopening the store', async () => {
     const open = await newCatalog();
     const a = await open();

@@ -247,5 +247,8 @@ describe('rest_api through the real server', () => {
     assert.ok(allLogs.length > 0);
     for (const f of forms) assert.ok(!allLogs.includes(f), `logs hold ${f}`);
     assertNoTokenOnDisk();
+    // default_headers are secret too (sealed like bearer_token).
+    for (const file of filesUnder(storageDir))
+      assert.equal(readFileSync(file).indexOf('tributary-tests'), -1, `${file} holds a default header value`);
   });
 });
