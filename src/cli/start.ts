@@ -35,7 +35,7 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
   const builtins: Map<string, Source> = await builtinSources(config, ctx, catalog);
   const sources = new CatalogSourceManager(catalog, ctx, log, builtins);
   const local = await LocalEngine.create({ tempDir: join(config.storageDir, 'tmp') });
-  const engine = new Engine({ sources, local, logger: log });
+  const engine = new Engine({ sources, local, logger: log, timeoutMs: config.query.timeout_ms });
   return { config, logger: log, catalog, sources, engine, version: VERSION, startedAt: Date.now() };
 }
 

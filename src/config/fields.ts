@@ -67,6 +67,7 @@ export const FIELDS: readonly Field[] = [
   { path: 'passthrough.max_response_bytes', kind: 'posInt', env: 'TRIBUTARY_PASSTHROUGH_MAX_RESPONSE_BYTES' },
   { path: 'files.max_upload_bytes', kind: 'posInt', env: 'TRIBUTARY_MAX_UPLOAD_BYTES' },
   { path: 'sources.pool_wait_timeout_ms', kind: 'posInt', env: 'TRIBUTARY_SOURCE_POOL_WAIT_MS' },
+  { path: 'query.timeout_ms', kind: 'posInt', env: 'TRIBUTARY_QUERY_TIMEOUT_MS' },
   { path: 'log_level', kind: 'logLevel', env: 'TRIBUTARY_LOG_LEVEL' },
   { path: 'log_format', kind: 'logFormat', env: 'TRIBUTARY_LOG_FORMAT' },
 ];

@@ -65,6 +65,7 @@ const DEFAULTS: Record<string, unknown> = {
   'passthrough.max_response_bytes': 10485760,
   'files.max_upload_bytes': 1073741824,
   'sources.pool_wait_timeout_ms': 30000,
+  'query.timeout_ms': 300000,
   log_level: 'info',
   log_format: 'auto',
 };
@@ -92,7 +93,7 @@ function getPath(obj: unknown, path: string): unknown {
 type Tree = { [key: string]: unknown };
 
 /** The tree's shape once every leaf has passed its field's validation (fields.ts). */
-type FileKeys = Pick<Config, 'api' | 'passthrough' | 'files' | 'sources'> & {
+type FileKeys = Pick<Config, 'api' | 'passthrough' | 'files' | 'sources' | 'query'> & {
   log_level: Config['logLevel'];
   log_format: Config['logFormat'];
   auth: Pick<Config['auth'], 'token_ttl_hours'>;
@@ -296,5 +297,6 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
     passthrough: rest.passthrough,
     files: rest.files,
     sources: rest.sources,
+    query: rest.query,
   };
 }

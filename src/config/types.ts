@@ -51,4 +51,8 @@ export interface Config {
     /** How long a statement waits for one of a source's pooled connections before 1040. */
     pool_wait_timeout_ms: number;
   };
+  query: {
+    /** A statement still running after this long is cancelled at its sources and answered 3024. */
+    timeout_ms: number;
+  };
 }

@@ -4,6 +4,7 @@ import { ErrorCode, isTooDeep, SqlError } from '../core/errors.js';
 import type { ColumnInfo, FieldInfo } from '../core/types.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { SqlStatement } from './ast/nodes.js';
+import { Deadline } from './deadline.js';
 import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
 import type { ExecutionContext, Outcome } from './execute/context.js';
 import { infoSchemaRows } from './execute/info-schema.js';
@@ -50,6 +51,8 @@ export interface EngineDeps {
   logger: Logger;
   /** Share pushdown plans across statements differing only in integers (default true; tests compare both). */
   shapePlans?: boolean;
+  /** query.timeout_ms: a statement running longer is cancelled and answered 3024. 0 or absent: no limit. */
+  timeoutMs?: number;
 }
 
 /**
@@ -80,9 +83,19 @@ export class Engine implements SqlEngine, ExecutionContext {
     return this.deps.sources;
   }
 
-  async stream(sql: string, ctx: QueryContext = {}, opts: ExecOptions = {}): Promise<RowStream | Result> {
+  /** The statement's deadline and the options that carry its signal; none without a timeout. */
+  private deadline(opts: ExecOptions): [Deadline | null, ExecOptions] {
+    const ms = this.deps.timeoutMs;
+    if (!ms) return [null, opts];
+    const d = new Deadline(ms, opts.signal);
+    return [d, { ...opts, signal: d.signal }];
+  }
+
+  async stream(sql: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<RowStream | Result> {
+    const [deadline, opts] = this.deadline(opts0);
     try {
       const out = await this.run(sql, ctx, opts);
+      if (out.kind !== 'stream') deadline?.clear();
       if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
       if (out.kind === 'table') {
         const t = out.table;
@@ -97,15 +110,26 @@ export class Engine implements SqlEngine, ExecutionContext {
       const fields = s.columns;
       let read = 0;
       async function* batches() {
-        for await (const b of s.batches) {
-          read += b.length;
-          opts.onProgress?.(read);
-          yield encodeRows(fields, b);
+        try {
+          for await (const b of s.batches) {
+            read += b.length;
+            opts.onProgress?.(read);
+            yield encodeRows(fields, b);
+          }
+        } catch (e) {
+          throw deadline ? deadline.map(e) : e;
+        } finally {
+          deadline?.clear();
         }
       }
-      return { type: 'rows', columns: fields, batches: batches(), cancel: () => s.cancel() };
+      const cancel = () => {
+        deadline?.clear();
+        return s.cancel();
+      };
+      return { type: 'rows', columns: fields, batches: batches(), cancel };
     } catch (e) {
-      return this.fail(e, sql);
+      deadline?.clear();
+      return this.fail(deadline ? deadline.map(e) : e, sql);
     }
   }
 
@@ -114,12 +138,26 @@ export class Engine implements SqlEngine, ExecutionContext {
    * itself rather than through `stream()`'s generator: one async generator less per call
    * is a measurable share of a point lookup.
    */
-  async execute(sql: string, ctx: QueryContext = {}, opts: ExecOptions = {}): Promise<Result> {
+  async execute(sql: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<Result> {
+    const [deadline, opts] = this.deadline(opts0);
+    try {
+      return await this.executeWithin(sql, ctx, opts, deadline);
+    } finally {
+      deadline?.clear();
+    }
+  }
+
+  private async executeWithin(
+    sql: string,
+    ctx: QueryContext,
+    opts: ExecOptions,
+    deadline: Deadline | null,
+  ): Promise<Result> {
     let out: Outcome;
     try {
       out = await this.run(sql, ctx, opts);
     } catch (e) {
-      return this.fail(e, sql);
+      return this.fail(deadline ? deadline.map(e) : e, sql);
     }
     if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
     const max = opts.maxRows ?? Number.POSITIVE_INFINITY;
@@ -151,7 +189,7 @@ export class Engine implements SqlEngine, ExecutionContext {
         }
       } catch (e) {
         await s.cancel().catch(() => {});
-        return this.fail(e, sql);
+        return this.fail(deadline ? deadline.map(e) : e, sql);
       }
       await s.cancel().catch(() => {});
     }
