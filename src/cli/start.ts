@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -34,8 +35,18 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
   const ctx = { storageDir: config.storageDir, logger: log, poolWaitMs: config.sources.pool_wait_timeout_ms };
   const builtins: Map<string, Source> = await builtinSources(config, ctx, catalog);
   const sources = new CatalogSourceManager(catalog, ctx, log, builtins);
-  const local = await LocalEngine.create({ tempDir: join(config.storageDir, 'tmp') });
-  const engine = new Engine({ sources, local, logger: log, timeoutMs: config.query.timeout_ms });
+  // DuckDB's own default (80% of memory) is what a runaway join fills; a quarter leaves room.
+  const local = await LocalEngine.create({
+    tempDir: join(config.storageDir, 'tmp'),
+    memoryLimit: localMemoryLimit(),
+  });
+  const engine = new Engine({
+    sources,
+    local,
+    logger: log,
+    timeoutMs: config.query.timeout_ms,
+    maxFragmentRows: config.query.max_fragment_rows,
+  });
   return { config, logger: log, catalog, sources, engine, version: VERSION, startedAt: Date.now() };
 }
 
@@ -77,4 +88,10 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
   await closeEgressAgents();
   await deps.engine.close();
   await deps.catalog.close();
+}
+
+/** A quarter of the memory this process may use (its cgroup limit, else the machine's), at least 256 MiB. */
+function localMemoryLimit(): string {
+  const available = process.constrainedMemory?.() || totalmem();
+  return `${Math.max(256, Math.floor(available / 4 / 1024 / 1024))}MB`;
 }

@@ -66,6 +66,7 @@ const DEFAULTS: Record<string, unknown> = {
   'files.max_upload_bytes': 1073741824,
   'sources.pool_wait_timeout_ms': 30000,
   'query.timeout_ms': 300000,
+  'query.max_fragment_rows': 10000000,
   log_level: 'info',
   log_format: 'auto',
 };

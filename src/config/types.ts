@@ -54,5 +54,7 @@ export interface Config {
   query: {
     /** A statement still running after this long is cancelled at its sources and answered 3024. */
     timeout_ms: number;
+    /** Rows one source may load into the local engine for one statement (1104 beyond). */
+    max_fragment_rows: number;
   };
 }

@@ -53,6 +53,8 @@ export interface EngineDeps {
   shapePlans?: boolean;
   /** query.timeout_ms: a statement running longer is cancelled and answered 3024. 0 or absent: no limit. */
   timeoutMs?: number;
+  /** query.max_fragment_rows: rows one source may load into the local engine for one statement (1104 beyond). */
+  maxFragmentRows?: number;
 }
 
 /**
@@ -327,6 +329,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       signal: opts.signal,
       onProgress: opts.onProgress,
       infoRows: (t: string) => infoSchemaRows(this, t),
+      maxFragmentRows: this.deps.maxFragmentRows,
     };
   }
 

@@ -26,8 +26,8 @@ import { convertersFor, type MysqlField, mysqlTypeOfField } from './types.js';
 const POOL_MAX = 10;
 /** A statement the driver refused because its connection was already closed is tried again this often. */
 const READ_RETRIES = 2;
-/** A connection idle longer than this is pinged before a statement is sent on it (a restart may have closed it). */
-const PING_IDLE_MS = 1_000;
+/** A connection idle longer than this (ms) is pinged before a statement is sent on it: a restart or a KILL may have closed it. A ping is one loopback round trip; back-to-back statements skip it. */
+const PING_IDLE_MS = 5;
 
 function noop(): void {}
 

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { constants, createWriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SqlError } from '../../core/errors.js';
 import type { FieldInfo, Row } from '../../core/types.js';
 import type { QueryStream } from '../../sources/types.js';
 import type { DynamicFilter } from '../plan/plan-types.js';
@@ -19,6 +20,8 @@ export interface RunOptions {
   onProgress?: (rows: number) => void;
   /** Rows of information_schema tables the plan reads, built on demand. */
   infoRows?: (table: string) => Promise<{ columns: FieldInfo[]; rows: Row[] }>;
+  /** query.max_fragment_rows: a fragment loaded for local work may hold at most this many rows (1104 beyond). */
+  maxFragmentRows?: number;
 }
 
 /** Run a plan to a stream of canonical rows. */
@@ -67,7 +70,14 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
       );
       loads.push(p);
     }
-    async function loadFragment(f: Fragment, sql: string): Promise<void> {
+    async function loadFragment(f: Fragment, planned: string): Promise<void> {
+      // One row past the limit is enough to know it is passed; the source stops there.
+      const max = opts.maxFragmentRows;
+      const sql = max ? `SELECT * FROM (${planned}) AS __fragment LIMIT ${max + 1}` : planned;
+      await loadFragmentRows(f, sql);
+      if (max) await checkFragmentRows(local, schema, f, max);
+    }
+    async function loadFragmentRows(f: Fragment, sql: string): Promise<void> {
       if (f.source.exportCsv && f.columnInfo.length) {
         await loadViaCsv(local, schema, { ...f, sql }, opts.signal);
         return;
@@ -167,6 +177,30 @@ async function narrowed(
   } finally {
     conn.closeSync();
   }
+}
+
+/**
+ * MySQL's 1104 for a fragment past query.max_fragment_rows: a cross-source statement that
+ * would pull that much into the local engine is almost always a missing join condition.
+ */
+async function checkFragmentRows(
+  local: LocalEngine,
+  schema: string,
+  f: Fragment,
+  max: number,
+): Promise<void> {
+  const conn = await local.connect();
+  try {
+    const r = await conn.runAndReadAll(`SELECT count(*) FROM ${dq(schema)}.${dq(f.temp)}`);
+    if (Number(r.getRowsJS()[0][0]) <= max) return;
+  } finally {
+    conn.closeSync();
+  }
+  const table = f.ref.schema ? `${f.ref.schema}.${f.ref.table}` : f.ref.table;
+  throw new SqlError(
+    1104,
+    `The SELECT would read more than ${max} rows of '${f.source.name}.${table}' into the local engine (query.max_fragment_rows); add a filter or a join condition, or raise the limit`,
+  );
 }
 
 /**

@@ -34,7 +34,7 @@ async function sqlError(p: Promise<unknown>, code: number, pattern: RegExp): Pro
 
 test('tables are listed with their schema and columns', async () => {
   const tables = await fx.files.listTables();
-  assert.deepEqual(tables, [{ name: 'items', schema: 'main', type: 'BASE TABLE' }]);
+  assert.deepEqual(tables, [{ name: 'items', schema: 'main', type: 'BASE TABLE', rows: 3, comment: '' }]);
   await sqlError(fx.files.listColumns('nope'), 1146, /files\.nope/);
   await sqlError(fx.files.query('SELECT * FROM "nope"'), 1146, /Table 'files\.nope' doesn't exist/);
   await sqlError(fx.files.query('SELECT nocol FROM "items"'), 1054, /nocol/);
