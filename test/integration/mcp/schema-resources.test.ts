@@ -50,7 +50,7 @@ after(async () => {
 
 async function read(uri: string): Promise<any> {
   const r = await client.readResource({ uri });
-  return JSON.parse(String(r.contents[0].text));
+  return JSON.parse(String((r.contents[0] as { text?: string }).text));
 }
 
 describe('schema resources', () => {
