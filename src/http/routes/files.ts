@@ -77,14 +77,19 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    scope.put<{ Params: Params; Querystring: Query }>('/api/files/:name', async (request, reply) => {
-      try {
-        return await upload(request, reply, await files(), deps.config.files.max_upload_bytes);
-      } catch (e) {
-        // A refused upload may still be arriving: close the connection instead of reading it all.
-        if (!request.raw.readableEnded) reply.header('connection', 'close');
-        return fail(reply, e);
-      }
+    // POST is the same upload (what HTML forms and many clients send), raw or multipart.
+    scope.route<{ Params: Params; Querystring: Query }>({
+      method: ['PUT', 'POST'],
+      url: '/api/files/:name',
+      handler: async (request, reply) => {
+        try {
+          return await upload(request, reply, await files(), deps.config.files.max_upload_bytes);
+        } catch (e) {
+          // A refused upload may still be arriving: close the connection instead of reading it all.
+          if (!request.raw.readableEnded) reply.header('connection', 'close');
+          return fail(reply, e);
+        }
+      },
     });
   });
 }
@@ -120,7 +125,11 @@ async function upload(
         contentType,
         expectedBytes: Number.isFinite(length) ? length : undefined,
       });
-  return reply.code(stored.created ? 201 : 200).send(fileJson(stored.record));
+  const body =
+    stored.sheet === undefined
+      ? fileJson(stored.record)
+      : { ...fileJson(stored.record), sheet: stored.sheet };
+  return reply.code(stored.created ? 201 : 200).send(body);
 }
 
 /** The `file` part of a multipart body, streamed to the files source as it arrives. */

@@ -39,6 +39,8 @@ export interface IngestResult {
   rows: number;
   columns: number;
   sizeBytes: number;
+  /** XLSX: the sheet read. */
+  sheet?: string;
 }
 
 /** Rows per Parquet row group: big enough for fast scans, small enough to bound the writer's memory. */
@@ -73,6 +75,7 @@ export async function ingestToParquet(
     let source = input.path;
     let format = input.format;
     let replace = '';
+    let sheet: string | undefined;
     if (format === 'xlsx') {
       // Loaded on first use: exceljs costs the idle server ~10 MB and only XLSX needs it.
       const { xlsxToNdjson } = await import('./xlsx.js');
@@ -80,6 +83,7 @@ export async function ingestToParquet(
       if (conv.rows === 0) throw invalidFile(`Sheet '${conv.sheet}' of '${input.label}' has no data rows`);
       source = input.scratch;
       format = 'ndjson';
+      sheet = conv.sheet;
       if (conv.dateOnly.length)
         replace = ` REPLACE (${conv.dateOnly.map((c) => `CAST(${duckIdent(c)} AS DATE) AS ${duckIdent(c)}`).join(', ')})`;
     }
@@ -104,7 +108,9 @@ export async function ingestToParquet(
     }
     if (rows === 0) throw invalidFile(`'${input.label}' has no data rows`);
     const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${duckString(dest)})`);
-    return { rows, columns: desc.currentRowCount, sizeBytes: (await stat(dest)).size };
+    const out: IngestResult = { rows, columns: desc.currentRowCount, sizeBytes: (await stat(dest)).size };
+    if (sheet !== undefined) out.sheet = sheet;
+    return out;
   } catch (e) {
     await rm(dest, { force: true });
     throw await fileErrorFrom(e, input, display);

@@ -75,6 +75,8 @@ export interface StoredFile {
   record: FileRecord;
   /** false when an existing table was replaced. */
   created: boolean;
+  /** XLSX: the sheet that was read (named in the answer, since the first one is taken by default). */
+  sheet?: string;
 }
 
 const INSERT_BATCH_ROWS = 2048;
@@ -417,7 +419,7 @@ export class FilesSource implements Source {
         const record = await this.register(name, format, staged, res);
         const ms = Math.round(performance.now() - t0);
         this.opts.logger.info({ table: name, format, rows: res.rows, ingest_ms: ms }, 'files: table stored');
-        return { record, created };
+        return res.sheet === undefined ? { record, created } : { record, created, sheet: res.sheet };
       } finally {
         conn.closeSync();
         db?.closeSync();
