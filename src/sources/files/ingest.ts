@@ -1,7 +1,7 @@
 import { open, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, stringLiteral } from '../../core/sql-text.js';
-import { findRaggedRow, type RecordScan } from './csv-check.js';
+import { describeRecordProblem, type RecordScan, recordProblem } from './csv-check.js';
 import {
   type CsvLayout,
   csvOptions,
@@ -145,17 +145,8 @@ export async function inspectCsv(
       `Could not read '${input.label}' as ${what}: the file is not valid UTF-8 (Unicode) text`,
     );
   const display = (msg: string) => cleanMessage(msg, [input.path], input.label);
-  const r = input.records;
-  if (r?.ragged) {
-    throw invalidFile(
-      `Could not read '${input.label}' as ${what}: line ${r.ragged.line} has ${r.ragged.fields} field(s) but the header has ${r.ragged.expected}`,
-    );
-  }
-  if (r?.unclosedQuote) {
-    throw invalidFile(
-      `Could not read '${input.label}' as ${what}: a quoted field is not closed before the end of the file`,
-    );
-  }
+  const problem = input.records ? describeRecordProblem(input.records) : null;
+  if (problem) throw invalidFile(`Could not read '${input.label}' as ${what}: ${problem}`);
   try {
     // Decided as sniffStoredCsv decides it on a restart: the head when it sniffs alone.
     const layout =
@@ -182,12 +173,9 @@ async function fileErrorFrom(
     (input.format === 'csv' || input.format === 'tsv') &&
     /sniff|Expected Number of Columns|too many columns/i.test(msg)
   ) {
-    const ragged = await findRaggedRow(input.path, input.format === 'tsv' ? 0x09 : 0x2c).catch(() => null);
-    if (ragged) {
-      return invalidFile(
-        `Could not read '${input.label}' as ${input.format.toUpperCase()}: line ${ragged.line} has ${ragged.fields} field(s) but the header has ${ragged.expected}`,
-      );
-    }
+    const problem = await recordProblem(input.path, input.format === 'tsv' ? 0x09 : 0x2c).catch(() => null);
+    if (problem)
+      return invalidFile(`Could not read '${input.label}' as ${input.format.toUpperCase()}: ${problem}`);
   }
   return invalidFile(`Could not read '${input.label}' as ${formatName(input.format)}: ${display(msg)}`);
 }

@@ -68,3 +68,16 @@ test('nothing is left in the scratch dir after all of that', () => {
   );
   assert.deepEqual(fx.store.records.size, 0);
 });
+
+test('a small CSV with an unterminated quote names the line that opens it, as a ragged row names its line', async () => {
+  await assert.rejects(
+    fx.put('unterminated', 'a,b\n1,x\n2,"y\n3,z\n4,w\n', { format: 'csv' }),
+    (e: unknown) => {
+      assert.ok(e instanceof FileError, String(e));
+      assert.equal(e.status, 400);
+      assert.match(e.message, /line 3: a quoted field starts there and is never closed/);
+      assert.doesNotMatch(e.message, /sniff/i);
+      return true;
+    },
+  );
+});
