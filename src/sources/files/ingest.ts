@@ -1,6 +1,7 @@
 import { open, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, stringLiteral } from '../../core/sql-text.js';
+import { fixedPointColumns, withTypes } from './column-types.js';
 import { describeRecordProblem, type RecordScan, recordProblem } from './csv-check.js';
 import {
   type CsvLayout,
@@ -33,6 +34,8 @@ export interface IngestInput {
    * Parquet file holds exactly those; only a row that does not fit them re-infers.
    */
   layout?: CsvLayout | null;
+  /** CSV/TSV: the upload's own column types (`?types=`), DuckDB type names by column. */
+  types?: Map<string, string> | null;
 }
 
 export interface IngestResult {
@@ -88,17 +91,38 @@ export async function ingestToParquet(
         replace = ` REPLACE (${conv.dateOnly.map((c) => `CAST(${duckIdent(c)} AS DATE) AS ${duckIdent(c)}`).join(', ')})`;
     }
     const rowGroup = input.large ? LARGE_ROW_GROUP : ROW_GROUP;
+    const csv = format === 'csv' || format === 'tsv' ? format : null;
+    const types = input.types?.size ? input.types : null;
+    if (types && !csv)
+      throw new FileError(
+        400,
+        'invalid_types',
+        `types applies to CSV and TSV files, not ${formatName(format)}`,
+      );
+    let layout = input.layout ?? null;
+    if (csv && !layout) {
+      // Sniffed types, then fixed-point text as DECIMAL (column-types.ts); a file the
+      // sniffer refuses is reported by the plain reader below.
+      layout = await sniffCsv(conn, source, csv)
+        .then((l) => fixedPointColumns(conn, source, csv, l))
+        .catch(() => null);
+    }
+    if (types) {
+      if (!layout) layout = await sniffCsv(conn, source, csv!);
+      layout = withTypes(layout, types, input.label);
+    }
     let rows: number;
     try {
       const first =
-        input.layout && (format === 'csv' || format === 'tsv')
-          ? csvReaderWith(source, format, input.layout, csvBuffer(!!input.large))
+        layout && csv
+          ? csvReaderWith(source, csv, layout, csvBuffer(!!input.large))
           : reader(format, source, false, !!input.large);
       rows = await copy(conn, `SELECT *${replace} FROM ${first}`, dest, rowGroup);
     } catch (e) {
       // DuckDB infers types from a sample of rows; a later row that does not fit makes
-      // the whole read fail. Infer again from every row (slower, only when needed).
-      if (!isCastError(e)) throw e;
+      // the whole read fail. Infer again from every row (slower, only when needed). Types
+      // the upload named are kept: a value that does not fit them is the file's error.
+      if (!isCastError(e) || types) throw e;
       rows = await copy(
         conn,
         `SELECT *${replace} FROM ${reader(format, source, true, !!input.large)}`,

@@ -65,6 +65,8 @@ export interface UploadOptions {
   contentType?: string | null;
   /** XLSX sheet name or 1-based number. */
   sheet?: string | null;
+  /** CSV/TSV column types the upload names (column-types.ts parseTypesParam). */
+  types?: Map<string, string> | null;
   replace?: boolean;
   maxBytes: number;
   /** The body's size when known in advance (Content-Length of a raw upload). */
@@ -292,7 +294,9 @@ export class FilesSource implements Source {
         { table: name, ms: Math.round(performance.now() - t0) },
         'files: upload received',
       );
-      if (csv && bytes > this.convertLaterAbove) {
+      // Types named by the upload are applied by converting now: the later conversion and a
+      // restart re-sniff the stored CSV and would not know them.
+      if (csv && bytes > this.convertLaterAbove && !opts.types?.size) {
         const records = scan ? scan.end() : await scanFile(received, csv);
         return await this.storeCsvForLater(name, received, csv, bytes, utf8, await early, records, opts);
       }
@@ -412,7 +416,15 @@ export class FilesSource implements Source {
       try {
         const res = await ingestToParquet(
           conn,
-          { path, format, sheet: opts.sheet ?? null, label: name, scratch: this.tmpPath('scratch'), large },
+          {
+            path,
+            format,
+            sheet: opts.sheet ?? null,
+            label: name,
+            scratch: this.tmpPath('scratch'),
+            large,
+            types: opts.types ?? null,
+          },
           staged,
         );
         const created = !this.get(name);
