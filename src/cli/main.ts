@@ -57,6 +57,7 @@ async function main(argv: string[]): Promise<number | undefined> {
         ...client,
         format: str(p.values.format),
         sheet: str(p.values.sheet),
+        types: str(p.values.types),
         replace: p.values.replace === true,
       });
     }

@@ -82,7 +82,18 @@ export async function runStatements(
       err.write(`ERROR ${answer.error_code}: ${answer.error_message}\n${where(statements, i, st)}`);
       return 1;
     }
-    await writeAnswer(out, answer, opts.format, { maxRows: opts.maxRows });
+    try {
+      await writeAnswer(out, answer, opts.format, { maxRows: opts.maxRows });
+    } catch (e) {
+      // A failure after the first rows (a value the source cannot convert, a lost connection).
+      if (opts.signal?.aborted) throw e;
+      const code = (e as { code?: unknown }).code;
+      out.write('\n');
+      err.write(
+        `ERROR${typeof code === 'number' ? ` ${code}` : ''}: ${(e as Error).message}\n${where(statements, i, st)}`,
+      );
+      return 1;
+    }
   }
   return 0;
 }

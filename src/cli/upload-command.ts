@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { Config } from '../config/types.js';
 import { createLogger } from '../core/logger.js';
 import { fileJson } from '../http/routes/files.js';
+import { parseTypesParam } from '../sources/files/column-types.js';
 import { FileError, FilesSource, tableNameFromFile } from '../sources/files/index.js';
 import { closeDeps, createDeps } from './start.js';
 
@@ -12,6 +13,7 @@ export interface UploadArgs {
   token?: string;
   format?: string;
   sheet?: string;
+  types?: string;
   replace?: boolean;
 }
 
@@ -30,7 +32,7 @@ export async function runUploadCommand(
 ): Promise<number> {
   const [path, given] = positionals;
   if (!path) {
-    err.write('Usage: tributary upload FILE [NAME] [--replace] [--format F] [--sheet S] [--url URL]\n');
+    err.write("Usage: tributary upload FILE [NAME] [options]; run 'tributary help upload'\n");
     return 2;
   }
   let size: number;
@@ -63,6 +65,7 @@ async function inProcess(config: Config, path: string, name: string, args: Uploa
     const { record } = await files.ingestLocalFile(name, path, {
       format: args.format ?? null,
       sheet: args.sheet ?? null,
+      types: args.types ? parseTypesParam(args.types) : null,
       replace: !!args.replace,
       fileName: basename(path),
     });
@@ -76,6 +79,7 @@ async function viaHttp(base: string, path: string, name: string, size: number, a
   const q = new URLSearchParams();
   if (args.format) q.set('format', args.format);
   if (args.sheet) q.set('sheet', args.sheet);
+  if (args.types) q.set('types', args.types);
   if (args.replace) q.set('replace', 'true');
   // The raw body with the file name's format; the file streams from disk.
   if (!args.format) q.set('format', formatFromName(path));

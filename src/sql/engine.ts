@@ -13,6 +13,7 @@ import { runPlan } from './execute/run-plan.js';
 import { runService } from './execute/service.js';
 import type { MemTable } from './execute/show.js';
 import { runWrite } from './execute/writes.js';
+import { dialectHint } from './parse/hints.js';
 import type { Statement } from './parse/index.js';
 import { type Shape, StatementTemplates, shapeOf } from './parse/templates.js';
 import { bindTables } from './plan/bind.js';
@@ -210,7 +211,11 @@ export class Engine implements SqlEngine, ExecutionContext {
         'internal error in SQL engine',
       );
     }
-    return errorResult(e);
+    const r = errorResult(e);
+    // Habits from other dialects (`::`, date_trunc, ILIKE, "names") get a concrete rewrite.
+    const hint = e instanceof SqlError ? dialectHint(sql) : null;
+    if (hint && r.type === 'error') r.error_message = `${r.error_message}. Hint: ${hint}`;
+    return r;
   }
 
   /** Parse and run one statement. */

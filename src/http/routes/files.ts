@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FileRecord } from '../../catalog/types.js';
+import { parseTypesParam } from '../../sources/files/column-types.js';
 import { FileError, FilesSource, ROWS_UNKNOWN } from '../../sources/files/index.js';
 import { tooLarge } from '../../sources/files/receive.js';
 import type { AppDeps } from '../deps.js';
@@ -13,6 +14,7 @@ interface Query {
   format?: string;
   sheet?: string;
   replace?: string;
+  types?: string;
 }
 
 /**
@@ -77,14 +79,19 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, _payload, done) => done(null));
-    scope.put<{ Params: Params; Querystring: Query }>('/api/files/:name', async (request, reply) => {
-      try {
-        return await upload(request, reply, await files(), deps.config.files.max_upload_bytes);
-      } catch (e) {
-        // A refused upload may still be arriving: close the connection instead of reading it all.
-        if (!request.raw.readableEnded) reply.header('connection', 'close');
-        return fail(reply, e);
-      }
+    // POST is the same upload (what HTML forms and many clients send), raw or multipart.
+    scope.route<{ Params: Params; Querystring: Query }>({
+      method: ['PUT', 'POST'],
+      url: '/api/files/:name',
+      handler: async (request, reply) => {
+        try {
+          return await upload(request, reply, await files(), deps.config.files.max_upload_bytes);
+        } catch (e) {
+          // A refused upload may still be arriving: close the connection instead of reading it all.
+          if (!request.raw.readableEnded) reply.header('connection', 'close');
+          return fail(reply, e);
+        }
+      },
     });
   });
 }
@@ -112,7 +119,8 @@ async function upload(
   const isMultipart = /^multipart\/form-data/i.test(contentType ?? '');
   // The multipart envelope adds a little; the file inside is held to the limit itself.
   if (Number.isFinite(length) && length > maxBytes + (isMultipart ? 64 * 1024 : 0)) throw tooLarge(maxBytes);
-  const opts = { format: q.format ?? null, sheet: q.sheet ?? null, replace, maxBytes };
+  const types = q.types ? parseTypesParam(String(q.types)) : null;
+  const opts = { format: q.format ?? null, sheet: q.sheet ?? null, types, replace, maxBytes };
   const stored = isMultipart
     ? await fromMultipart(request, files, name, opts)
     : await files.upload(name, request.raw, {
@@ -120,7 +128,11 @@ async function upload(
         contentType,
         expectedBytes: Number.isFinite(length) ? length : undefined,
       });
-  return reply.code(stored.created ? 201 : 200).send(fileJson(stored.record));
+  const body =
+    stored.sheet === undefined
+      ? fileJson(stored.record)
+      : { ...fileJson(stored.record), sheet: stored.sheet };
+  return reply.code(stored.created ? 201 : 200).send(body);
 }
 
 /** The `file` part of a multipart body, streamed to the files source as it arrives. */
@@ -128,7 +140,13 @@ function fromMultipart(
   request: FastifyRequest,
   files: FilesSource,
   name: string,
-  opts: { format: string | null; sheet: string | null; replace: boolean; maxBytes: number },
+  opts: {
+    format: string | null;
+    sheet: string | null;
+    types: Map<string, string> | null;
+    replace: boolean;
+    maxBytes: number;
+  },
 ): ReturnType<FilesSource['upload']> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;

@@ -1,7 +1,8 @@
 import { open, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, stringLiteral } from '../../core/sql-text.js';
-import { findRaggedRow, type RecordScan } from './csv-check.js';
+import { fixedPointColumns, withTypes } from './column-types.js';
+import { describeRecordProblem, type RecordScan, recordProblem } from './csv-check.js';
 import {
   type CsvLayout,
   csvOptions,
@@ -33,12 +34,16 @@ export interface IngestInput {
    * Parquet file holds exactly those; only a row that does not fit them re-infers.
    */
   layout?: CsvLayout | null;
+  /** CSV/TSV: the upload's own column types (`?types=`), DuckDB type names by column. */
+  types?: Map<string, string> | null;
 }
 
 export interface IngestResult {
   rows: number;
   columns: number;
   sizeBytes: number;
+  /** XLSX: the sheet read. */
+  sheet?: string;
 }
 
 /** Rows per Parquet row group: big enough for fast scans, small enough to bound the writer's memory. */
@@ -73,6 +78,7 @@ export async function ingestToParquet(
     let source = input.path;
     let format = input.format;
     let replace = '';
+    let sheet: string | undefined;
     if (format === 'xlsx') {
       // Loaded on first use: exceljs costs the idle server ~10 MB and only XLSX needs it.
       const { xlsxToNdjson } = await import('./xlsx.js');
@@ -80,21 +86,43 @@ export async function ingestToParquet(
       if (conv.rows === 0) throw invalidFile(`Sheet '${conv.sheet}' of '${input.label}' has no data rows`);
       source = input.scratch;
       format = 'ndjson';
+      sheet = conv.sheet;
       if (conv.dateOnly.length)
         replace = ` REPLACE (${conv.dateOnly.map((c) => `CAST(${duckIdent(c)} AS DATE) AS ${duckIdent(c)}`).join(', ')})`;
     }
     const rowGroup = input.large ? LARGE_ROW_GROUP : ROW_GROUP;
+    const csv = format === 'csv' || format === 'tsv' ? format : null;
+    const types = input.types?.size ? input.types : null;
+    if (types && !csv)
+      throw new FileError(
+        400,
+        'invalid_types',
+        `types applies to CSV and TSV files, not ${formatName(format)}`,
+      );
+    let layout = input.layout ?? null;
+    if (csv && !layout) {
+      // Sniffed types, then fixed-point text as DECIMAL (column-types.ts); a file the
+      // sniffer refuses is reported by the plain reader below.
+      layout = await sniffCsv(conn, source, csv)
+        .then((l) => fixedPointColumns(conn, source, csv, l))
+        .catch(() => null);
+    }
+    if (types) {
+      if (!layout) layout = await sniffCsv(conn, source, csv!);
+      layout = withTypes(layout, types, input.label);
+    }
     let rows: number;
     try {
       const first =
-        input.layout && (format === 'csv' || format === 'tsv')
-          ? csvReaderWith(source, format, input.layout, csvBuffer(!!input.large))
+        layout && csv
+          ? csvReaderWith(source, csv, layout, csvBuffer(!!input.large))
           : reader(format, source, false, !!input.large);
       rows = await copy(conn, `SELECT *${replace} FROM ${first}`, dest, rowGroup);
     } catch (e) {
       // DuckDB infers types from a sample of rows; a later row that does not fit makes
-      // the whole read fail. Infer again from every row (slower, only when needed).
-      if (!isCastError(e)) throw e;
+      // the whole read fail. Infer again from every row (slower, only when needed). Types
+      // the upload named are kept: a value that does not fit them is the file's error.
+      if (!isCastError(e) || types) throw e;
       rows = await copy(
         conn,
         `SELECT *${replace} FROM ${reader(format, source, true, !!input.large)}`,
@@ -104,7 +132,9 @@ export async function ingestToParquet(
     }
     if (rows === 0) throw invalidFile(`'${input.label}' has no data rows`);
     const desc = await conn.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet(${duckString(dest)})`);
-    return { rows, columns: desc.currentRowCount, sizeBytes: (await stat(dest)).size };
+    const out: IngestResult = { rows, columns: desc.currentRowCount, sizeBytes: (await stat(dest)).size };
+    if (sheet !== undefined) out.sheet = sheet;
+    return out;
   } catch (e) {
     await rm(dest, { force: true });
     throw await fileErrorFrom(e, input, display);
@@ -139,17 +169,8 @@ export async function inspectCsv(
       `Could not read '${input.label}' as ${what}: the file is not valid UTF-8 (Unicode) text`,
     );
   const display = (msg: string) => cleanMessage(msg, [input.path], input.label);
-  const r = input.records;
-  if (r?.ragged) {
-    throw invalidFile(
-      `Could not read '${input.label}' as ${what}: line ${r.ragged.line} has ${r.ragged.fields} field(s) but the header has ${r.ragged.expected}`,
-    );
-  }
-  if (r?.unclosedQuote) {
-    throw invalidFile(
-      `Could not read '${input.label}' as ${what}: a quoted field is not closed before the end of the file`,
-    );
-  }
+  const problem = input.records ? describeRecordProblem(input.records) : null;
+  if (problem) throw invalidFile(`Could not read '${input.label}' as ${what}: ${problem}`);
   try {
     // Decided as sniffStoredCsv decides it on a restart: the head when it sniffs alone.
     const layout =
@@ -176,12 +197,9 @@ async function fileErrorFrom(
     (input.format === 'csv' || input.format === 'tsv') &&
     /sniff|Expected Number of Columns|too many columns/i.test(msg)
   ) {
-    const ragged = await findRaggedRow(input.path, input.format === 'tsv' ? 0x09 : 0x2c).catch(() => null);
-    if (ragged) {
-      return invalidFile(
-        `Could not read '${input.label}' as ${input.format.toUpperCase()}: line ${ragged.line} has ${ragged.fields} field(s) but the header has ${ragged.expected}`,
-      );
-    }
+    const problem = await recordProblem(input.path, input.format === 'tsv' ? 0x09 : 0x2c).catch(() => null);
+    if (problem)
+      return invalidFile(`Could not read '${input.label}' as ${input.format.toUpperCase()}: ${problem}`);
   }
   return invalidFile(`Could not read '${input.label}' as ${formatName(input.format)}: ${display(msg)}`);
 }

@@ -74,6 +74,8 @@ export interface UploadOptions {
   contentType?: string | null;
   /** XLSX sheet name or 1-based number. */
   sheet?: string | null;
+  /** CSV/TSV column types the upload names (column-types.ts parseTypesParam). */
+  types?: Map<string, string> | null;
   replace?: boolean;
   maxBytes: number;
   /** The body's size when known in advance (Content-Length of a raw upload). */
@@ -84,6 +86,8 @@ export interface StoredFile {
   record: FileRecord;
   /** false when an existing table was replaced. */
   created: boolean;
+  /** XLSX: the sheet that was read (named in the answer, since the first one is taken by default). */
+  sheet?: string;
 }
 
 /** Lock key for the catalog mirror (views and the name map); not a valid table name. */
@@ -314,7 +318,9 @@ export class FilesSource implements Source {
         { table: name, ms: Math.round(performance.now() - t0) },
         'files: upload received',
       );
-      if (csv && bytes > this.convertLaterAbove) {
+      // Types named by the upload are applied by converting now: the later conversion and a
+      // restart re-sniff the stored CSV and would not know them.
+      if (csv && bytes > this.convertLaterAbove && !opts.types?.size) {
         const records = scan ? scan.end() : await scanFile(received, csv);
         return await this.storeCsvForLater(name, received, csv, bytes, utf8, await early, records, opts);
       }
@@ -434,14 +440,22 @@ export class FilesSource implements Source {
       try {
         const res = await ingestToParquet(
           conn,
-          { path, format, sheet: opts.sheet ?? null, label: name, scratch: this.tmpPath('scratch'), large },
+          {
+            path,
+            format,
+            sheet: opts.sheet ?? null,
+            label: name,
+            scratch: this.tmpPath('scratch'),
+            large,
+            types: opts.types ?? null,
+          },
           staged,
         );
         const created = !this.get(name);
         const record = await this.register(name, format, staged, res);
         const ms = Math.round(performance.now() - t0);
         this.opts.logger.info({ table: name, format, rows: res.rows, ingest_ms: ms }, 'files: table stored');
-        return { record, created };
+        return res.sheet === undefined ? { record, created } : { record, created, sheet: res.sheet };
       } finally {
         conn.closeSync();
         db?.closeSync();

@@ -1,5 +1,6 @@
 import pkg from 'node-sql-parser/build/mysql.js';
 import { ErrorCode, isTooDeep, SqlError, tooDeep } from '../../core/errors.js';
+import { rewriteSyntaxGaps } from './gaps.js';
 import { selectLabels } from './labels.js';
 import { isKeyword, tokenize } from './lexer.js';
 import { normalizeAst, rewriteParserGaps } from './normalize.js';
@@ -28,7 +29,7 @@ export function parseStatement(sql: string, isSource: (name: string) => boolean)
     return { kind: 'explain', inner: parseStatement(rest, isSource) };
   }
   // Three-part names first (the rewrite below keeps quoted names as they are).
-  const text = rewriteParserGaps(foldThreePartNames(sql, isSource));
+  const text = rewriteParserGaps(rewriteSyntaxGaps(foldThreePartNames(sql, isSource)));
   let ast: unknown;
   try {
     ast = parser.astify(text, OPTS);

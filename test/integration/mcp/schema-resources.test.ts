@@ -50,8 +50,7 @@ after(async () => {
 
 async function read(uri: string): Promise<any> {
   const r = await client.readResource({ uri });
-  const c = r.contents[0];
-  return JSON.parse('text' in c ? c.text : '');
+  return JSON.parse(String((r.contents[0] as { text?: string }).text));
 }
 
 describe('schema resources', () => {

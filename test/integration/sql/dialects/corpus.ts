@@ -492,4 +492,30 @@ export const CORPUS: CorpusQuery[] = [
   {
     sql: "WITH RECURSIVE r AS (SELECT CAST('a' AS CHAR(10)) AS s UNION SELECT CONCAT(s, 'a') FROM r WHERE LENGTH(s) < 3) SELECT s FROM r",
   },
+  // --- syntax the parser reads through the pre-pass (parse/gaps.ts)
+  { sql: 'SELECT id, customer_id <=> NULL, customer_id <=> 1, NULL <=> NULL, qty + 1 <=> 2 FROM orders' },
+  { sql: "SELECT id FROM customers WHERE city <=> NULL OR city <=> 'Oslo'" },
+  // The fixture has no indexes, which MariaDB checks hints against: it runs the query without them.
+  {
+    sql: 'SELECT o.id FROM orders o USE INDEX (i) JOIN customers c FORCE INDEX FOR JOIN (i) ON c.id <=> o.customer_id',
+    reference: 'SELECT o.id FROM orders o JOIN customers c ON c.id <=> o.customer_id',
+  },
+  {
+    sql: 'SELECT COUNT(*) FROM orders IGNORE KEY FOR ORDER BY (i) WHERE qty > 0',
+    reference: 'SELECT COUNT(*) FROM orders WHERE qty > 0',
+  },
+  // --- REGEXP functions PostgreSQL and DuckDB spell differently (functions/regexp.ts)
+  {
+    sql: "SELECT id, REGEXP_REPLACE(name, '[aeiou]', '*'), REGEXP_LIKE(name, '^A') FROM customers",
+    // MariaDB has no REGEXP_LIKE (MySQL 8 does).
+    reference: "SELECT id, REGEXP_REPLACE(name, '[aeiou]', '*'), name REGEXP '^A' FROM customers",
+    known: { sqlite: 'SQLite has no regular expressions' },
+  },
+  {
+    sql: "SELECT id, REGEXP_SUBSTR(email, '[a-z]+'), REGEXP_SUBSTR(name, 'zzz') FROM customers",
+    // MySQL answers NULL for no match, MariaDB ''.
+    reference:
+      "SELECT id, REGEXP_SUBSTR(email, '[a-z]+'), NULLIF(REGEXP_SUBSTR(name, 'zzz'), '') FROM customers",
+    known: { sqlite: 'SQLite has no regular expressions' },
+  },
 ];

@@ -14,6 +14,7 @@ import sqliteWasm from 'node-sqlite3-wasm';
 import pg from 'pg';
 import { canCompile, compile } from '../../../../src/sql/dialects/index.js';
 import type { CompileOptions, Target } from '../../../../src/sql/dialects/types.js';
+import { rewriteSyntaxGaps } from '../../../../src/sql/parse/gaps.js';
 import { normalizeAst, rewriteParserGaps } from '../../../../src/sql/parse/normalize.js';
 import { createMariaDatabase, createPgDatabase, MARIADB, PG } from '../../../helpers/services.js';
 import { compareRows, normCell, REFERENCE_CONN_OPTIONS, type Rows } from './compare.js';
@@ -26,7 +27,8 @@ const parser = new Parser();
 const RAW_PG_TYPES = new Set([1082, 1083, 1114, 1184, 114, 3802, 1186]);
 
 function parse(sql: string): any {
-  const ast = normalizeAst(parser.astify(rewriteParserGaps(sql), { database: 'MySQL' }));
+  // The same pre-passes as parse/index.ts parseStatement.
+  const ast = normalizeAst(parser.astify(rewriteParserGaps(rewriteSyntaxGaps(sql)), { database: 'MySQL' }));
   return Array.isArray(ast) ? ast[0] : ast;
 }
 

@@ -121,6 +121,7 @@ describe('bad large CSVs', () => {
     await refused('', /empty/);
     await refused('a,b\n', /no data rows/);
     await refused('a,b,c\n1,2,3\n4,5\n', /line 3 has 2 field\(s\) but the header has 3/);
+    await refused('a,b\n1,x\n2,"y\n3,z\n', /line 3: a quoted field starts there and is never closed/);
     await refused(
       Buffer.concat([Buffer.from('city\nM'), Buffer.from([0xfc]), Buffer.from('nchen\n')]),
       /UTF-8/,
@@ -165,7 +166,10 @@ describe('bad large CSVs', () => {
     for (let i = 0; i < 30000; i++) csv += `${i},x\n`;
     csv += '1,"open\n';
     const before = stored();
-    await assert.rejects(fx.put('open_quote', csv, { format: 'csv' }), /quoted field is not closed/);
+    await assert.rejects(
+      fx.put('open_quote', csv, { format: 'csv' }),
+      /line 30002: a quoted field starts there and is never closed/,
+    );
     assert.equal(fx.files.get('open_quote'), null);
     assert.deepEqual(stored(), before);
   });

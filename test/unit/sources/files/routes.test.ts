@@ -32,8 +32,13 @@ after(async () => {
   await fx.close();
 });
 
-async function put(path: string, body: RequestInit['body'], headers: Record<string, string> = {}) {
-  const res = await fetch(`${url}${path}`, { method: 'PUT', body, headers });
+async function put(
+  path: string,
+  body: RequestInit['body'],
+  headers: Record<string, string> = {},
+  method: 'PUT' | 'POST' = 'PUT',
+) {
+  const res = await fetch(`${url}${path}`, { method, body, headers });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -77,11 +82,29 @@ test('PUT multipart takes the file field; the format comes from its file name', 
   assert.equal(r.status, 201, JSON.stringify(r.body));
   assert.equal(r.body.format, 'xlsx');
   assert.equal(r.body.rows, 1);
+  assert.equal(r.body.sheet, 'B');
   const none = new FormData();
   none.append('other', 'x');
   const bad = await put('/api/files/nofile', none);
   assert.equal(bad.status, 400);
   assert.match(bad.body.message, /no 'file' field/);
+});
+
+test('POST uploads like PUT (raw and multipart); an XLSX without sheet names the sheet it took', async () => {
+  const raw = await put('/api/files/posted', 'a,b\n1,2\n', { 'content-type': 'text/csv' }, 'POST');
+  assert.equal(raw.status, 201, JSON.stringify(raw.body));
+  assert.equal(raw.body.rows, 1);
+  assert.equal(raw.body.sheet, undefined);
+  const wb = new ExcelJS.Workbook();
+  const first = wb.addWorksheet('Q4 sales');
+  first.addRow(['k', 'v']);
+  first.addRow(['one', 1]);
+  wb.addWorksheet('Other').addRow(['x']);
+  const form = new FormData();
+  form.append('file', new Blob([Buffer.from(await wb.xlsx.writeBuffer())]), 'book.xlsx');
+  const r = await put('/api/files/posted_xlsx', form, {}, 'POST');
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  assert.equal(r.body.sheet, 'Q4 sales');
 });
 
 test('bad names, bad files and oversized bodies get clear errors', async () => {

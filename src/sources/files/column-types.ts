@@ -1,0 +1,124 @@
+/**
+ * Column types of a CSV/TSV beyond what DuckDB's sniffer says: fixed-point text columns
+ * (`12.50`, `3.99`) become DECIMAL with their scale instead of DOUBLE (so `SUM` gives
+ * `22325954.08`, as PostgreSQL does, not `22325954.080000155`), and an upload may name
+ * types itself (`?types=amount:decimal(12,2),qty:int`).
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { stringLiteral } from '../../core/sql-text.js';
+import { type CsvLayout, csvOptions } from './csv-layout.js';
+import { FileError } from './errors.js';
+
+const duckString = (value: string) => stringLiteral('duckdb', value);
+const duckIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+const SIMPLE: Record<string, string> = {
+  int: 'INTEGER',
+  integer: 'INTEGER',
+  bigint: 'BIGINT',
+  smallint: 'SMALLINT',
+  double: 'DOUBLE',
+  float: 'DOUBLE',
+  real: 'DOUBLE',
+  text: 'VARCHAR',
+  varchar: 'VARCHAR',
+  char: 'VARCHAR',
+  date: 'DATE',
+  datetime: 'TIMESTAMP',
+  timestamp: 'TIMESTAMP',
+  time: 'TIME',
+  boolean: 'BOOLEAN',
+  bool: 'BOOLEAN',
+};
+
+const invalidTypes = (msg: string) => new FileError(400, 'invalid_types', msg);
+
+/** `name:type,name:type` (MySQL type names) → DuckDB types by column; a FileError naming what is wrong. */
+export function parseTypesParam(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  // Commas inside decimal(p,s) do not separate entries.
+  for (const entry of text.split(/,(?![^(]*\))/)) {
+    const e = entry.trim();
+    if (!e) continue;
+    const at = e.lastIndexOf(':');
+    if (at <= 0) throw invalidTypes(`Invalid types entry '${e.slice(0, 80)}': expected column:type`);
+    const column = e.slice(0, at).trim();
+    const raw = e
+      .slice(at + 1)
+      .trim()
+      .toLowerCase()
+      .replace(/\s+/g, '');
+    const dec = /^(?:decimal|numeric)(?:\((\d{1,2})(?:,(\d{1,2}))?\))?$/.exec(raw);
+    let type: string | undefined;
+    if (dec) {
+      const p = dec[1] ? Number(dec[1]) : 10;
+      const s = dec[2] ? Number(dec[2]) : 0;
+      if (p < 1 || p > 38 || s > p)
+        throw invalidTypes(
+          `Invalid type '${raw}' for column '${column}': DECIMAL(p,s) needs 1 <= p <= 38 and s <= p`,
+        );
+      type = `DECIMAL(${p},${s})`;
+    } else type = SIMPLE[raw.replace(/\(\d+\)$/, '')];
+    if (!type)
+      throw invalidTypes(
+        `Unknown type '${raw.slice(0, 40)}' for column '${column.slice(0, 80)}': use decimal(p,s), int, bigint, double, varchar, date, datetime, time or boolean`,
+      );
+    out.set(column, type);
+  }
+  return out;
+}
+
+/** The layout with the upload's own types in place; a column it does not have is a 400 naming it. */
+export function withTypes(layout: CsvLayout, types: Map<string, string>, label: string): CsvLayout {
+  const columns = layout.columns.map((c) => ({ ...c }));
+  for (const [name, type] of types) {
+    const col =
+      columns.find((c) => c.name === name) ??
+      columns.find((c) => c.name.toLowerCase() === name.toLowerCase());
+    if (!col)
+      throw invalidTypes(
+        `'${label}' has no column '${name.slice(0, 80)}' (types); its columns: ${columns
+          .map((c) => c.name)
+          .join(', ')
+          .slice(0, 400)}`,
+      );
+    col.type = type;
+  }
+  return { ...layout, columns };
+}
+
+/**
+ * DOUBLE columns whose every value is a plain fixed-point number become DECIMAL(18|38, s)
+ * with s the most decimals seen: one read of the file as text, so the scale holds for
+ * every row (DuckDB would silently round a longer one).
+ */
+export async function fixedPointColumns(
+  conn: DuckDBConnection,
+  path: string,
+  format: 'csv' | 'tsv',
+  layout: CsvLayout,
+): Promise<CsvLayout> {
+  const doubles = layout.columns.filter((c) => c.type === 'DOUBLE');
+  if (doubles.length === 0) return layout;
+  const parts = doubles.map((c, i) => {
+    const v = `trim(${duckIdent(c.name)})`;
+    return `max(length(split_part(${v}, '.', 2))) AS s${i},
+            max(length(ltrim(split_part(${v}, '.', 1), '-'))) AS d${i},
+            bool_and(${duckIdent(c.name)} IS NULL OR ${v} = '' OR regexp_full_match(${v}, '-?[0-9]+(\\.[0-9]+)?')) AS ok${i}`;
+  });
+  const r = await conn.runAndReadAll(
+    `SELECT ${parts.join(', ')} FROM read_csv(${duckString(path)}, ${csvOptions(format)}, all_varchar = true)`,
+  );
+  const row = r.getRowsJS()[0] as unknown[];
+  const decided = new Map<string, string>();
+  doubles.forEach((c, i) => {
+    const scale = Number(row[i * 3] ?? 0);
+    const digits = Number(row[i * 3 + 1] ?? 0);
+    const ok = row[i * 3 + 2] === true;
+    if (!ok || scale < 1) return;
+    const width = digits + scale <= 18 ? 18 : digits + scale <= 38 ? 38 : 0;
+    if (width && scale <= width) decided.set(c.name, `DECIMAL(${width},${scale})`);
+  });
+  if (decided.size === 0) return layout;
+  return { ...layout, columns: layout.columns.map((c) => ({ ...c, type: decided.get(c.name) ?? c.type })) };
+}

@@ -1,0 +1,170 @@
+/**
+ * MySQL syntax node-sql-parser's grammar cannot read, rewritten on tokens before it parses
+ * (a pre-pass rather than a grammar fork: the lead is reworking sql/, and these
+ * constructs have exact equivalents the grammar already reads):
+ * - index hints `USE|FORCE|IGNORE INDEX|KEY [FOR JOIN|ORDER BY|GROUP BY] (...)`: advice to
+ *   MySQL's optimizer, meaningless on other targets; dropped.
+ * - the null-safe `a <=> b`: `((a = b OR a IS NULL AND b IS NULL) IS TRUE)`, which is 1
+ *   or 0, never NULL, as `<=>` is, and a boolean where one is needed, on every target.
+ */
+import { isKeyword, type Token, tokenize } from './lexer.js';
+
+interface Edit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+const isPunct = (t: Token | undefined, v: string) => t?.kind === 'punct' && t.value === v;
+
+function closing(t: Token[], open: number): number {
+  let depth = 0;
+  for (let i = open; i < t.length; i++) {
+    if (isPunct(t[i], '(')) depth++;
+    else if (isPunct(t[i], ')') && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function opening(t: Token[], close: number): number {
+  let depth = 0;
+  for (let i = close; i >= 0; i--) {
+    if (isPunct(t[i], ')')) depth++;
+    else if (isPunct(t[i], '(') && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** `USE INDEX (...)` and the like after a table: [start token, end token] to drop, or null. */
+function indexHint(t: Token[], i: number): number | null {
+  if (!isKeyword(t[i], 'USE', 'FORCE', 'IGNORE') || !isKeyword(t[i + 1], 'INDEX', 'KEY')) return null;
+  let j = i + 2;
+  if (isKeyword(t[j], 'FOR')) {
+    if (isKeyword(t[j + 1], 'JOIN')) j += 2;
+    else if (isKeyword(t[j + 1], 'ORDER', 'GROUP') && isKeyword(t[j + 2], 'BY')) j += 3;
+    else return null;
+  }
+  if (!isPunct(t[j], '(')) return null;
+  const close = closing(t, j);
+  return close < 0 ? null : close;
+}
+
+const OPERAND_JOINERS = new Set(['+', '-', '*', '/', '%', '.']);
+const STOP_WORDS = new Set([
+  'SELECT',
+  'WHERE',
+  'AND',
+  'OR',
+  'NOT',
+  'ON',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'CASE',
+  'END',
+  'AS',
+  'FROM',
+  'HAVING',
+  'BY',
+  'IN',
+  'IS',
+  'LIKE',
+  'BETWEEN',
+  'XOR',
+  'SET',
+  'RETURN',
+  'DIV',
+  'MOD',
+  'IF',
+]);
+
+/** Whether `t` can be (the end or the start of) a primary: a name, a literal, a parameter. */
+function primary(t: Token | undefined): boolean {
+  if (!t) return false;
+  if (t.kind === 'ident') return !STOP_WORDS.has(t.value.toUpperCase());
+  return t.kind === 'quoted' || t.kind === 'string' || t.kind === 'number';
+}
+
+/** Token index where the left operand of `<=>` (an arithmetic chain of primaries) starts. */
+function leftStart(t: Token[], op: number): number {
+  let i = op - 1;
+  for (;;) {
+    if (isPunct(t[i], ')')) {
+      i = opening(t, i);
+      if (i < 0) return -1;
+      if (primary(t[i - 1]) && t[i - 1].end === t[i].start) i--; // a function call
+    } else if (!primary(t[i])) return -1;
+    const before = t[i - 1];
+    if (before?.kind === 'punct' && OPERAND_JOINERS.has(before.value) && i - 2 >= 0) {
+      i -= 2;
+      continue;
+    }
+    return i;
+  }
+}
+
+/** Token index where the right operand of `<=>` ends. */
+function rightEnd(t: Token[], start: number): number {
+  let i = start;
+  for (;;) {
+    if (isPunct(t[i], '-') || isPunct(t[i], '+')) i++; // a sign
+    if (primary(t[i]) && isPunct(t[i + 1], '(') && t[i + 1].start === t[i].end) i = closing(t, i + 1);
+    else if (isPunct(t[i], '(')) i = closing(t, i);
+    else if (!primary(t[i])) return -1;
+    if (i < 0) return -1;
+    const after = t[i + 1];
+    if (after?.kind === 'punct' && OPERAND_JOINERS.has(after.value) && t[i + 2]) {
+      i += 2;
+      continue;
+    }
+    return i;
+  }
+}
+
+export function rewriteSyntaxGaps(sql: string): string {
+  if (!/<=>|\b(?:USE|FORCE|IGNORE)\s+(?:INDEX|KEY)\b/i.test(sql)) return sql;
+  let t: Token[];
+  try {
+    t = tokenize(sql);
+  } catch {
+    return sql;
+  }
+  const edits: Edit[] = [];
+  for (let i = 0; i < t.length; i++) {
+    const hintEnd = indexHint(t, i);
+    if (hintEnd !== null) {
+      edits.push({ start: t[i].start, end: t[hintEnd].end, text: '' });
+      i = hintEnd;
+      continue;
+    }
+    const nullSafe =
+      isPunct(t[i], '<') &&
+      isPunct(t[i + 1], '=') &&
+      isPunct(t[i + 2], '>') &&
+      t[i + 1].start === t[i].end &&
+      t[i + 2].start === t[i + 1].end;
+    if (!nullSafe) continue;
+    const ls = leftStart(t, i);
+    const re = rightEnd(t, i + 3);
+    if (ls < 0 || re < 0) continue; // left to the parser, which names the position
+    const l = sql.slice(t[ls].start, t[i - 1].end);
+    const r = sql.slice(t[i + 3].start, t[re].end);
+    edits.push({
+      start: t[ls].start,
+      end: t[re].end,
+      // Fully parenthesised: the grammar reads `a OR b AND c` as `(a OR b) AND c`.
+      text: `((((${l}) = (${r})) OR ((${l}) IS NULL AND (${r}) IS NULL)) IS TRUE)`,
+    });
+    i = re;
+  }
+  if (edits.length === 0) return sql;
+  let out = '';
+  let at = 0;
+  // Edits do not overlap: each skips past what it consumed. A `<=>` nested inside an
+  // operand of another is left as it is, and the parser then names its position.
+  for (const e of edits) {
+    out += sql.slice(at, e.start) + e.text;
+    at = e.end;
+  }
+  return out + sql.slice(at);
+}
