@@ -87,6 +87,10 @@ async function serveStdio(config: Config): Promise<void> {
   await serveMcpStdio(deps, createMcpServerFactory(deps));
 }
 
+/** After SIGTERM/SIGINT: the running statements' answers get this long to leave, the whole stop this long. */
+const ANSWER_GRACE_MS = 2_000;
+const SHUTDOWN_LIMIT_MS = 8_000;
+
 async function serveHttp(config: Config): Promise<void> {
   const { startServer } = await import('./start.js');
   const running = await startServer(config);
@@ -95,13 +99,30 @@ async function serveHttp(config: Config): Promise<void> {
     const { banner } = await import('./banner.js');
     process.stdout.write(banner(running.url, config, VERSION));
   }
+  let stopping = false;
   const shutdown = async (signal: string) => {
-    log.info({ signal }, 'shutting down');
+    if (stopping) {
+      // A second signal: the operator does not want to wait.
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    // Nothing may keep the process past this, whatever hangs (a source that never answers).
+    setTimeout(() => {
+      log.error('shutdown took longer than 8 s: exiting now');
+      process.exit(1);
+    }, SHUTDOWN_LIMIT_MS).unref();
+    const stopped = running.deps.engine.stopStatements?.() ?? 0;
+    log.info({ signal, statements_stopped: stopped }, 'shutting down');
+    // The stopped statements answer 1053 as their sources let go; wait for that, briefly.
+    const until = Date.now() + ANSWER_GRACE_MS;
+    while ((running.deps.engine.stopStatements?.() ?? 0) > 0 && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
     await running.close().catch(() => {});
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 /** Exit codes: 0 ok, 1 a statement/request failed or a start-up failure, 2 wrong command line or configuration. */

@@ -36,5 +36,7 @@ export interface SqlEngine {
   listTables(db: string): Promise<TableInfo[]>;
   /** Throws SqlError 1049 / 1146. */
   listColumns(db: string, table: string): Promise<ColumnInfo[]>;
+  /** Cancel every running statement (server shutdown); each answers 1053. Returns how many. */
+  stopStatements?(): number;
   close(): Promise<void>;
 }

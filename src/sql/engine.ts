@@ -86,19 +86,29 @@ export class Engine implements SqlEngine, ExecutionContext {
     return this.deps.sources;
   }
 
-  /** The statement's deadline and the options that carry its signal; none without a timeout. */
-  private deadline(opts: ExecOptions): [Deadline | null, ExecOptions] {
-    const ms = this.deps.timeoutMs;
-    if (!ms) return [null, opts];
-    const d = new Deadline(ms, opts.signal);
+  /** Statements running now, each with its deadline (so a shutdown can stop them). */
+  private readonly runningStatements = new Set<Deadline>();
+  private readonly forget = (d: Deadline) => this.runningStatements.delete(d);
+
+  /** The statement's deadline and the options that carry its signal. */
+  private deadline(opts: ExecOptions): [Deadline, ExecOptions] {
+    const d = new Deadline(this.deps.timeoutMs ?? 0, opts.signal, this.forget);
+    this.runningStatements.add(d);
     return [d, { ...opts, signal: d.signal }];
+  }
+
+  /** Cancel every running statement at its sources; each is answered 1053 (server shutdown). */
+  stopStatements(): number {
+    const n = this.runningStatements.size;
+    for (const d of this.runningStatements) d.stop();
+    return n;
   }
 
   async stream(sql: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<RowStream | Result> {
     const [deadline, opts] = this.deadline(opts0);
     try {
       const out = await this.run(sql, ctx, opts);
-      if (out.kind !== 'stream') deadline?.clear();
+      if (out.kind !== 'stream') deadline.clear();
       if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
       if (out.kind === 'table') {
         const t = out.table;
@@ -120,19 +130,19 @@ export class Engine implements SqlEngine, ExecutionContext {
             yield encodeRows(fields, b);
           }
         } catch (e) {
-          throw deadline ? deadline.map(e) : e;
+          throw deadline.map(e);
         } finally {
-          deadline?.clear();
+          deadline.clear();
         }
       }
       const cancel = () => {
-        deadline?.clear();
+        deadline.clear();
         return s.cancel();
       };
       return { type: 'rows', columns: fields, batches: batches(), cancel };
     } catch (e) {
-      deadline?.clear();
-      return this.fail(deadline ? deadline.map(e) : e, sql);
+      deadline.clear();
+      return this.fail(deadline.map(e), sql);
     }
   }
 
@@ -146,7 +156,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     try {
       return await this.executeWithin(sql, ctx, opts, deadline);
     } finally {
-      deadline?.clear();
+      deadline.clear();
     }
   }
 
@@ -154,13 +164,13 @@ export class Engine implements SqlEngine, ExecutionContext {
     sql: string,
     ctx: QueryContext,
     opts: ExecOptions,
-    deadline: Deadline | null,
+    deadline: Deadline,
   ): Promise<Result> {
     let out: Outcome;
     try {
       out = await this.run(sql, ctx, opts);
     } catch (e) {
-      return this.fail(deadline ? deadline.map(e) : e, sql);
+      return this.fail(deadline.map(e), sql);
     }
     if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
     const max = opts.maxRows ?? Number.POSITIVE_INFINITY;
@@ -192,7 +202,7 @@ export class Engine implements SqlEngine, ExecutionContext {
         }
       } catch (e) {
         await s.cancel().catch(() => {});
-        return this.fail(deadline ? deadline.map(e) : e, sql);
+        return this.fail(deadline.map(e), sql);
       }
       await s.cancel().catch(() => {});
     }
