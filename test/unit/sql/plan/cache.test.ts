@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { TtlLru } from '../../../../src/sql/plan/cache.js';
+
+test('entries are bounded by count and by the total length of their keys', () => {
+  const c = new TtlLru<number>(100, 60_000, 1_000);
+  for (let i = 0; i < 50; i++) c.set(`${i}`.padEnd(100, 'x'), i);
+  // 50 keys of 100 characters: only the 10 most recent fit in 1,000 characters.
+  assert.deepEqual(c.size, { entries: 10, keyChars: 1_000 });
+  assert.equal(c.get('49'.padEnd(100, 'x')), 49);
+  assert.equal(c.get('0'.padEnd(100, 'x')), undefined);
+});
+
+test('a statement longer than 16 KiB is never cached', () => {
+  const c = new TtlLru<number>(100, 60_000);
+  c.set('x'.repeat(16 * 1024 + 1), 1);
+  assert.deepEqual(c.size, { entries: 0, keyChars: 0 });
+  c.set('small', 2);
+  c.set('small', 3);
+  assert.deepEqual(c.size, { entries: 1, keyChars: 5 });
+});
