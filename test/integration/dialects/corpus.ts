@@ -504,4 +504,17 @@ export const CORPUS: CorpusQuery[] = [
     sql: 'SELECT COUNT(*) FROM orders IGNORE KEY FOR ORDER BY (i) WHERE qty > 0',
     reference: 'SELECT COUNT(*) FROM orders WHERE qty > 0',
   },
+  // --- REGEXP functions PostgreSQL and DuckDB spell differently (functions/regexp.ts)
+  {
+    sql: "SELECT id, REGEXP_REPLACE(name, '[aeiou]', '*'), REGEXP_LIKE(name, '^A') FROM customers",
+    // MariaDB has no REGEXP_LIKE (MySQL 8 does).
+    reference: "SELECT id, REGEXP_REPLACE(name, '[aeiou]', '*'), name REGEXP '^A' FROM customers",
+    known: { sqlite: 'SQLite has no regular expressions' },
+  },
+  {
+    sql: "SELECT id, REGEXP_SUBSTR(email, '[a-z]+'), REGEXP_SUBSTR(name, 'zzz') FROM customers",
+    // MySQL answers NULL for no match, MariaDB ''.
+    reference: "SELECT id, REGEXP_SUBSTR(email, '[a-z]+'), NULLIF(REGEXP_SUBSTR(name, 'zzz'), '') FROM customers",
+    known: { sqlite: 'SQLite has no regular expressions' },
+  },
 ];
