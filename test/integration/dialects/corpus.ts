@@ -514,7 +514,8 @@ export const CORPUS: CorpusQuery[] = [
   {
     sql: "SELECT id, REGEXP_SUBSTR(email, '[a-z]+'), REGEXP_SUBSTR(name, 'zzz') FROM customers",
     // MySQL answers NULL for no match, MariaDB ''.
-    reference: "SELECT id, REGEXP_SUBSTR(email, '[a-z]+'), NULLIF(REGEXP_SUBSTR(name, 'zzz'), '') FROM customers",
+    reference:
+      "SELECT id, REGEXP_SUBSTR(email, '[a-z]+'), NULLIF(REGEXP_SUBSTR(name, 'zzz'), '') FROM customers",
     known: { sqlite: 'SQLite has no regular expressions' },
   },
 ];

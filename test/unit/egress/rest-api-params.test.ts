@@ -70,8 +70,8 @@ describe('rest_api parameters', () => {
     const token = 'super-secret-token-value\n';
     assert.ok(!issues({ base_url: 'https://x.example', bearer_token: token }).includes('super-secret'));
   });
-  test('engine spec: secret parameter, no SQL, no tables', async () => {
-    assert.deepEqual(restApiEngine.secrets, ['bearer_token']);
+  test('engine spec: secret parameters, no SQL, no tables', async () => {
+    assert.deepEqual(restApiEngine.secrets, ['bearer_token', 'default_headers']);
     const p = restApiEngine.params.parse({ base_url: 'https://x.example', bearer_token: 't' });
     const src = restApiEngine.create('crm', p, { storageDir: '/nonexistent', logger: undefined as never });
     assert.equal(src.dialect, null);

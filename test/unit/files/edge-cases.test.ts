@@ -102,7 +102,11 @@ test('?types names column types; an unknown column or type is a 400 naming it', 
   assert.equal(cols.find((c) => c.name === 'id')?.type, 'BIGINT');
   await assert.rejects(
     fx.put('typed2', csv, { format: 'csv', types: parseTypesParam('amont:decimal(12,2)') }),
-    (e: unknown) => e instanceof FileError && e.status === 400 && /no column 'amont'/.test(e.message) && /amount/.test(e.message),
+    (e: unknown) =>
+      e instanceof FileError &&
+      e.status === 400 &&
+      /no column 'amont'/.test(e.message) &&
+      /amount/.test(e.message),
   );
   assert.throws(() => parseTypesParam('amount:money'), /Unknown type 'money' for column 'amount'/);
   assert.throws(() => parseTypesParam('amount:decimal(40,2)'), /DECIMAL\(p,s\)/);

@@ -34,15 +34,16 @@ describe('CSV', () => {
       { name: 'sales', format: 'csv', rows: 2, columns: 6 },
     );
     assert.deepEqual(await fx.rows('SELECT * FROM "sales" ORDER BY id'), [
-      [1, 12.5, '2024-01-02', '2024-01-02 10:00:00', true, 'a, b'],
-      [2, 3.25, '2024-02-03', '2024-01-03 11:00:00', false, 'multi\nline "quoted"'],
+      // A fixed-point column is DECIMAL with its largest scale (column-types.ts).
+      [1, '12.50', '2024-01-02', '2024-01-02 10:00:00', true, 'a, b'],
+      [2, '3.25', '2024-02-03', '2024-01-03 11:00:00', false, 'multi\nline "quoted"'],
     ]);
     const cols = await fx.files.listColumns('sales');
     assert.deepEqual(
       cols.map((c) => [c.name, c.type]),
       [
         ['id', 'BIGINT'],
-        ['price', 'DOUBLE'],
+        ['price', 'DECIMAL'],
         ['day', 'DATE'],
         ['ts', 'DATETIME'],
         ['ok', 'BOOLEAN'],
