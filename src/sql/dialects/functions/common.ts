@@ -10,6 +10,7 @@
 import { type Expr, type IntervalExpr, wordOf } from '../../ast/nodes.js';
 import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
 import { formatHasTime, pgDateFormat, pgParseFormat } from './date-format.js';
+import { regexpFunctions } from './regexp.js';
 
 type C = SqlCompiler;
 
@@ -447,6 +448,7 @@ export const commonFunctions: FunctionMap = {
   LPAD: arity('LPAD', 3, 3, (c, _n, [s, n, p]) => `lpad(${c.text(s)}, ${c.expr(n)}, ${c.text(p)})`),
   RPAD: arity('RPAD', 3, 3, (c, _n, [s, n, p]) => `rpad(${c.text(s)}, ${c.expr(n)}, ${c.text(p)})`),
   REPLACE: textual('replace', 3, 3),
+  ...regexpFunctions('postgres'),
   TRIM: pgTrim,
   LTRIM: textual('ltrim', 1, 1),
   RTRIM: textual('rtrim', 1, 1),

@@ -49,6 +49,10 @@ const drop =
 
 export const sqliteFunctions: FunctionMap = {
   ...commonFunctions,
+  // SQLite has no regular expressions (a refusal, never PostgreSQL's syntax).
+  REGEXP_REPLACE: (c) => c.unsupported('REGEXP_REPLACE'),
+  REGEXP_LIKE: (c) => c.unsupported('REGEXP_LIKE'),
+  REGEXP_SUBSTR: (c) => c.unsupported('REGEXP_SUBSTR'),
   LENGTH: textual('octet_length', 1, 1),
   OCTET_LENGTH: textual('octet_length', 1, 1),
   CHAR_LENGTH: textual('length', 1, 1),

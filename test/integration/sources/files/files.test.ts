@@ -70,7 +70,8 @@ describe('files through the server', () => {
     if (desc.type !== 'table') return;
     const types = Object.fromEntries(desc.data.map((r) => [r[0], String(r[1]).toUpperCase()]));
     assert.match(types.order_id, /BIGINT/);
-    assert.match(types.amount, /DECIMAL/); // fixed-point text reads exactly
+    // Money-like text is DECIMAL with its scale, not DOUBLE.
+    assert.match(types.amount, /DECIMAL\(18,2\)/);
     assert.match(types.placed, /DATE/);
     const q = await sql(
       'SELECT order_id, placed FROM files.orders WHERE amount > 5 ORDER BY order_id LIMIT 2',
@@ -178,7 +179,8 @@ describe('files through the server', () => {
       assert.equal(code, 0, err);
       assert.equal(JSON.parse(out).name, 'price_list');
       const q = await sql('SELECT SUM(price) FROM files.price_list');
-      assert.deepEqual(q.type === 'table' && q.data, [['7.5']]); // an exact DECIMAL
+      // A DECIMAL sum comes back as its exact text, as PostgreSQL numeric does.
+      assert.deepEqual(q.type === 'table' && q.data, [['7.5']]);
       const again = await runUploadCommand(
         server.deps.config,
         [path],

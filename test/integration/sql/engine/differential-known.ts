@@ -14,7 +14,12 @@ export const ENGINE_KNOWN: Partial<Record<Mode, Record<string, string>>> = {
   pg: {
     [GC_DISTINCT_ORDER]: GC_DISTINCT_ORDER_WHY,
   },
-  my: {},
+  my: {
+    "SELECT id, REGEXP_REPLACE(name, '[aeiou]', '*'), REGEXP_LIKE(name, '^A') FROM customers":
+      'MariaDB has no REGEXP_LIKE (MySQL 8 has); a MariaDB source runs the statement verbatim',
+    "SELECT id, REGEXP_SUBSTR(email, '[a-z]+'), REGEXP_SUBSTR(name, 'zzz') FROM customers":
+      "MariaDB's REGEXP_SUBSTR answers '' where MySQL answers NULL (no match); a MariaDB source runs it verbatim",
+  },
   cross: {
     [GC_DISTINCT_ORDER]: GC_DISTINCT_ORDER_WHY,
   },

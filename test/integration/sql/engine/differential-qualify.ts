@@ -5,8 +5,10 @@
  * function arguments such as `EXTRACT(YEAR FROM x)` and CTE names do not) and is checked
  * against node-sql-parser's AST: the names found must be exactly the query's table items.
  */
+
 import pkg from 'node-sql-parser/build/mysql.js';
 import { cteNames, tableItems } from '../../../../src/sql/ast/walk.js';
+import { rewriteSyntaxGaps } from '../../../../src/sql/parse/gaps.js';
 import { isKeyword, isName, type Token, tokenize } from '../../../../src/sql/parse/lexer.js';
 import { normalizeAst, rewriteParserGaps } from '../../../../src/sql/parse/normalize.js';
 
@@ -32,7 +34,8 @@ const END_FROM = new Set([
 
 function parseOne(sql: string): any {
   // As the engine parses: the text node-sql-parser rejects is rewritten first (names untouched).
-  const ast = normalizeAst(parser.astify(rewriteParserGaps(sql), { database: 'MySQL' }));
+  // The same pre-passes as the engine's parser (parse/index.ts).
+  const ast = normalizeAst(parser.astify(rewriteParserGaps(rewriteSyntaxGaps(sql)), { database: 'MySQL' }));
   return Array.isArray(ast) ? ast[0] : ast;
 }
 

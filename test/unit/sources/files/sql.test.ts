@@ -34,6 +34,7 @@ async function sqlError(p: Promise<unknown>, code: number, pattern: RegExp): Pro
 
 test('tables are listed with their schema and columns', async () => {
   const tables = await fx.files.listTables();
+  // rows: the exact count (the schema resources' TABLE_ROWS).
   assert.deepEqual(tables, [{ name: 'items', schema: 'main', type: 'BASE TABLE', rows: 3, comment: '' }]);
   await sqlError(fx.files.listColumns('nope'), 1146, /files\.nope/);
   await sqlError(fx.files.query('SELECT * FROM "nope"'), 1146, /Table 'files\.nope' doesn't exist/);
