@@ -56,6 +56,7 @@ export const FIELDS: readonly Field[] = [
   { path: 'api.mcp.oauth.public_url', kind: 'optUrl', env: 'TRIBUTARY_MCP_OAUTH_PUBLIC_URL' },
   { path: 'api.mcp.max_rows', kind: 'posInt', env: 'TRIBUTARY_MCP_MAX_ROWS' },
   { path: 'api.mcp.read_only', kind: 'bool', env: 'TRIBUTARY_MCP_READ_ONLY' },
+  { path: 'api.mcp.session_idle_timeout_ms', kind: 'posInt', env: 'TRIBUTARY_MCP_SESSION_IDLE_TIMEOUT_MS' },
   { path: 'auth.token_ttl_hours', kind: 'posNumber', env: 'TRIBUTARY_TOKEN_TTL_HOURS' },
   {
     path: 'passthrough.allow_private_networks',

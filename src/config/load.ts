@@ -58,6 +58,7 @@ const DEFAULTS: Record<string, unknown> = {
   'api.mcp.oauth.public_url': null,
   'api.mcp.max_rows': 10000,
   'api.mcp.read_only': false,
+  'api.mcp.session_idle_timeout_ms': 300000,
   'auth.token_ttl_hours': 720,
   'passthrough.allow_private_networks': false,
   'passthrough.timeout_ms': 30000,

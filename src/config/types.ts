@@ -31,6 +31,8 @@ export interface Config {
       };
       max_rows: number;
       read_only: boolean;
+      /** A Streamable HTTP session with no request for this long is closed (clients often leave without DELETE). */
+      session_idle_timeout_ms: number;
     };
   };
   auth: {

@@ -27,7 +27,7 @@ export interface McpHttpHandle {
 }
 
 const DEFAULTS: StreamableOptions = {
-  sessionIdleMs: 10 * 60_000,
+  sessionIdleMs: 5 * 60_000,
   sweepIntervalMs: 30_000,
   maxSessions: 2_000,
   keepAliveMs: 20_000,
@@ -155,5 +155,7 @@ function first(v: string | string[] | undefined): string | undefined {
 
 /** The MCP HTTP face as a route registrar for the HTTP server's `routes` list (cli/wiring.ts). */
 export function registerMcp(app: FastifyInstance, deps: AppDeps): void {
-  registerMcpRoutes(app, deps, createMcpServerFactory(deps));
+  registerMcpRoutes(app, deps, createMcpServerFactory(deps), {
+    sessionIdleMs: deps.config.api.mcp.session_idle_timeout_ms,
+  });
 }

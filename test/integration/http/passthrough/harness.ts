@@ -97,6 +97,7 @@ export function testConfig(o: AppOptions): Config {
         },
         max_rows: 10000,
         read_only: false,
+        session_idle_timeout_ms: 300_000,
       },
     },
     auth: { username: null, password: null, token_ttl_hours: 720 },

@@ -41,6 +41,7 @@ export function testConfig(mcp: Partial<Config['api']['mcp']> = {}): Config {
         },
         max_rows: 10000,
         read_only: false,
+        session_idle_timeout_ms: 300_000,
         ...mcp,
       },
     },
