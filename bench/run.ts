@@ -5,6 +5,7 @@ const suites: [string, string, string][] = [
   ['mcp', './mcp.js', 'benchMcp'],
   ['passthrough', './passthrough.js', 'benchPassthrough'],
   ['files', './files.js', 'benchFiles'],
+  ['soak', './soak.js', 'benchSoak'],
   ['cli', './cli.js', 'benchCli'],
 ];
 

@@ -30,12 +30,19 @@ import { mysqlTypeForOid, pgTypes } from './types.js';
 const POOL_MAX = 10;
 /**
  * A reused idle client may have died since (server restart, pg_terminate_backend), and
- * then so may every other idle one, whose death notices can still be unread: a read that
- * met a dead reused client is tried again on the next, up to a whole pool of them.
+ * then so may every other idle one, whose death notices can still be unread: a statement
+ * the driver refused because its client was already dead is tried on the next, up to a
+ * whole pool of them. A statement that may have reached the server is never sent again.
  */
 const READ_RETRIES_REUSED = POOL_MAX;
-/** A fresh connection that breaks mid-read is tried again this often. */
 const READ_RETRIES_FRESH = 2;
+/** A client idle longer than this (ms) is probed (`SELECT 1`) before a statement is sent on it. */
+const PROBE_IDLE_MS = 5;
+
+/** The driver refused the statement: its client was dead before anything was sent. */
+function neverSent(e: unknown): boolean {
+  return /is not queryable/.test((e as Error | null)?.message ?? '');
+}
 
 type Ssl = false | ConnectionOptions;
 
@@ -87,6 +94,8 @@ export class PostgresSource implements Source {
   private readonly ctx: PgErrorContext;
   private readonly onClientError: (e: Error) => void;
   private readonly gate: PoolGate;
+  /** When each client last went back to the pool. */
+  private readonly idleSince = new WeakMap<pg.PoolClient, number>();
   /** The gate permit each checked-out client holds. */
   private readonly permits = new WeakMap<pg.PoolClient, () => void>();
 
@@ -161,8 +170,26 @@ export class PostgresSource implements Source {
     return p;
   }
 
-  /** A client, after a permit from the gate (1040 when the pool stays busy); 2003 when none can be made. */
+  /**
+   * A client known to be alive: one that sat idle is probed first and a dead one replaced,
+   * so a restart or a killed session is found before a statement is sent, not after.
+   */
   private async checkout(signal?: AbortSignal): Promise<pg.PoolClient> {
+    for (let i = 0; ; i++) {
+      const client = await this.checkoutAny(signal);
+      const since = this.idleSince.get(client);
+      if (since === undefined || performance.now() - since < PROBE_IDLE_MS || i > POOL_MAX) return client;
+      try {
+        await client.query('SELECT 1');
+        return client;
+      } catch {
+        this.checkin(client, true);
+      }
+    }
+  }
+
+  /** A client, after a permit from the gate (1040 when the pool stays busy); 2003 when none can be made. */
+  private async checkoutAny(signal?: AbortSignal): Promise<pg.PoolClient> {
     const release = await this.gate.acquire(signal);
     let client: pg.PoolClient;
     try {
@@ -183,6 +210,7 @@ export class PostgresSource implements Source {
 
   private checkin(client: pg.PoolClient, discard: boolean): void {
     if (!discard) this.reused.add(client);
+    this.idleSince.set(client, performance.now());
     client.off('error', this.onClientError);
     client.release(discard ? new Error('discarded') : undefined);
     this.permits.get(client)?.();
@@ -199,7 +227,7 @@ export class PostgresSource implements Source {
         return r.rows;
       } catch (e) {
         const broken = isBrokenConnection(e);
-        const retry = broken && attempt < this.readRetries(client);
+        const retry = neverSent(e) && attempt < this.readRetries(client);
         this.checkin(client, broken);
         if (retry) continue;
         throw mapPgError(this.ctx, e);
@@ -273,7 +301,7 @@ export class PostgresSource implements Source {
       } catch (e) {
         signal?.removeEventListener('abort', onAbort);
         const broken = isBrokenConnection(e);
-        const retry = broken && attempt < this.readRetries(client);
+        const retry = neverSent(e) && attempt < this.readRetries(client);
         await q.finished;
         // After an abort a CancelRequest may still be on its way: that client is not reused.
         this.checkin(client, broken || !!signal?.aborted);

@@ -6,12 +6,13 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import mysql from 'mysql2/promise';
+import pg from 'pg';
 import pino from 'pino';
 import { SqlError } from '../../../src/core/errors.js';
 import { parseEngineParams } from '../../../src/sources/params.js';
 import { getEngine } from '../../../src/sources/registry.js';
 import { collect, type Source } from '../../../src/sources/types.js';
-import { createMariaDatabase, MARIADB, mariaExec } from '../../helpers/services.js';
+import { createMariaDatabase, createPgDatabase, MARIADB, mariaExec, PG } from '../../helpers/services.js';
 
 let db: { database: string; drop: () => Promise<void> };
 let src: Source;
@@ -76,4 +77,41 @@ test('pooled connections killed while idle are replaced before a statement is se
   await new Promise((r) => setTimeout(r, 1_200));
   const { rows: out } = await collect(await src.query('SELECT 42 AS x'));
   assert.equal(Number(out[0][0]), 42);
+});
+
+test('PostgreSQL: a statement whose backend is killed while it runs answers 2013 and is not run again', {
+  timeout: 30_000,
+}, async () => {
+  const pgDb = await createPgDatabase('fault_rerun');
+  const spec = getEngine('postgres');
+  const pgSrc = spec.create(
+    'pg',
+    parseEngineParams(spec, { host: '127.0.0.1', user: 'postgres', database: pgDb.database }),
+    { storageDir: '/tmp', logger: pino({ level: 'silent' }) },
+  );
+  const adminPg = new pg.Client({ ...PG, database: pgDb.database });
+  await adminPg.connect();
+  try {
+    await adminPg.query('CREATE SEQUENCE runs');
+    const running = pgSrc.query("SELECT nextval('runs') AS n, pg_sleep(3) AS s").then(collect);
+    running.catch(() => {}); // asserted below
+    let killed = 0;
+    for (let i = 0; i < 100 && killed === 0; i++) {
+      await new Promise((r) => setTimeout(r, 30));
+      const r = await adminPg.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND query LIKE '%pg_sleep(3)%' AND pid <> pg_backend_pid()",
+        [pgDb.database],
+      );
+      killed = r.rowCount ?? 0;
+    }
+    assert.equal(killed, 1, 'the statement was running');
+    await assert.rejects(running, (e: unknown) => e instanceof SqlError && e.code === 2013);
+    await new Promise((r) => setTimeout(r, 300));
+    const { rows } = await adminPg.query('SELECT last_value, is_called FROM runs');
+    assert.deepEqual(rows[0], { last_value: '1', is_called: true }, 'the statement ran exactly once');
+  } finally {
+    await pgSrc.close();
+    await adminPg.end();
+    await pgDb.drop();
+  }
 });
