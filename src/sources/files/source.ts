@@ -17,6 +17,7 @@ import type {
   TableInfo,
   TableWrite,
 } from '../types.js';
+import { convertToParquet } from './conversion.js';
 import { CsvRecordScan, type RecordScan, scanFile } from './csv-check.js';
 import {
   type CsvLayout,
@@ -35,6 +36,10 @@ import { ingestToParquet, inspectCsv } from './ingest.js';
 import { checkTableName } from './names.js';
 import { receiveToFile } from './receive.js';
 import type { FileRecord } from './record.js';
+
+export type { FileRecordStore, FilesSourceOptions } from './options.js';
+
+import type { FileRecordStore, FilesSourceOptions } from './options.js';
 import { scratchName, sweepScratch } from './scratch.js';
 import { TableWrites } from './table-writes.js';
 
@@ -42,31 +47,6 @@ const duckIdent = (name: string) => quoteIdent('duckdb', name);
 const duckString = (value: string) => stringLiteral('duckdb', value);
 
 /** The part of the catalog the files source uses (CatalogStore satisfies it). */
-export interface FileRecordStore {
-  listFiles(): Promise<FileRecord[]>;
-  putFile(rec: FileRecord): Promise<void>;
-  deleteFile(name: string): Promise<boolean>;
-}
-
-export interface FilesSourceOptions {
-  storageDir: string;
-  store: FileRecordStore;
-  logger: Logger;
-  /** DuckDB memory limit for ingest and queries (spills to disk past it). */
-  memoryLimit?: string;
-  threads?: number;
-  /** Memory limit of the DuckDB that ingests one upload (default 128MB; spills to disk past it). */
-  ingestMemoryLimit?: string;
-  /**
-   * CSV/TSV uploads larger than this (bytes; default 8 MiB) are answered once received and
-   * checked, queried over the CSV meanwhile, and converted to Parquet in the background.
-   * Smaller ones convert before the answer: that costs less than the CSV scan it saves.
-   */
-  convertLaterAbove?: number;
-  /** Quiet time (ms) before a background conversion starts (default 500). */
-  convertIdleMs?: number;
-}
-
 export interface UploadOptions {
   /** `?format=`; else the file name's extension, the content type, then the first bytes. */
   format?: string | null;
@@ -151,7 +131,26 @@ export class FilesSource implements Source {
     private readonly tmpDir: string,
   ) {
     this.queue = new IdleQueue(
-      (key, signal) => this.convert(key, signal),
+      (key, signal) =>
+        convertToParquet(
+          {
+            opts: this.opts,
+            tmpDir: this.tmpDir,
+            tables: this.tables,
+            layouts: this.layouts,
+            failures: this.failures,
+            closed: () => this.closed,
+            tmpPath: (kind) => this.tmpPath(kind),
+            withLock: (name, fn) => this.withLock(name, fn),
+            mirror: MIRROR,
+            swapIn: (previous, record, staged, layout) => this.swapIn(previous, record, staged, layout),
+            removeNow: (rec) => this.removeNow(rec),
+            storagePathFor,
+            pendingFormat,
+          },
+          key,
+          signal,
+        ),
       opts.convertIdleMs ?? CONVERT_IDLE_MS,
       () => void this.sweep(),
     );
@@ -587,102 +586,6 @@ export class FilesSource implements Source {
       this.layouts.delete(key);
       this.queue.cancel(key);
     }
-  }
-
-  // ---- background conversion ----------------------------------------------------------
-
-  /**
-   * Convert a table still stored as CSV to Parquet with the types its view reads with,
-   * then swap it in, if the table is still the record this started from (a replace or a
-   * drop meanwhile wins; they also abort `signal`). A file the conversion finds bad (a
-   * ragged row or bad bytes past the sniffer's sample) is a bad upload: the table is
-   * removed, and the next query says why.
-   */
-  private async convert(key: string, signal: AbortSignal): Promise<void> {
-    const rec = this.tables.get(key);
-    const layout = this.layouts.get(key);
-    const format = rec && pendingFormat(rec);
-    if (!rec || !layout || !format || this.closed) return;
-    const t0 = performance.now();
-    const csv = join(this.opts.storageDir, rec.storagePath);
-    const staged = this.tmpPath('parquet');
-    let db: DuckDBInstance;
-    let conn: DuckDBConnection;
-    try {
-      // Its own small DuckDB: one thread leaves the other core to queries, and its
-      // memory is bounded (it spills to disk past the limit) without limiting queries.
-      db = await DuckDBInstance.create(':memory:', {
-        memory_limit: this.opts.ingestMemoryLimit ?? '128MB',
-        threads: '1',
-        temp_directory: join(this.tmpDir, 'duckdb'),
-        autoinstall_known_extensions: 'false',
-      });
-      conn = await db.connect();
-    } catch (e) {
-      this.opts.logger.error({ table: rec.name, err: (e as Error)?.message }, 'files: conversion failed');
-      return;
-    }
-    const onAbort = () => conn.interrupt();
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      const res = await ingestToParquet(
-        conn,
-        { path: csv, format, label: rec.name, scratch: this.tmpPath('scratch'), large: true, layout },
-        staged,
-      );
-      if (signal.aborted) return;
-      await this.withLock(rec.name, () =>
-        this.withLock(MIRROR, async () => {
-          if (this.closed || signal.aborted || !(await this.stillCurrent(rec))) return;
-          const next: FileRecord = {
-            ...rec,
-            rows: res.rows,
-            columns: res.columns,
-            sizeBytes: res.sizeBytes,
-            storagePath: storagePathFor(key, 'parquet'),
-          };
-          await this.swapIn(rec, next, staged, null);
-          this.opts.logger.info(
-            { table: rec.name, rows: res.rows, convert_ms: Math.round(performance.now() - t0) },
-            'files: CSV converted to Parquet',
-          );
-        }),
-      );
-    } catch (e) {
-      if (signal.aborted || this.closed) return;
-      if (!(e instanceof FileError)) {
-        // Not the file's fault (disk, catalog): it stays queryable as CSV; a restart retries.
-        this.opts.logger.error({ table: rec.name, err: (e as Error)?.message }, 'files: conversion failed');
-        return;
-      }
-      await this.withLock(rec.name, () =>
-        this.withLock(MIRROR, async () => {
-          if (!(await this.stillCurrent(rec))) return;
-          await this.removeNow(rec);
-          this.failures.set(key, `${e.message}; the table '${rec.name}' was removed`);
-          this.opts.logger.warn(
-            { table: rec.name, err: e.message },
-            'files: bad CSV found by its conversion; table removed',
-          );
-        }),
-      );
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-      conn.closeSync();
-      db.closeSync();
-      await rm(staged, { force: true });
-    }
-  }
-
-  /**
-   * Whether `rec` is still the table here and in the catalog (another process sharing the
-   * storage dir, such as the CLI, may have converted or replaced it meanwhile).
-   */
-  private async stillCurrent(rec: FileRecord): Promise<boolean> {
-    const key = rec.name.toLowerCase();
-    if (this.tables.get(key) !== rec) return false;
-    const stored = (await this.opts.store.listFiles()).find((r) => r.name.toLowerCase() === key);
-    return stored?.storagePath === rec.storagePath;
   }
 
   /**
