@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import type { Logger } from 'pino';
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import { quoteIdent, stringLiteral } from '../../core/sql-text.js';
 import type { ColumnInfo, FieldInfo, Row } from '../../core/types.js';
@@ -18,70 +16,32 @@ import type {
   TableWrite,
 } from '../types.js';
 import { convertToParquet } from './conversion.js';
-import { CsvRecordScan, type RecordScan, scanFile } from './csv-check.js';
-import {
-  type CsvLayout,
-  csvReaderWith,
-  SMALL_CSV_BUFFER,
-  SNIFF_HEAD,
-  sniffHead,
-  sniffStoredCsv,
-} from './csv-layout.js';
+import { type CsvLayout, csvReaderWith, SMALL_CSV_BUFFER, sniffStoredCsv } from './csv-layout.js';
 import { filesError, streamQuery } from './duck-stream.js';
-import { FileError, unknownTable } from './errors.js';
+import { unknownTable } from './errors.js';
 import { FAST_TEXT_MACROS } from './fast-text.js';
-import { declaredFormat, type FileFormat, refineJson, sniffFormat } from './formats.js';
 import { IdleQueue } from './idle-queue.js';
-import { ingestToParquet, inspectCsv } from './ingest.js';
 import { checkTableName } from './names.js';
-import { receiveToFile } from './receive.js';
+import type { FilesSourceOptions } from './options.js';
 import type { FileRecord } from './record.js';
+import { scratchName, sweepScratch } from './scratch.js';
+import { clearOrphans, isCsvReadFailure, pendingFormat, storagePathFor } from './storage.js';
+import { TableWrites } from './table-writes.js';
+import { type StoredFile, type UploadOptions, Uploads } from './uploads.js';
 
 export type { FileRecordStore, FilesSourceOptions } from './options.js';
-
-import type { FileRecordStore, FilesSourceOptions } from './options.js';
-import { scratchName, sweepScratch } from './scratch.js';
-import { TableWrites } from './table-writes.js';
+export { ROWS_UNKNOWN, type StoredFile, type UploadOptions } from './uploads.js';
 
 const duckIdent = (name: string) => quoteIdent('duckdb', name);
 const duckString = (value: string) => stringLiteral('duckdb', value);
 
-/** The part of the catalog the files source uses (CatalogStore satisfies it). */
-export interface UploadOptions {
-  /** `?format=`; else the file name's extension, the content type, then the first bytes. */
-  format?: string | null;
-  fileName?: string | null;
-  contentType?: string | null;
-  /** XLSX sheet name or 1-based number. */
-  sheet?: string | null;
-  /** CSV/TSV column types the upload names (column-types.ts parseTypesParam). */
-  types?: Map<string, string> | null;
-  replace?: boolean;
-  maxBytes: number;
-  /** The body's size when known in advance (Content-Length of a raw upload). */
-  expectedBytes?: number;
-}
-
-export interface StoredFile {
-  record: FileRecord;
-  /** false when an existing table was replaced. */
-  created: boolean;
-  /** XLSX: the sheet that was read (named in the answer, since the first one is taken by default). */
-  sheet?: string;
-}
-
 /** Lock key for the catalog mirror (views and the name map); not a valid table name. */
 const MIRROR = '\u0000mirror';
-/** Past this size an ingest reads with one thread and small buffers: peak memory over speed. */
-const LARGE_FILE = 256 * 1024 * 1024;
 /** The query instance's default budget (DuckDB's own default is 80% of RAM). */
 const DEFAULT_MEMORY_LIMIT = '1GB';
-const CONVERT_LATER_ABOVE = 8 * 1024 * 1024;
 const CONVERT_IDLE_MS = 500;
 /** How often scratch files left by dead processes are looked for while running. */
 const SCRATCH_SWEEP_MS = 600_000;
-/** `rows` of a table whose CSV has not been converted (counted) yet; null in answers. */
-export const ROWS_UNKNOWN = -1;
 
 /**
  * The built-in `files` source: every uploaded file (or CREATE TABLE files.t AS SELECT)
@@ -122,6 +82,7 @@ export class FilesSource implements Source {
   private closed = false;
   private seq = 0;
   private readonly writes: TableWrites;
+  private readonly uploads: Uploads;
   private scratchSweeper: NodeJS.Timeout | null = null;
 
   private constructor(
@@ -154,6 +115,17 @@ export class FilesSource implements Source {
       opts.convertIdleMs ?? CONVERT_IDLE_MS,
       () => void this.sweep(),
     );
+    this.uploads = new Uploads({
+      opts,
+      db,
+      tmpDir,
+      get: (name) => this.get(name),
+      tmpPath: (kind) => this.tmpPath(kind),
+      withLock: (name, fn) => this.withLock(name, fn),
+      withConnection: (fn) => this.withConnection(fn),
+      busy: () => this.queue.busy(),
+      register: (name, format, staged, res, layout) => this.register(name, format, staged, res, layout),
+    });
     this.writes = new TableWrites({
       connect: () => this.db.connect(),
       get: (name) => this.get(name),
@@ -264,203 +236,22 @@ export class FilesSource implements Source {
     return this.tables.get(name.toLowerCase()) ?? null;
   }
 
-  // ---- uploads -------------------------------------------------------------------
+  // ---- uploads (uploads.ts) --------------------------------------------------------
 
   /** Refuse early (before reading a body) what would be refused after it. */
   precheck(name: string, replace: boolean): void {
-    checkTableName(name);
-    if (!replace && this.get(name)) throw exists(name);
+    this.uploads.precheck(name, replace);
   }
 
-  /**
-   * Stream an upload to disk (bounded by maxBytes), ingest it to Parquet and register it;
-   * a CSV/TSV over convertLaterAbove is registered as CSV and converted later.
-   */
-  async upload(name: string, body: NodeJS.ReadableStream, opts: UploadOptions): Promise<StoredFile> {
-    this.precheck(name, !!opts.replace);
-    const declared = declaredFormat({
-      param: opts.format,
-      fileName: opts.fileName,
-      contentType: opts.contentType,
-    });
-    const received = this.tmpPath('upload');
-    // An upload counts as activity: no background conversion starts under it.
-    const done = this.queue.busy();
-    try {
-      const t0 = performance.now();
-      // A large CSV's types are sniffed from its head while the rest still arrives.
-      let early: Promise<CsvLayout | null> = Promise.resolve(null);
-      const csv = declared === 'csv' || declared === 'tsv' ? declared : null;
-      const earlyHead = csv
-        ? {
-            bytes: SNIFF_HEAD,
-            after: Math.max(SNIFF_HEAD, this.convertLaterAbove),
-            onHead: (head: Buffer) => {
-              early = this.withConnection((conn) => sniffHead(conn, head, csv, this.tmpPath('head')));
-              early.catch(() => {});
-            },
-          }
-        : undefined;
-      // Every record of a CSV that may be kept for a later conversion is checked as it
-      // arrives: a ragged row anywhere refuses the upload before anything is registered,
-      // and the row count is known at once. (A worker thread for it measured no faster on
-      // two cores: the client, the receive and the scan then share them.)
-      const scan =
-        csv && this.mayConvertLater(opts.expectedBytes)
-          ? new CsvRecordScan(csv === 'tsv' ? 0x09 : 0x2c)
-          : null;
-      const { head, bytes, utf8 } = await receiveToFile(body, received, opts.maxBytes, {
-        earlyHead,
-        onChunk: scan ? (c) => scan.push(c) : undefined,
-      });
-      this.opts.logger.debug(
-        { table: name, ms: Math.round(performance.now() - t0) },
-        'files: upload received',
-      );
-      // Types named by the upload are applied by converting now: the later conversion and a
-      // restart re-sniff the stored CSV and would not know them.
-      if (csv && bytes > this.convertLaterAbove && !opts.types?.size) {
-        const records = scan ? scan.end() : await scanFile(received, csv);
-        return await this.storeCsvForLater(name, received, csv, bytes, utf8, await early, records, opts);
-      }
-      return await this.ingestReceived(name, received, head, declared, opts);
-    } finally {
-      done();
-      await rm(received, { force: true });
-    }
-  }
-
-  /** Whether an upload of this declared size (unknown: maybe) could take the convert-later path. */
-  private mayConvertLater(expected: number | undefined): boolean {
-    return expected === undefined || expected > this.convertLaterAbove;
-  }
-
-  private get convertLaterAbove(): number {
-    return this.opts.convertLaterAbove ?? CONVERT_LATER_ABOVE;
-  }
-
-  /**
-   * A large CSV/TSV: checked cheaply, moved into the store as it is, queryable at once
-   * through a view with the sniffed types; the conversion to Parquet comes later.
-   */
-  private async storeCsvForLater(
-    name: string,
-    received: string,
-    format: 'csv' | 'tsv',
-    size: number,
-    utf8: boolean,
-    sniffed: CsvLayout | null,
-    records: RecordScan,
-    opts: Omit<UploadOptions, 'maxBytes'>,
-  ): Promise<StoredFile> {
-    const t0 = performance.now();
-    const layout = await this.withConnection((conn) =>
-      inspectCsv(conn, { path: received, format, label: name, size, utf8, sniffed, records }),
-    );
-    return this.withLock(name, async () => {
-      if (!opts.replace && this.get(name)) throw exists(name);
-      const created = !this.get(name);
-      const record = await this.register(
-        name,
-        format,
-        received,
-        { rows: records.rows ?? ROWS_UNKNOWN, columns: layout.columns.length, sizeBytes: size },
-        layout,
-      );
-      this.opts.logger.info(
-        { table: name, format, check_ms: Math.round(performance.now() - t0) },
-        'files: table stored as CSV; Parquet conversion scheduled',
-      );
-      return { record, created };
-    });
+  upload(name: string, body: NodeJS.ReadableStream, opts: UploadOptions): Promise<StoredFile> {
+    this.assertOpen();
+    return this.uploads.upload(name, body, opts);
   }
 
   /** Ingest a local file in place (CLI): no copy is made; the file is only read. */
-  async ingestLocalFile(
-    name: string,
-    path: string,
-    opts: Omit<UploadOptions, 'maxBytes'>,
-  ): Promise<StoredFile> {
-    this.precheck(name, !!opts.replace);
-    const declared = declaredFormat({
-      param: opts.format,
-      fileName: opts.fileName ?? path,
-      contentType: null,
-    });
-    const { open } = await import('node:fs/promises');
-    const fh = await open(path, 'r');
-    const head = Buffer.alloc(4096);
-    const { bytesRead } = await fh.read(head, 0, head.length, 0);
-    await fh.close();
-    // Activity, like an upload: this process (the CLI) starts no background conversion meanwhile.
-    const done = this.queue.busy();
-    try {
-      return await this.ingestReceived(name, path, head.subarray(0, bytesRead), declared, opts);
-    } finally {
-      done();
-    }
-  }
-
-  private async ingestReceived(
-    name: string,
-    path: string,
-    head: Buffer,
-    declared: FileFormat | null,
-    opts: Omit<UploadOptions, 'maxBytes'>,
-  ): Promise<StoredFile> {
-    let format = declared ?? sniffFormat(head);
-    if (!format) {
-      throw new FileError(
-        415,
-        'unsupported_format',
-        `Cannot tell the format of '${name}': pass ?format=csv|tsv|json|ndjson|parquet|xlsx, a file name with that extension, or a specific content type`,
-      );
-    }
-    format = refineJson(format, head);
-    return this.withLock(name, async () => {
-      if (!opts.replace && this.get(name)) throw exists(name);
-      const t0 = performance.now();
-      const staged = this.tmpPath('parquet');
-      const size = (await stat(path)).size;
-      // A large upload gets its own small DuckDB, so its memory is bounded (and spills to
-      // disk) without limiting queries. A smaller one runs on the query instance: a fresh
-      // instance per upload costs more than the ingest of a small file, and its budget
-      // (its memory_limit, set in open()) already bounds it.
-      const large = size > LARGE_FILE;
-      const db = large
-        ? await DuckDBInstance.create(':memory:', {
-            memory_limit: this.opts.ingestMemoryLimit ?? '128MB',
-            threads: '1',
-            temp_directory: join(this.tmpDir, 'duckdb'),
-            autoinstall_known_extensions: 'false',
-          })
-        : null;
-      const conn = await (db ?? this.db).connect();
-      try {
-        const res = await ingestToParquet(
-          conn,
-          {
-            path,
-            format,
-            sheet: opts.sheet ?? null,
-            label: name,
-            scratch: this.tmpPath('scratch'),
-            large,
-            types: opts.types ?? null,
-          },
-          staged,
-        );
-        const created = !this.get(name);
-        const record = await this.register(name, format, staged, res);
-        const ms = Math.round(performance.now() - t0);
-        this.opts.logger.info({ table: name, format, rows: res.rows, ingest_ms: ms }, 'files: table stored');
-        return res.sheet === undefined ? { record, created } : { record, created, sheet: res.sheet };
-      } finally {
-        conn.closeSync();
-        db?.closeSync();
-        await rm(staged, { force: true });
-      }
-    });
+  ingestLocalFile(name: string, path: string, opts: Omit<UploadOptions, 'maxBytes'>): Promise<StoredFile> {
+    this.assertOpen();
+    return this.uploads.ingestLocalFile(name, path, opts);
   }
 
   /** Remove a table, its stored file and its record. False when unknown. */
@@ -792,47 +583,5 @@ export class FilesSource implements Source {
     } finally {
       if (this.locks.get(key) === tail) this.locks.delete(key);
     }
-  }
-}
-
-function exists(name: string): FileError {
-  return new FileError(
-    409,
-    'file_exists',
-    `A file table named '${name}' already exists; replace it with ?replace=true (tributary upload --replace)`,
-  );
-}
-
-/** The stored form of a table still waiting for its conversion, else null (Parquet). */
-function pendingFormat(rec: FileRecord): 'csv' | 'tsv' | null {
-  const m = /\.(csv|tsv)$/.exec(rec.storagePath);
-  return m ? (m[1] as 'csv' | 'tsv') : null;
-}
-
-/**
- * A new name per stored file: a replaced or converted table's old file can stay readable
- * for queries still running on it, and a stale writer can never overwrite a newer file.
- */
-function storagePathFor(key: string, ext: string): string {
-  return join('files', `${key}.${randomUUID().slice(0, 8)}.${ext}`);
-}
-
-function isCsvReadFailure(msg: string): boolean {
-  return /CSV Error|Could not convert|Conversion Error|Invalid unicode|Expected Number of Columns/i.test(msg);
-}
-
-/**
- * Stored files no record names are leftovers of a crash (a conversion or a replace cut
- * short). Only old ones: another process (the CLI) may be between moving a file in and
- * recording it.
- */
-async function clearOrphans(dir: string, referenced: Set<string>): Promise<void> {
-  const cutoff = Date.now() - 600_000;
-  for (const n of await readdir(dir).catch(() => [] as string[])) {
-    if (n.startsWith('.')) continue;
-    const p = join(dir, n);
-    if (referenced.has(p)) continue;
-    const s = await stat(p).catch(() => null);
-    if (s?.isFile() && s.mtimeMs < cutoff) await rm(p, { force: true });
   }
 }
