@@ -323,6 +323,10 @@ describe('a source that goes down and comes back', () => {
       );
       assert.deepEqual(((await s.sql('SELECT id FROM flaky.t')) as any).data, [[1]]);
       await proxy.stop();
+      // The first statement may go out on the pooled connection the proxy cut an instant
+      // before: it may have reached the source, so it answers 2013 and is not sent again.
+      const first = (await s.sql('SELECT id FROM flaky.t')) as any;
+      assert.ok([2003, 2013].includes(first.error_code), first.error_message);
       const down = (await s.sql('SELECT id FROM flaky.t')) as any;
       assert.equal(down.type, 'error');
       assert.equal(down.error_code, 2003, down.error_message);
