@@ -151,6 +151,13 @@ function fix(node: any): any {
       if (n.args && typeof n.args.field === 'string') n.args.field = n.args.field.toUpperCase();
       fixChildren(n);
       return n;
+    case 'binary_expr':
+      if (LOGICAL_RANK[String(n.operator).toUpperCase()] !== undefined && !n.parentheses) {
+        const out = logicalPrecedence(n);
+        if (out !== n) return fix(out);
+      }
+      fixChildren(n);
+      return n;
     case 'select':
       return fixSelect(n);
     case 'insert':
@@ -187,6 +194,60 @@ function fix(node: any): any {
       fixChildren(n);
       return n;
   }
+}
+
+/** MySQL's precedence among the logical operators, loosest first: OR (||), XOR, AND (&&). */
+const LOGICAL_RANK: Record<string, number> = { OR: 0, '||': 0, XOR: 1, AND: 2, '&&': 2 };
+
+/**
+ * node-sql-parser builds a chain of AND/OR left to right, without precedence:
+ * `a OR b AND c` comes out as `(a OR b) AND c` (in WHERE, ON, HAVING, CASE WHEN...), which
+ * answers differently from MySQL's `a OR (b AND c)`. The chain is flattened (parenthesised
+ * parts stay whole) and rebuilt with MySQL's precedence; already-right trees come back as
+ * they are.
+ */
+function logicalPrecedence(root: AstNode): AstNode {
+  const operands: AstNode[] = [];
+  const ops: string[] = [];
+  const flatten = (e: AstNode) => {
+    const rank =
+      e?.type === 'binary_expr' && !e.parentheses
+        ? LOGICAL_RANK[String(e.operator).toUpperCase()]
+        : undefined;
+    if (rank === undefined) {
+      operands.push(e);
+      return;
+    }
+    flatten(e.left);
+    ops.push(e.operator);
+    flatten(e.right);
+  };
+  flatten(root);
+  // Rebuild loosest-first: split on the loosest operator present, left-associative.
+  const build = (lo: number, hi: number): AstNode => {
+    if (lo === hi) return operands[lo];
+    let loosest = Number.POSITIVE_INFINITY;
+    for (let i = lo; i < hi; i++) loosest = Math.min(loosest, LOGICAL_RANK[ops[i].toUpperCase()]);
+    let node: AstNode | null = null;
+    let start = lo;
+    for (let i = lo; i <= hi; i++) {
+      if (i < hi && LOGICAL_RANK[ops[i].toUpperCase()] !== loosest) continue;
+      const part = build(start, i);
+      node =
+        node === null ? part : { type: 'binary_expr', operator: ops[start - 1], left: node, right: part };
+      start = i + 1;
+    }
+    return node!;
+  };
+  const rebuilt = build(0, operands.length - 1);
+  if (root.collate) rebuilt.collate = root.collate;
+  return sameShape(root, rebuilt) ? root : rebuilt;
+}
+
+function sameShape(a: AstNode, b: AstNode): boolean {
+  if (a === b) return true;
+  if (a?.type !== 'binary_expr' || b?.type !== 'binary_expr' || a.operator !== b.operator) return false;
+  return sameShape(a.left, b.left) && sameShape(a.right, b.right);
 }
 
 function fixChildren(n: AstNode, skip: string[] = []): void {

@@ -38,6 +38,14 @@ export const CORPUS: CorpusQuery[] = [
   { sql: "SELECT id FROM customers WHERE name = 'DAVE'" },
   { sql: "SELECT id FROM customers WHERE city = 'PARIS'" },
   { sql: "SELECT id FROM orders WHERE status = 'pending'" },
+  // AND binds tighter than OR (node-sql-parser chains them left to right; normalize.ts fixes it).
+  { sql: "SELECT id FROM orders WHERE status = 'pending' OR qty > 2 AND customer_id = 1" },
+  { sql: "SELECT id FROM orders WHERE qty > 2 AND customer_id = 1 OR status = 'pending' AND qty < 5" },
+  { sql: "SELECT id FROM orders WHERE (status = 'pending' OR qty > 2) AND customer_id = 1" },
+  {
+    sql: 'SELECT customer_id, COUNT(*) FROM orders GROUP BY customer_id HAVING COUNT(*) > 3 OR customer_id = 1 AND COUNT(*) > 0',
+  },
+  { sql: "SELECT id, CASE WHEN qty > 2 OR status = 'pending' AND qty > 0 THEN 'a' ELSE 'b' END FROM orders" },
   { sql: "SELECT id FROM orders WHERE status <> 'SHIPPED'" },
   { sql: "SELECT id FROM orders WHERE status IN ('Pending', 'CANCELLED')" },
   { sql: "SELECT id FROM customers WHERE name BETWEEN 'b' AND 'd'" },
