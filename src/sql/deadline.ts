@@ -21,28 +21,33 @@ export function timeoutError(): SqlError {
  */
 export class Deadline {
   private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout | null;
   private expired = false;
   private stopped = false;
-  private readonly onOuterAbort: () => void;
+  private readonly onOuterAbort: (() => void) | null;
+  /** performance.now() past which the statement is cancelled; Infinity without a limit. */
+  readonly expiresAt: number;
 
+  /**
+   * No timer of its own (a timer per statement is a measurable share of a point lookup):
+   * whoever keeps the running statements calls `expireIfDue` from one shared interval.
+   */
   constructor(
     /** 0: no time limit (the statement can still be stopped). */
     ms: number,
     private readonly outer?: AbortSignal,
     private readonly onClear?: (d: Deadline) => void,
   ) {
-    this.onOuterAbort = () => this.controller.abort(outer?.reason);
+    this.expiresAt = ms ? performance.now() + ms : Number.POSITIVE_INFINITY;
+    this.onOuterAbort = outer ? () => this.controller.abort(outer.reason) : null;
     if (outer?.aborted) this.controller.abort(outer.reason);
-    else outer?.addEventListener('abort', this.onOuterAbort, { once: true });
-    this.timer = ms
-      ? setTimeout(() => {
-          this.expired = true;
-          this.controller.abort(timeoutError());
-        }, ms)
-      : null;
-    // A pending deadline never keeps the process alive.
-    this.timer?.unref();
+    else if (this.onOuterAbort) outer?.addEventListener('abort', this.onOuterAbort, { once: true });
+  }
+
+  /** Cancels the statement when its time is up. */
+  expireIfDue(now: number): void {
+    if (now < this.expiresAt || this.expired || this.controller.signal.aborted) return;
+    this.expired = true;
+    this.controller.abort(timeoutError());
   }
 
   /** The server is stopping: cancel the statement everywhere; it is answered 1053. */
@@ -57,8 +62,7 @@ export class Deadline {
 
   /** The statement is over: stop the clock. */
   clear(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.outer?.removeEventListener('abort', this.onOuterAbort);
+    if (this.onOuterAbort) this.outer?.removeEventListener('abort', this.onOuterAbort);
     this.onClear?.(this);
   }
 

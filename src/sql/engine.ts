@@ -5,6 +5,10 @@ import type { ColumnInfo, FieldInfo } from '../core/types.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { SqlStatement } from './ast/nodes.js';
 import { Deadline } from './deadline.js';
+
+/** How often running statements are checked against query.timeout_ms (its precision). */
+const DEADLINE_TICK_MS = 100;
+
 import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
 import type { ExecutionContext, Outcome } from './execute/context.js';
 import { infoSchemaRows } from './execute/info-schema.js';
@@ -90,10 +94,24 @@ export class Engine implements SqlEngine, ExecutionContext {
   private readonly runningStatements = new Set<Deadline>();
   private readonly forget = (d: Deadline) => this.runningStatements.delete(d);
 
+  /** One interval checks every running statement's deadline (none while nothing runs). */
+  private ticker: NodeJS.Timeout | null = null;
+
   /** The statement's deadline and the options that carry its signal. */
   private deadline(opts: ExecOptions): [Deadline, ExecOptions] {
     const d = new Deadline(this.deps.timeoutMs ?? 0, opts.signal, this.forget);
     this.runningStatements.add(d);
+    if (this.ticker === null && this.deps.timeoutMs) {
+      this.ticker = setInterval(() => {
+        const now = performance.now();
+        for (const s of this.runningStatements) s.expireIfDue(now);
+        if (this.runningStatements.size === 0 && this.ticker) {
+          clearInterval(this.ticker);
+          this.ticker = null;
+        }
+      }, DEADLINE_TICK_MS);
+      this.ticker.unref();
+    }
     return [d, { ...opts, signal: d.signal }];
   }
 
@@ -461,6 +479,8 @@ export class Engine implements SqlEngine, ExecutionContext {
   }
 
   async close(): Promise<void> {
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
     await this.deps.sources.close();
     this.deps.local.close();
   }

@@ -36,8 +36,8 @@ const POOL_MAX = 10;
  */
 const READ_RETRIES_REUSED = POOL_MAX;
 const READ_RETRIES_FRESH = 2;
-/** A client idle longer than this (ms) is probed (`SELECT 1`) before a statement is sent on it. */
-const PROBE_IDLE_MS = 5;
+/** A client idle longer than this (ms) is probed (`SELECT 1`) before a statement is sent on it: a restart while idle is found before, not after. Busier clients skip the round trip; the pool drops those whose death it has heard of. */
+const PROBE_IDLE_MS = 1_000;
 
 /** The driver refused the statement: its client was dead before anything was sent. */
 function neverSent(e: unknown): boolean {
