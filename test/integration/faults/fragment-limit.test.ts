@@ -1,36 +1,26 @@
 /** query.max_fragment_rows: a cross-source statement that would pull too much into the local engine is 1104. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
-import { createMariaDatabase, createPgDatabase, mariaExec, pgExec } from '../../helpers/services.js';
+import type { TestServer } from '../../helpers/server.js';
+import { type TwoSources, twoSources } from './two-sources.js';
 
+let fx: TwoSources;
 let server: TestServer;
-let pgDb: { database: string; drop: () => Promise<void> };
-let myDb: { database: string; drop: () => Promise<void> };
 
 before(async () => {
-  pgDb = await createPgDatabase('fault_fragment');
-  myDb = await createMariaDatabase('fault_fragment');
-  await pgExec(
-    pgDb.database,
-    'CREATE TABLE events AS SELECT g AS id, g % 100 AS user_id FROM generate_series(1, 5000) g',
+  fx = await twoSources(
+    'fault_fragment',
+    {
+      pg: 'CREATE TABLE events AS SELECT g AS id, g % 100 AS user_id FROM generate_series(1, 5000) g',
+      my: 'CREATE TABLE users AS SELECT seq AS id FROM seq_1_to_100',
+    },
+    { TRIBUTARY_QUERY_MAX_FRAGMENT_ROWS: '1000' },
   );
-  await mariaExec(myDb.database, 'CREATE TABLE users AS SELECT seq AS id FROM seq_1_to_100');
-  server = await startTestServer({ TRIBUTARY_QUERY_MAX_FRAGMENT_ROWS: '1000' });
-  for (const [name, engine, params] of [
-    ['pg', 'postgres', pgParams(pgDb.database)],
-    ['my', 'mariadb', mariaParams(myDb.database)],
-  ])
-    assert.equal(
-      (await server.sql(`CREATE DATABASE ${name} WITH ENGINE = '${engine}', PARAMETERS = ${params}`)).type,
-      'ok',
-    );
+  ({ server } = fx);
 });
 
 after(async () => {
-  await server?.stop();
-  await pgDb?.drop();
-  await myDb?.drop();
+  await fx?.close();
 });
 
 test('a fragment past the limit is 1104 naming the source, the table and the limit', async () => {

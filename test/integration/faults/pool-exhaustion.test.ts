@@ -7,39 +7,28 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
-import { createMariaDatabase, createPgDatabase, mariaExec, PG, pgExec } from '../../helpers/services.js';
+import type { TestServer } from '../../helpers/server.js';
+import { PG } from '../../helpers/services.js';
+import { type TwoSources, twoSources } from './two-sources.js';
 
+let fx: TwoSources;
 let server: TestServer;
-let pgDb: { database: string; drop: () => Promise<void> };
-let myDb: { database: string; drop: () => Promise<void> };
+let pgDb: TwoSources['pg'];
 
 before(async () => {
-  pgDb = await createPgDatabase('fault_pool');
-  myDb = await createMariaDatabase('fault_pool');
-  await pgExec(
-    pgDb.database,
-    'CREATE TABLE events (id int PRIMARY KEY, user_id int); INSERT INTO events SELECT g, g % 50 FROM generate_series(1, 1000) g;',
+  fx = await twoSources(
+    'fault_pool',
+    {
+      pg: 'CREATE TABLE events (id int PRIMARY KEY, user_id int); INSERT INTO events SELECT g, g % 50 FROM generate_series(1, 1000) g;',
+      my: "CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(20)); INSERT INTO users SELECT seq, CONCAT('u', seq) FROM seq_1_to_50;",
+    },
+    { TRIBUTARY_SOURCE_POOL_WAIT_MS: '2000' },
   );
-  await mariaExec(
-    myDb.database,
-    "CREATE TABLE users (id INT PRIMARY KEY, name VARCHAR(20)); INSERT INTO users SELECT seq, CONCAT('u', seq) FROM seq_1_to_50;",
-  );
-  server = await startTestServer({ TRIBUTARY_SOURCE_POOL_WAIT_MS: '2000' });
-  for (const [name, engine, params] of [
-    ['pg', 'postgres', pgParams(pgDb.database)],
-    ['my', 'mariadb', mariaParams(myDb.database)],
-  ])
-    assert.equal(
-      (await server.sql(`CREATE DATABASE ${name} WITH ENGINE = '${engine}', PARAMETERS = ${params}`)).type,
-      'ok',
-    );
+  ({ server, pg: pgDb } = fx);
 });
 
 after(async () => {
-  await server?.stop();
-  await pgDb?.drop();
-  await myDb?.drop();
+  await fx?.close();
 });
 
 test('cross-source joins answer 1040 while the PostgreSQL pool is held full, and leave no pipe or file', {

@@ -7,44 +7,30 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
-import {
-  createMariaDatabase,
-  createPgDatabase,
-  MARIADB,
-  mariaExec,
-  PG,
-  pgExec,
-} from '../../helpers/services.js';
+import type { TestServer } from '../../helpers/server.js';
+import { MARIADB, PG } from '../../helpers/services.js';
+import { type TwoSources, twoSources } from './two-sources.js';
 
 const ROWS = 400_000;
+let fx: TwoSources;
 let server: TestServer;
-let pgDb: { database: string; drop: () => Promise<void> };
-let myDb: { database: string; drop: () => Promise<void> };
+let pgDb: TwoSources['pg'];
+let myDb: TwoSources['my'];
 
 before(async () => {
-  pgDb = await createPgDatabase('fault_stream');
-  myDb = await createMariaDatabase('fault_stream');
-  await pgExec(
-    pgDb.database,
-    `CREATE TABLE big AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, ${ROWS}) g`,
+  fx = await twoSources(
+    'fault_stream',
+    {
+      pg: `CREATE TABLE big AS SELECT g AS id, md5(g::text) AS s FROM generate_series(1, ${ROWS}) g`,
+      my: `CREATE TABLE big AS SELECT seq AS id, MD5(seq) AS s FROM seq_1_to_${ROWS}`,
+    },
+    {},
   );
-  await mariaExec(myDb.database, `CREATE TABLE big AS SELECT seq AS id, MD5(seq) AS s FROM seq_1_to_${ROWS}`);
-  server = await startTestServer();
-  for (const [name, engine, params] of [
-    ['pg', 'postgres', pgParams(pgDb.database)],
-    ['my', 'mariadb', mariaParams(myDb.database)],
-  ])
-    assert.equal(
-      (await server.sql(`CREATE DATABASE ${name} WITH ENGINE = '${engine}', PARAMETERS = ${params}`)).type,
-      'ok',
-    );
+  ({ server, pg: pgDb, my: myDb } = fx);
 });
 
 after(async () => {
-  await server?.stop();
-  await pgDb?.drop();
-  await myDb?.drop();
+  await fx?.close();
 });
 
 /** Starts the query, reads its first chunk, runs `kill`, then reads the rest of the body. */

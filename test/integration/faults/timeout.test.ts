@@ -6,40 +6,29 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
-import {
-  createMariaDatabase,
-  createPgDatabase,
-  MARIADB,
-  mariaExec,
-  PG,
-  pgExec,
-} from '../../helpers/services.js';
+import type { TestServer } from '../../helpers/server.js';
+import { MARIADB, PG } from '../../helpers/services.js';
+import { type TwoSources, twoSources } from './two-sources.js';
 
+let fx: TwoSources;
 let server: TestServer;
-let pgDb: { database: string; drop: () => Promise<void> };
-let myDb: { database: string; drop: () => Promise<void> };
+let pgDb: TwoSources['pg'];
+let myDb: TwoSources['my'];
 
 before(async () => {
-  pgDb = await createPgDatabase('fault_timeout');
-  myDb = await createMariaDatabase('fault_timeout');
-  await pgExec(pgDb.database, 'CREATE TABLE n AS SELECT g AS x FROM generate_series(1, 40000) g');
-  await mariaExec(myDb.database, 'CREATE TABLE n AS SELECT seq AS x FROM seq_1_to_3000');
-  server = await startTestServer({ TRIBUTARY_QUERY_TIMEOUT_MS: '1000' });
-  for (const [name, engine, params] of [
-    ['pg', 'postgres', pgParams(pgDb.database)],
-    ['my', 'mariadb', mariaParams(myDb.database)],
-  ])
-    assert.equal(
-      (await server.sql(`CREATE DATABASE ${name} WITH ENGINE = '${engine}', PARAMETERS = ${params}`)).type,
-      'ok',
-    );
+  fx = await twoSources(
+    'fault_timeout',
+    {
+      pg: 'CREATE TABLE n AS SELECT g AS x FROM generate_series(1, 40000) g',
+      my: 'CREATE TABLE n AS SELECT seq AS x FROM seq_1_to_3000',
+    },
+    { TRIBUTARY_QUERY_TIMEOUT_MS: '1000' },
+  );
+  ({ server, pg: pgDb, my: myDb } = fx);
 });
 
 after(async () => {
-  await server?.stop();
-  await pgDb?.drop();
-  await myDb?.drop();
+  await fx?.close();
 });
 
 const TIMEOUT = {
