@@ -56,7 +56,7 @@ export interface Compiler {
   foldText(v: string): string;
   accentFold(sql: string): string;
   asciiTest(sql: string): string | null;
-  asciiLower(sql: string): string;
+  asciiUpper(sql: string): string;
   byteLength(sql: string): string | null;
   likePrefilter(sql: string, pattern: string): string | null;
 }

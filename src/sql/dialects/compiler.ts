@@ -68,6 +68,7 @@ import {
   mysqlStringToNumber,
   SIMPLE_UNITS,
   UNACCENTED,
+  upperChar,
 } from './support.js';
 import { FIRST_SEEN, GROUPED } from './two-phase.js';
 import {
@@ -904,9 +905,9 @@ export abstract class SqlCompiler implements Compiler {
     return `octet_length(${sql}) = char_length(${sql})`;
   }
 
-  /** Lower case of an ASCII text value (PostgreSQL's C collation lowers ASCII only, fast, and sorts by code point as MySQL's weights do). */
-  asciiLower(sql: string): string {
-    return `lower(${sql} COLLATE "C")`;
+  /** Upper case of an ASCII text value (PostgreSQL's C collation upper-cases ASCII only, fast, and sorts by code point as MySQL's weights do). */
+  asciiUpper(sql: string): string {
+    return `upper(${sql} COLLATE "C")`;
   }
 
   /**
@@ -918,9 +919,9 @@ export abstract class SqlCompiler implements Compiler {
     return `translate(${sql}, '${ACCENTED}', '${UNACCENTED}')`;
   }
 
-  /** A literal folded in JS exactly as accentFold(lower(...)) folds it in SQL. */
+  /** A literal folded in JS exactly as accentFold(upper(...)) folds it in SQL. */
   foldText(v: string): string {
-    return [...v.toLowerCase()].map((ch) => ACCENT_MAP.get(ch) ?? ch).join('');
+    return [...v].map((ch) => ACCENT_MAP.get(upperChar(ch)) ?? upperChar(ch)).join('');
   }
 
   /** An expression as text (cast unless it already is a string). */

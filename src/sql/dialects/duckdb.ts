@@ -50,8 +50,8 @@ export class DuckdbCompiler extends SqlCompiler {
     return `strlen(${sql}) = length(${sql})`;
   }
 
-  override asciiLower(sql: string): string {
-    return `lower(${sql})`;
+  override asciiUpper(sql: string): string {
+    return `upper(${sql})`;
   }
 
   override byteLength(sql: string): string {

@@ -89,8 +89,9 @@ export class SqliteCompiler extends SqlCompiler {
     return sql;
   }
 
+  /** SQLite's upper() changes ASCII letters only. */
   override foldText(v: string): string {
-    return v.toLowerCase();
+    return v.replace(/[a-z]+/g, (s) => s.toUpperCase());
   }
 
   /** No ordered aggregate in SQLite: MIN/MAX of text compare as SQLite does. */

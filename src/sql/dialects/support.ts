@@ -75,10 +75,22 @@ export function mysqlStringToNumber(s: string): number {
   return m ? Number(m[0]) : 0;
 }
 
-/** Lower-case accented letters utf8mb4_general_ci compares equal to a base letter, and those letters. */
-export const ACCENTED = 'àáâãäåçèéêëìíîïñòóôõöùúûüýÿšžß';
-export const UNACCENTED = 'aaaaaaceeeeiiiinooooouuuuyyszs';
+/**
+ * Accented letters utf8mb4_general_ci weighs as a base letter, upper-cased as the fold
+ * upper-cases them, and those base letters. MySQL's weights are upper case, which is why the
+ * fold is upper() and not lower(): '_' (0x5F) and '[', '\\', ']', '^', '`' sort after 'Z' as
+ * MySQL sorts them ('ab' < 'aZ' < 'a_'), where lower() would put them before 'a'. 'ß' has no
+ * one-letter upper case: PostgreSQL keeps it, DuckDB gives 'ẞ'; both are listed.
+ */
+export const ACCENTED = 'ÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝŸŠŽßẞ';
+export const UNACCENTED = 'AAAAAACEEEEIIIINOOOOOUUUUYYSZSS';
 export const ACCENT_MAP = new Map([...ACCENTED].map((ch, i) => [ch, UNACCENTED[i]]));
+
+/** A character upper-cased as SQL's upper() does it: one character for one (JS would turn 'ß' into 'SS'). */
+export function upperChar(ch: string): string {
+  const u = ch.toUpperCase();
+  return u.length === ch.length ? u : ch;
+}
 
 /** Whether an expression compares byte for byte: `x COLLATE utf8mb4_bin`, `BINARY x`. */
 export function hasBinaryCollation(node: Expr | null | undefined): boolean {

@@ -2,7 +2,7 @@
  * Grouping on text in two phases, so MySQL's collation costs per distinct value, not per row.
  *
  * `SELECT kind, COUNT(*) FROM events GROUP BY kind` must group 'purchase', 'Purchase' and
- * 'PURCHASE ' together. Grouping by the folded value (`GROUP BY translate(lower(rtrim(kind)))`)
+ * 'PURCHASE ' together. Grouping by the folded value (`GROUP BY translate(upper(rtrim(kind)))`)
  * folds every row: 13x the raw GROUP BY on PostgreSQL over 1,000,000 rows. Instead the
  * statement is rewritten, as an AST, into
  *

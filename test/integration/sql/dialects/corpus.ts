@@ -50,6 +50,15 @@ export const CORPUS: CorpusQuery[] = [
   { sql: "SELECT id FROM orders WHERE status IN ('Pending', 'CANCELLED')" },
   { sql: "SELECT id FROM customers WHERE name BETWEEN 'b' AND 'd'" },
   { sql: "SELECT id FROM customers WHERE name < 'C' ORDER BY id", ordered: true },
+  // MySQL's weights are upper case: '[', '_' and '`' sort after every letter ('ab' < 'aZ' < 'a_').
+  { sql: 'SELECT label FROM tags ORDER BY label, tag_id', ordered: true },
+  { sql: 'SELECT tag_id FROM tags ORDER BY label DESC, tag_id LIMIT 4', ordered: true },
+  {
+    sql: "SELECT MIN(label), MAX(label), SUM(label < 'az'), SUM(label > 'AZ'), SUM(label BETWEEN 'a' AND 'a_') FROM tags WHERE tag_id < 9",
+    known: { sqlite: SQLITE_TEXT_ORDER },
+  },
+  { sql: 'SELECT label, COUNT(*) FROM tags GROUP BY label ORDER BY label', ordered: true },
+  { sql: "SELECT id FROM customers WHERE name < 'b_' ORDER BY id", ordered: true },
   { sql: "SELECT id FROM customers WHERE name LIKE 'a%'" },
   { sql: "SELECT id FROM customers WHERE email LIKE '%EXAMPLE.COM'" },
   {

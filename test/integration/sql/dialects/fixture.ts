@@ -179,6 +179,23 @@ export const TABLES: Table[] = [
       [112, 5, 1, 5],
     ],
   },
+  {
+    // Punctuation around the letters: MySQL's weights are upper case, so '[', '_' and '`'
+    // sort after 'Z' and '-' before 'A'.
+    name: 'tags',
+    columns: [INT('tag_id'), VARCHAR('label', 20)],
+    rows: [
+      [1, 'a_'],
+      [2, 'ab'],
+      [3, 'aZ'],
+      [4, 'a['],
+      [5, 'a~'],
+      [6, 'a`'],
+      [7, 'A-'],
+      [8, 'b '],
+      [9, 'B'],
+    ],
+  },
 ];
 
 /** Column name → MySQL type (names are unique across tables, or share a type). */

@@ -34,7 +34,7 @@ const TYPES: Record<string, MysqlType> = {
 };
 const typed: CompileOptions = { columnType: (r) => TYPES[r.column] ?? null };
 
-const ACCENTS = ", 'àáâãäåçèéêëìíîïñòóôõöùúûüýÿšžß', 'aaaaaaceeeeiiiinooooouuuuyyszs')";
+const ACCENTS = ", 'ÀÁÂÃÄÅÇÈÉÊËÌÍÎÏÑÒÓÔÕÖÙÚÛÜÝŸŠŽßẞ', 'AAAAAACEEEEIIIINOOOOOUUUUYYSZSS')";
 /**
  * Compiled SQL without the accent folding and its ASCII fast path (both checked on their own
  * below), to keep expectations readable: `CASE WHEN <ascii> THEN <fast> ELSE <fold> END` → <fold>.
@@ -81,7 +81,7 @@ describe('quoting and literals', () => {
     );
     assert.equal(
       duck(String.raw`SELECT 'x' FROM t WHERE a = 'it\'s'`),
-      `SELECT 'x' AS "x" FROM "t" WHERE lower(rtrim(CAST("a" AS VARCHAR))) = 'it''s'`,
+      `SELECT 'x' AS "x" FROM "t" WHERE upper(rtrim(CAST("a" AS VARCHAR))) = 'IT''S'`,
     );
   });
 
@@ -319,31 +319,31 @@ describe('MySQL semantics on postgres and duckdb', () => {
   test('string comparisons ignore case and trailing spaces', () => {
     assert.match(
       pg("SELECT 1 FROM t WHERE name = 'Bob '"),
-      /WHERE lower\(rtrim\(CAST\("name" AS text\)\)\) = 'bob'/,
+      /WHERE upper\(rtrim\(CAST\("name" AS text\)\)\) = 'BOB'/,
     );
     assert.match(
       pg("SELECT 1 FROM t WHERE name = 'Bob'", typed),
-      /WHERE octet_length\("name"\) >= 3 AND lower\(rtrim\("name"\)\) = 'bob'/,
+      /WHERE octet_length\("name"\) >= 3 AND upper\(rtrim\("name"\)\) = 'BOB'/,
     );
     assert.match(
       pg('SELECT 1 FROM t WHERE name = city', typed),
-      /lower\(rtrim\("name"\)\) = lower\(rtrim\("city"\)\)/,
+      /upper\(rtrim\("name"\)\) = upper\(rtrim\("city"\)\)/,
     );
     assert.match(
       pg("SELECT 1 FROM t WHERE name IN ('A', 'b')", typed),
-      /lower\(rtrim\("name"\)\) IN \('a', 'b'\)/,
+      /upper\(rtrim\("name"\)\) IN \('A', 'B'\)/,
     );
   });
 
   test('accents are folded as utf8mb4_general_ci does (é = e, ß = s, but æ <> a)', () => {
     assert.equal(
       raw("SELECT 1 FROM t WHERE name = 'Crème Brûlée'", 'postgres', { ...typed, autoAlias: false }),
-      `SELECT 1 FROM "t" WHERE octet_length("name") >= 12 AND "name" LIKE '_____ ______%' AND CASE WHEN octet_length("name") = char_length("name") THEN lower(rtrim("name") COLLATE "C") ELSE translate(lower(rtrim("name"))${ACCENTS} END = 'creme brulee'`,
+      `SELECT 1 FROM "t" WHERE octet_length("name") >= 12 AND "name" LIKE '_____ ______%' AND CASE WHEN octet_length("name") = char_length("name") THEN upper(rtrim("name") COLLATE "C") ELSE translate(upper(rtrim("name"))${ACCENTS} END = 'CREME BRULEE'`,
     );
-    assert.match(raw("SELECT 1 FROM t WHERE name = 'Æsir'", 'duckdb', typed), /= 'æsir'$/);
+    assert.match(raw("SELECT 1 FROM t WHERE name = 'Æsir'", 'duckdb', typed), /= 'ÆSIR'$/);
     assert.match(
       raw("SELECT 1 FROM t WHERE name = 'É'", 'sqlite', typed),
-      /WHERE lower\(rtrim\("name"\)\) = 'é'$/,
+      /WHERE upper\(rtrim\("name"\)\) = 'É'$/,
     );
   });
 
@@ -358,14 +358,14 @@ describe('MySQL semantics on postgres and duckdb', () => {
   });
 
   test('LIKE ignores case and accents (not trailing spaces); DuckDB gets the escape MySQL assumes', () => {
-    assert.match(pg("SELECT 1 FROM t WHERE name LIKE 'É%'", typed), /lower\("name"\) LIKE 'e%'$/);
+    assert.match(pg("SELECT 1 FROM t WHERE name LIKE 'É%'", typed), /upper\("name"\) LIKE 'E%'$/);
     assert.match(
       pg("SELECT 1 FROM t WHERE id NOT LIKE '1%'"),
-      /lower\(CAST\("id" AS text\)\) NOT LIKE '1%'$/,
+      /upper\(CAST\("id" AS text\)\) NOT LIKE '1%'$/,
     );
     assert.match(
       duck("SELECT 1 FROM t WHERE name LIKE 'a\\_%'", typed),
-      /lower\("name"\) LIKE 'a\\_%' ESCAPE '\\'$/,
+      /upper\("name"\) LIKE 'A\\_%' ESCAPE '\\'$/,
     );
     assert.match(
       pg("SELECT 1 FROM t WHERE name COLLATE utf8mb4_bin LIKE 'A%'", typed),
@@ -395,7 +395,7 @@ describe('MySQL semantics on postgres and duckdb', () => {
     assert.match(pg("SELECT IFNULL(qty, 'none') FROM t", typed), /COALESCE\(CAST\("qty" AS text\), 'none'\)/);
     assert.match(
       pg("SELECT FIELD(name, 'a', 'b') FROM t", typed),
-      /CASE WHEN lower\(rtrim\("name"\)\) = 'a' THEN 1 WHEN lower\(rtrim\("name"\)\) = 'b' THEN 2 ELSE 0 END/,
+      /CASE WHEN upper\(rtrim\("name"\)\) = 'A' THEN 1 WHEN upper\(rtrim\("name"\)\) = 'B' THEN 2 ELSE 0 END/,
     );
   });
 
@@ -526,7 +526,7 @@ describe('MySQL semantics on postgres and duckdb', () => {
   test('case-insensitive GROUP BY reads ungrouped columns through a representative', () => {
     assert.equal(
       pg('SELECT name, COUNT(*) FROM t GROUP BY name', typed),
-      'SELECT (array_agg("name"))[1] AS "name", COUNT(*) AS "COUNT(*)" FROM "t" GROUP BY lower(rtrim("name"))',
+      'SELECT (array_agg("name"))[1] AS "name", COUNT(*) AS "COUNT(*)" FROM "t" GROUP BY upper(rtrim("name"))',
     );
     assert.match(duck('SELECT name, COUNT(*) FROM t GROUP BY name', typed), /first\("name"\) AS "name"/);
     assert.match(
@@ -534,10 +534,10 @@ describe('MySQL semantics on postgres and duckdb', () => {
       /SELECT "id", \(array_agg\("qty"\)\)\[1\] AS "qty"/,
     );
     assert.match(pg('SELECT a, COUNT(*) FROM t'), /SELECT \(array_agg\("a"\)\)\[1\] AS "a", COUNT\(\*\)/);
-    assert.match(pg('SELECT DISTINCT name FROM t', typed), /GROUP BY lower\(rtrim\("name"\)\)$/);
+    assert.match(pg('SELECT DISTINCT name FROM t', typed), /GROUP BY upper\(rtrim\("name"\)\)$/);
     assert.match(
       pg('SELECT COUNT(DISTINCT name) FROM t', typed),
-      /COUNT\(DISTINCT lower\(rtrim\("name"\)\)\)/,
+      /COUNT\(DISTINCT upper\(rtrim\("name"\)\)\)/,
     );
   });
 
@@ -568,7 +568,7 @@ describe('statements', () => {
     assert.equal(lite('INSERT IGNORE INTO t (a) VALUES (1)'), 'INSERT OR IGNORE INTO "t" ("a") VALUES (1)');
     assert.equal(
       pg("UPDATE t SET a = a + 1 WHERE name = 'x'", typed),
-      `UPDATE "t" SET "a" = "a" + 1 WHERE lower(rtrim("name")) = 'x'`,
+      `UPDATE "t" SET "a" = "a" + 1 WHERE upper(rtrim("name")) = 'X'`,
     );
     assert.equal(pg('DELETE FROM t WHERE a = 1'), 'DELETE FROM "t" WHERE "a" = 1');
     assert.equal(pg('CREATE TABLE t2 AS SELECT a FROM t'), 'CREATE TABLE "t2" AS SELECT "a" FROM "t"');
