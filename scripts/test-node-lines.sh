@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test suite on each supported Node LTS line besides the one installed (package.json
-# "engines"), with Node fetched from the npm registry's `node` package. Not part of .ci/run,
-# which must stay well under 20 minutes; run it before a release or after a dependency change.
+# "engines"), with Node fetched from the npm registry's `node` package. .ci/run runs it after
+# the suite on the installed Node.
 # Usage: scripts/test-node-lines.sh [LINES...] [-- run-tests args]   (default lines: 22 24)
 #   e.g. scripts/test-node-lines.sh 22 -- unit
 set -euo pipefail

@@ -112,7 +112,10 @@ describe('MCP session POSTs served before the router pass the same security gate
     assert.equal(r.status, 200, r.body);
     assert.equal(r.headers['mcp-session-id'], sid);
     assert.equal(r.headers['access-control-allow-origin'], ALLOWED);
-    const msg = JSON.parse(r.body) as { id: number; result: { structuredContent: { result: unknown } } };
+    // A quick call is one JSON body; on a loaded machine it may have turned into an SSE stream
+    // (after 20 ms), which carries the same message as a data line.
+    const text = r.body.startsWith('{') ? r.body : (/^data: (\{.*)$/m.exec(r.body)?.[1] ?? r.body);
+    const msg = JSON.parse(text) as { id: number; result: { structuredContent: { result: unknown } } };
     assert.equal(msg.id, 7);
     assert.deepEqual(msg.result.structuredContent.result, {
       type: 'table',

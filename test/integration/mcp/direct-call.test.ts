@@ -106,14 +106,18 @@ describe('direct tools/call on a Streamable HTTP session', () => {
   });
 
   test('an error result carries isError, as from the SDK', async () => {
-    const headers = await session();
-    const m: any = await (await post(headers, call(3, 'SELECT * FROM nowhere.t'))).json();
+    const patient = await startMcpApp(new MariaEngine([db.database]), { http: { sseAfterMs: 30_000 } });
+    after(() => patient.close());
+    const headers = await session(patient);
+    const m: any = await (await post(headers, call(3, 'SELECT * FROM nowhere.t'), undefined, patient)).json();
     const [sdk] = messages(
-      await (await post(headers, call(3, 'SELECT * FROM nowhere.t', { progressToken: 1 }))).text(),
+      await (
+        await post(headers, call(3, 'SELECT * FROM nowhere.t', { progressToken: 1 }), undefined, patient)
+      ).text(),
     ).filter((x) => x.id === 3);
     assert.equal(m.result.isError, true);
     assert.deepEqual(m, sdk);
-    await fetch(`${app.url}/mcp/streamable`, { method: 'DELETE', headers });
+    await fetch(`${patient.url}/mcp/streamable`, { method: 'DELETE', headers });
   });
 
   test('a slow call becomes an SSE stream whose result is the same message', async () => {

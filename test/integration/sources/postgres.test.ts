@@ -341,6 +341,17 @@ describe('postgres source', () => {
       [database],
     );
     assert.ok(killed.length >= 1);
+    // pg_terminate_backend only signals: wait until the backends are gone, so the read below
+    // meets dead clients (its subject) rather than a backend still dying under its statement.
+    for (let i = 0; i < 200; i++) {
+      const left = await adminRows<{ n: number }>(
+        database,
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'tributary'",
+        [database],
+      );
+      if (left[0]!.n === 0) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
     assert.deepEqual((await collect(await src.query('SELECT 2 AS two'))).rows, [[2]]);
     assert.deepEqual(await src.execute('SELECT 1'), { affectedRows: 1 });
     await src.test();
