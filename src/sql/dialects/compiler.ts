@@ -494,6 +494,8 @@ export abstract class SqlCompiler implements Compiler {
   }
 
   protected joinClause(f: FromItem, src: string): string {
+    // The planner fills a NATURAL JOIN's columns (plan/natural.ts); without them it has no meaning here.
+    if (f.natural) return this.unsupported("NATURAL JOIN without the tables' columns");
     const kind = String(f.join).toUpperCase().replace(/\s+/g, ' ');
     const hasCond = !!f.on || (Array.isArray(f.using) && f.using.length > 0);
     let kw: string;

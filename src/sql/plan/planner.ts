@@ -2,7 +2,7 @@ import { ErrorCode, SqlError } from '../../core/errors.js';
 import { tableName } from '../../core/sql-text.js';
 import type { DialectName } from '../../core/types.js';
 import type { Source } from '../../sources/types.js';
-import type { ColumnRef, Expr, SqlStatement, TableItem } from '../ast/nodes.js';
+import type { ColumnRef, Expr, FromItem, SqlStatement, TableItem } from '../ast/nodes.js';
 import { clone, columnRefs, nameOf, tableItems, visit } from '../ast/walk.js';
 import { canCompile, compile, UnsupportedError } from '../dialects/index.js';
 import type { CompileOptions } from '../dialects/types.js';
@@ -11,6 +11,7 @@ import { ColumnLookup, type LookupTable } from './column-lookup.js';
 import { planDynamicFilters } from './dynamic-filters.js';
 import { fragmentAst, guaranteedLimit, negotiateFilters } from './fragments.js';
 import { literalComparedColumns, textColumnsOf } from './known-values.js';
+import { hasNaturalJoin, resolveNaturalJoins } from './natural.js';
 import type { Fragment, Plan, PlanLookup } from './plan-types.js';
 
 export { ColumnLookup } from './column-lookup.js';
@@ -44,6 +45,15 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
   const sources = new Map<string, Source>();
   for (const n of names) sources.set(n, await lookup.source(n));
   const sourceOf = (r: BoundRef) => sources.get(r.source!.toLowerCase())!;
+  if (hasNaturalJoin(ast)) {
+    for (const s of sources.values()) if (s.dialect === null) throw notSql(s);
+    const tables = await lookupTables(ast, sourceRefs, sourceOf, lookup);
+    const byNode = new Map<FromItem, number>(sourceRefs.map((r) => [r.node, r.index]));
+    resolveNaturalJoins(ast, (item) => {
+      const i = byNode.get(item);
+      return i === undefined ? null : tables.get(i)!.cols.map((c) => c.name);
+    });
+  }
 
   if (names.size === 1 && info.length === 0) {
     const source = sources.values().next().value!;
