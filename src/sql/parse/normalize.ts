@@ -303,6 +303,18 @@ function fixFunction(n: AstNode): AstNode {
   if (n.name === 'EXISTS' && args.length === 1) {
     return { type: 'unary_expr', operator: 'EXISTS', expr: args[0] };
   }
+  // TIMESTAMPADD(unit, n, d) is DATE_ADD(d, INTERVAL n unit), which every target can say.
+  if (n.name === 'TIMESTAMPADD' && args.length === 3 && args[0]?.type === 'origin') {
+    const unit = String(args[0].value)
+      .toUpperCase()
+      .replace(/^SQL_TSI_/, '');
+    return {
+      type: 'function',
+      name: 'DATE_ADD',
+      args: { type: 'expr_list', value: [args[2], { type: 'interval', expr: args[1], unit }] },
+      over: null,
+    };
+  }
   if (n.name === 'CONVERT' && args.length === 2 && args[1]?.type === 'datatype') {
     const { type: _t, ...target } = args[1];
     return { type: 'cast', keyword: 'cast', expr: args[0], symbol: 'as', target: [target] };
