@@ -261,7 +261,12 @@ export class Engine implements SqlEngine, ExecutionContext {
       // Only SELECTs with a FROM are shared: read-only mode allows them, the constant path never takes them.
       const known = shaped.plan;
       if (known && (await this.sameSource(known.source))) {
-        const plan: Plan = { kind: 'pushdown', source: known.source, sql: shapeSql(known, shaped.shape!) };
+        const plan: Plan = {
+          kind: 'pushdown',
+          source: known.source,
+          sql: shapeSql(known, shaped.shape!),
+          json: known.json,
+        };
         const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
         return { kind: 'stream', stream: relabel(stream, known.labels) };
       }

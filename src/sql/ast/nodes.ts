@@ -280,6 +280,8 @@ export interface TableItem {
   join?: string;
   on?: Expr | null;
   using?: string[] | null;
+  /** NATURAL JOIN: `using` is filled with the shared columns by the planner (plan/natural.ts). */
+  natural?: boolean;
   /** DELETE targets: which tables are deleted from. */
   addition?: boolean;
   expr?: undefined;
@@ -293,6 +295,8 @@ export interface DerivedItem {
   join?: string;
   on?: Expr | null;
   using?: string[] | null;
+  /** NATURAL JOIN: `using` is filled with the shared columns by the planner (plan/natural.ts). */
+  natural?: boolean;
   table?: undefined;
   db?: undefined;
   schema?: undefined;
@@ -305,6 +309,8 @@ export interface JoinGroup {
   join?: string;
   on?: Expr | null;
   using?: string[] | null;
+  /** NATURAL JOIN: `using` is filled with the shared columns by the planner (plan/natural.ts). */
+  natural?: boolean;
   table?: undefined;
   as?: undefined;
   db?: undefined;
@@ -319,6 +325,7 @@ export interface Dual {
   on?: undefined;
   as?: undefined;
   using?: undefined;
+  natural?: undefined;
   db?: undefined;
   schema?: undefined;
 }

@@ -495,6 +495,8 @@ export abstract class SqlCompiler implements Compiler {
   }
 
   protected joinClause(f: FromItem, src: string): string {
+    // The planner fills a NATURAL JOIN's columns (plan/natural.ts); without them it has no meaning here.
+    if (f.natural) return this.unsupported("NATURAL JOIN without the tables' columns");
     const kind = String(f.join).toUpperCase().replace(/\s+/g, ' ');
     const hasCond = !!f.on || (Array.isArray(f.using) && f.using.length > 0);
     let kw: string;
@@ -893,8 +895,28 @@ export abstract class SqlCompiler implements Compiler {
     return `CAST(trunc(CAST(${this.expr(l)} AS numeric) / NULLIF(${this.expr(r)}, 0)) AS ${this.intType})`;
   }
 
-  /** MOD / %: sign of the dividend; by zero is NULL. */
+  /** Whether an expression is an integer in MySQL: integer literals and columns, and +, -, *, MOD, DIV of them. */
+  isInteger(node: Expr | null | undefined): boolean {
+    if (!node) return false;
+    if (node.type === 'number') return Number.isInteger(node.value) || /^-?\d+$/.test(String(node.value));
+    if (node.type === 'column_ref') {
+      const t = this.opts.columnType?.(this.columnRefName(node));
+      return t === 'TINYINT' || t === 'SMALLINT' || t === 'INT' || t === 'BIGINT';
+    }
+    if (node.type === 'unary_expr') return node.operator === '-' && this.isInteger(node.expr);
+    if (node.type === 'binary_expr') {
+      const op = String(node.operator).toUpperCase();
+      if (op === 'DIV') return true;
+      return (
+        ['+', '-', '*', '%', 'MOD'].includes(op) && this.isInteger(node.left) && this.isInteger(node.right)
+      );
+    }
+    return false;
+  }
+
+  /** MOD / %: sign of the dividend; by zero is NULL; integers stay integers, as in MySQL. */
   mod(l: Expr, r: Expr): string {
+    if (this.isInteger(l) && this.isInteger(r)) return `mod(${this.expr(l)}, NULLIF(${this.expr(r)}, 0))`;
     return `mod(CAST(${this.expr(l)} AS numeric), NULLIF(CAST(${this.expr(r)} AS numeric), 0))`;
   }
 

@@ -39,6 +39,50 @@ const STRING_FUNCS = new Set([
   'CHAR',
   'SUBSTRING_INDEX',
 ]);
+/** MySQL functions whose result is a JSON value (MariaDB reports it as LONGTEXT). */
+export const JSON_FUNCS = new Set([
+  'JSON_EXTRACT',
+  'JSON_OBJECT',
+  'JSON_ARRAY',
+  'JSON_OBJECTAGG',
+  'JSON_ARRAYAGG',
+  'JSON_MERGE',
+  'JSON_MERGE_PATCH',
+  'JSON_MERGE_PRESERVE',
+  'JSON_SET',
+  'JSON_INSERT',
+  'JSON_REPLACE',
+  'JSON_REMOVE',
+  'JSON_ARRAY_APPEND',
+  'JSON_ARRAY_INSERT',
+  'JSON_KEYS',
+]);
+
+/**
+ * Positions in a SELECT's result of the columns a JSON function (or `->`) computes, so a
+ * source that reports them as text (MariaDB: LONGTEXT) still answers JSON values, as for a
+ * JSON column. Non-negative: from the first column; negative: from the last (-1 is the last),
+ * for columns after a `*` whose width is not known here.
+ */
+export function jsonResultPositions(columns: { expr: Expr }[] | null | undefined): number[] {
+  if (!Array.isArray(columns)) return [];
+  const star = (e: Expr) => e?.type === 'column_ref' && e.column === '*';
+  const firstStar = columns.findIndex((c) => star(c.expr));
+  const lastStar = columns.findLastIndex((c) => star(c.expr));
+  const out: number[] = [];
+  columns.forEach((c, i) => {
+    if (!producesJson(c.expr)) return;
+    if (firstStar < 0 || i < firstStar) out.push(i);
+    else if (i > lastStar) out.push(i - columns.length);
+  });
+  return out;
+}
+
+function producesJson(e: Expr): boolean {
+  if (e?.type === 'binary_expr') return e.operator === '->';
+  return (e?.type === 'function' || e?.type === 'aggr_func') && JSON_FUNCS.has(String(e.name).toUpperCase());
+}
+
 const NUMBER_FUNCS = new Set([
   'LENGTH',
   'OCTET_LENGTH',
@@ -231,7 +275,7 @@ export function kindOf(node: Expr | null | undefined, col: ColumnKind): Kind {
       if (DATE_FUNCS.has(name)) return 'date';
       if (DATETIME_FUNCS.has(name)) return 'datetime';
       if (name === 'CURTIME' || name === 'CURRENT_TIME' || name === 'TIME') return 'time';
-      if (name === 'JSON_EXTRACT' || name === 'JSON_OBJECT' || name === 'JSON_ARRAY') return 'json';
+      if (JSON_FUNCS.has(name)) return 'json';
       if (name === 'ISNULL') return 'bool';
       if (SAME_AS_ARG.has(name)) return kindOf(args[0], col);
       if (FIRST_KNOWN.has(name)) {

@@ -16,11 +16,21 @@ import type {
   Variable,
 } from '../ast/nodes.js';
 import { type FunctionMap, SqlCompiler } from './compiler.js';
+import type { Ctx } from './compiler-api.js';
 
 export class MysqlCompiler extends SqlCompiler {
   readonly target = 'mysql' as const;
   override readonly emulate: boolean = false;
   protected readonly functions: FunctionMap = {};
+
+  /** A COLLATE written in the statement goes back with it: it changes what compares equal. */
+  override expr(node: Expr, ctx: Ctx = 'value'): string {
+    const sql = super.expr(node, ctx);
+    const c = node && typeof node === 'object' ? (node.collate?.collate?.name ?? node.collate?.name) : null;
+    if (typeof c !== 'string') return sql;
+    if (!/^[A-Za-z0-9_]+$/.test(c)) return this.unsupported(`collation ${c}`);
+    return `(${sql}) COLLATE ${c}`;
+  }
 
   protected override origin(node: Origin): string {
     const v = String(node.value);

@@ -26,7 +26,10 @@ export interface RunOptions {
 
 /** Run a plan to a stream of canonical rows. */
 export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions = {}): Promise<QueryStream> {
-  if (plan.kind === 'pushdown') return plan.source.query(plan.sql, { signal: opts.signal });
+  if (plan.kind === 'pushdown') {
+    const stream = await plan.source.query(plan.sql, { signal: opts.signal });
+    return plan.json ? jsonTyped(stream, plan.json) : stream;
+  }
   if (plan.fragments.length === 0 && plan.info.length === 0) {
     // Nothing to load (SELECT 1, CTEs over literals): no per-query schema needed.
     return local.query(await local.pooled(), plan.localSql, 'pooled', opts.signal);
@@ -321,4 +324,18 @@ function decimalOf(nativeType: string): { precision?: number; scale?: number } {
 
 async function* one(rows: Row[]): AsyncGenerator<Row[]> {
   yield rows;
+}
+
+const TEXT_TYPES = new Set(['CHAR', 'VARCHAR', 'TEXT']);
+
+/** Columns a JSON function computed that the source reported as text (MariaDB) are JSON values. */
+function jsonTyped(stream: QueryStream, positions: number[]): QueryStream {
+  const n = stream.columns.length;
+  const at = new Set(positions.map((p) => (p < 0 ? n + p : p)));
+  if (![...at].some((i) => TEXT_TYPES.has(stream.columns[i]?.type))) return stream;
+  return {
+    columns: stream.columns.map((c, i) => (at.has(i) && TEXT_TYPES.has(c.type) ? { ...c, type: 'JSON' } : c)),
+    batches: stream.batches,
+    cancel: () => stream.cancel(),
+  };
 }

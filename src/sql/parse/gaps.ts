@@ -7,7 +7,9 @@
  * - the null-safe `a <=> b`: `((a = b OR a IS NULL AND b IS NULL) IS TRUE)`, which is 1
  *   or 0, never NULL, as `<=>` is, and a boolean where one is needed, on every target.
  */
+import { rewriteClauseGaps } from './clause-gaps.js';
 import { isKeyword, type Token, tokenize } from './lexer.js';
+import { operandEnd, operandStart } from './operands.js';
 
 interface Edit {
   start: number;
@@ -26,15 +28,6 @@ function closing(t: Token[], open: number): number {
   return -1;
 }
 
-function opening(t: Token[], close: number): number {
-  let depth = 0;
-  for (let i = close; i >= 0; i--) {
-    if (isPunct(t[i], ')')) depth++;
-    else if (isPunct(t[i], '(') && --depth === 0) return i;
-  }
-  return -1;
-}
-
 /** `USE INDEX (...)` and the like after a table: [start token, end token] to drop, or null. */
 function indexHint(t: Token[], i: number): number | null {
   if (!isKeyword(t[i], 'USE', 'FORCE', 'IGNORE') || !isKeyword(t[i + 1], 'INDEX', 'KEY')) return null;
@@ -49,79 +42,11 @@ function indexHint(t: Token[], i: number): number | null {
   return close < 0 ? null : close;
 }
 
-const OPERAND_JOINERS = new Set(['+', '-', '*', '/', '%', '.']);
-const STOP_WORDS = new Set([
-  'SELECT',
-  'WHERE',
-  'AND',
-  'OR',
-  'NOT',
-  'ON',
-  'WHEN',
-  'THEN',
-  'ELSE',
-  'CASE',
-  'END',
-  'AS',
-  'FROM',
-  'HAVING',
-  'BY',
-  'IN',
-  'IS',
-  'LIKE',
-  'BETWEEN',
-  'XOR',
-  'SET',
-  'RETURN',
-  'DIV',
-  'MOD',
-  'IF',
-]);
-
-/** Whether `t` can be (the end or the start of) a primary: a name, a literal, a parameter. */
-function primary(t: Token | undefined): boolean {
-  if (!t) return false;
-  if (t.kind === 'ident') return !STOP_WORDS.has(t.value.toUpperCase());
-  return t.kind === 'quoted' || t.kind === 'string' || t.kind === 'number';
-}
-
-/** Token index where the left operand of `<=>` (an arithmetic chain of primaries) starts. */
-function leftStart(t: Token[], op: number): number {
-  let i = op - 1;
-  for (;;) {
-    if (isPunct(t[i], ')')) {
-      i = opening(t, i);
-      if (i < 0) return -1;
-      if (primary(t[i - 1]) && t[i - 1].end === t[i].start) i--; // a function call
-    } else if (!primary(t[i])) return -1;
-    const before = t[i - 1];
-    if (before?.kind === 'punct' && OPERAND_JOINERS.has(before.value) && i - 2 >= 0) {
-      i -= 2;
-      continue;
-    }
-    return i;
-  }
-}
-
-/** Token index where the right operand of `<=>` ends. */
-function rightEnd(t: Token[], start: number): number {
-  let i = start;
-  for (;;) {
-    if (isPunct(t[i], '-') || isPunct(t[i], '+')) i++; // a sign
-    if (primary(t[i]) && isPunct(t[i + 1], '(') && t[i + 1].start === t[i].end) i = closing(t, i + 1);
-    else if (isPunct(t[i], '(')) i = closing(t, i);
-    else if (!primary(t[i])) return -1;
-    if (i < 0) return -1;
-    const after = t[i + 1];
-    if (after?.kind === 'punct' && OPERAND_JOINERS.has(after.value) && t[i + 2]) {
-      i += 2;
-      continue;
-    }
-    return i;
-  }
-}
-
 export function rewriteSyntaxGaps(sql: string): string {
+  return rewriteClauseGaps(rewriteOperatorGaps(sql));
+}
+
+function rewriteOperatorGaps(sql: string): string {
   if (!/<=>|\b(?:USE|FORCE|IGNORE)\s+(?:INDEX|KEY)\b/i.test(sql)) return sql;
   let t: Token[];
   try {
@@ -144,8 +69,8 @@ export function rewriteSyntaxGaps(sql: string): string {
       t[i + 1].start === t[i].end &&
       t[i + 2].start === t[i + 1].end;
     if (!nullSafe) continue;
-    const ls = leftStart(t, i);
-    const re = rightEnd(t, i + 3);
+    const ls = operandStart(t, i);
+    const re = operandEnd(t, i + 3);
     if (ls < 0 || re < 0) continue; // left to the parser, which names the position
     const l = sql.slice(t[ls].start, t[i - 1].end);
     const r = sql.slice(t[i + 3].start, t[re].end);

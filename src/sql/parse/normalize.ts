@@ -28,6 +28,7 @@
  *   `{type: 'join_group', expr: [items...], join?, on?}`.
  */
 import type { SqlStatement } from '../ast/nodes.js';
+import { NATURAL_MARK, RANGE_MARK } from './clause-gaps.js';
 import { isKeyword, type Token, tokenize } from './lexer.js';
 import { SCHEMA_SEP } from './prepass.js';
 
@@ -114,6 +115,12 @@ function fix(node: any): any {
     n.type = 'subquery';
   }
 
+  if (n.window_specification && typeof n.window_specification === 'object') {
+    fixChildren(n);
+    rangeFrame(n.window_specification);
+    return n;
+  }
+
   switch (n.type) {
     case 'single_quote_string':
     case 'double_quote_string':
@@ -122,6 +129,8 @@ function fix(node: any): any {
       const out: AstNode = { type: 'string', value };
       if (n.escape) out.escape = fix(n.escape);
       if (n.collate) out.collate = n.collate;
+      // `'a' COLLATE utf8mb4_bin`: the grammar hangs a literal's COLLATE on a suffix.
+      else if (n.suffix?.collate) out.collate = n.suffix.collate;
       return out;
     }
     case 'date':
@@ -294,6 +303,18 @@ function fixFunction(n: AstNode): AstNode {
   if (n.name === 'EXISTS' && args.length === 1) {
     return { type: 'unary_expr', operator: 'EXISTS', expr: args[0] };
   }
+  // TIMESTAMPADD(unit, n, d) is DATE_ADD(d, INTERVAL n unit), which every target can say.
+  if (n.name === 'TIMESTAMPADD' && args.length === 3 && args[0]?.type === 'origin') {
+    const unit = String(args[0].value)
+      .toUpperCase()
+      .replace(/^SQL_TSI_/, '');
+    return {
+      type: 'function',
+      name: 'DATE_ADD',
+      args: { type: 'expr_list', value: [args[2], { type: 'interval', expr: args[1], unit }] },
+      over: null,
+    };
+  }
   if (n.name === 'CONVERT' && args.length === 2 && args[1]?.type === 'datatype') {
     const { type: _t, ...target } = args[1];
     return { type: 'cast', keyword: 'cast', expr: args[0], symbol: 'as', target: [target] };
@@ -324,6 +345,11 @@ function fixTables(list: unknown): void {
     if (t.as !== undefined && t.as !== null) t.as = ident(t.as);
     if (typeof t.table === 'string') splitSchema(t);
     if (Array.isArray(t.using)) t.using = t.using.map((u: unknown) => ident(u));
+    if (Array.isArray(t.using) && t.using.length === 1 && t.using[0] === NATURAL_MARK) {
+      // clause-gaps.ts: the planner fills the list once it knows both sides' columns.
+      t.natural = true;
+      t.using = null;
+    }
     if (Array.isArray(t.expr)) {
       // A parenthesized join group: `LEFT JOIN (t2 JOIN t3 ON ...) ON ...`.
       t.type = 'join_group';
@@ -331,6 +357,18 @@ function fixTables(list: unknown): void {
     } else if (t.expr && typeof t.expr === 'object') t.expr = fix(t.expr);
     if (t.on) t.on = fix(t.on);
   }
+}
+
+/** clause-gaps.ts wrote a RANGE frame as ROWS, marked by a first PARTITION BY item. */
+function rangeFrame(ws: AstNode): void {
+  const parts = ws.partitionby;
+  const first = Array.isArray(parts) ? parts[0]?.expr : null;
+  if (first?.type !== 'column_ref' || first.column !== RANGE_MARK) return;
+  parts.shift();
+  if (parts.length === 0) ws.partitionby = null;
+  const f = ws.window_frame_clause;
+  if (f?.type === 'binary_expr' && f.left?.type === 'origin') f.left.value = 'RANGE';
+  else if (f && typeof f.type === 'string') f.type = 'RANGE';
 }
 
 /** `FROM (t1 JOIN t2 ON ...)` arrives as one object; the outer parentheses change nothing. */

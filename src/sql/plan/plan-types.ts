@@ -31,7 +31,13 @@ export interface Fragment {
 }
 
 export type Plan =
-  | { kind: 'pushdown'; source: Source; sql: string }
+  | {
+      kind: 'pushdown';
+      source: Source;
+      sql: string;
+      /** Result columns a JSON function computes (infer.ts jsonResultPositions), typed JSON when the source says text. */
+      json?: number[];
+    }
   | {
       kind: 'local';
       fragments: Fragment[];

@@ -2,15 +2,17 @@ import { ErrorCode, SqlError } from '../../core/errors.js';
 import { tableName } from '../../core/sql-text.js';
 import type { DialectName } from '../../core/types.js';
 import type { Source } from '../../sources/types.js';
-import type { ColumnRef, Expr, SqlStatement, TableItem } from '../ast/nodes.js';
+import type { ColumnRef, Expr, FromItem, SqlStatement, TableItem } from '../ast/nodes.js';
 import { clone, columnRefs, nameOf, tableItems, visit } from '../ast/walk.js';
 import { canCompile, compile, UnsupportedError } from '../dialects/index.js';
+import { jsonResultPositions } from '../dialects/infer.js';
 import type { CompileOptions } from '../dialects/types.js';
 import type { BoundRef } from './bind.js';
 import { ColumnLookup, type LookupTable } from './column-lookup.js';
 import { planDynamicFilters } from './dynamic-filters.js';
 import { fragmentAst, guaranteedLimit, negotiateFilters } from './fragments.js';
 import { literalComparedColumns, textColumnsOf } from './known-values.js';
+import { hasNaturalJoin, resolveNaturalJoins } from './natural.js';
 import type { Fragment, Plan, PlanLookup } from './plan-types.js';
 
 export { ColumnLookup } from './column-lookup.js';
@@ -44,6 +46,15 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
   const sources = new Map<string, Source>();
   for (const n of names) sources.set(n, await lookup.source(n));
   const sourceOf = (r: BoundRef) => sources.get(r.source!.toLowerCase())!;
+  if (hasNaturalJoin(ast)) {
+    for (const s of sources.values()) if (s.dialect === null) throw notSql(s);
+    const tables = await lookupTables(ast, sourceRefs, sourceOf, lookup);
+    const byNode = new Map<FromItem, number>(sourceRefs.map((r) => [r.node, r.index]));
+    resolveNaturalJoins(ast, (item) => {
+      const i = byNode.get(item);
+      return i === undefined ? null : tables.get(i)!.cols.map((c) => c.name);
+    });
+  }
 
   if (names.size === 1 && info.length === 0) {
     const source = sources.values().next().value!;
@@ -58,7 +69,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
         source.dialect,
         compileOpts(source.dialect, new ColumnLookup([...tables.values()]), source.collation),
       );
-      if (sql !== null) return { kind: 'pushdown', source, sql };
+      if (sql !== null) return { kind: 'pushdown', source, sql, json: jsonPositions(ast) };
     }
   }
 
@@ -67,7 +78,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
   if (names.size === 0 && info.length === 0 && lookup.defaultSource) {
     const s = await lookup.defaultSource();
     if (s?.dialect === 'mysql' && s.capabilities.fullStatements && canCompile(ast, 'mysql').ok) {
-      return { kind: 'pushdown', source: s, sql: compileFor(ast, 'mysql') };
+      return { kind: 'pushdown', source: s, sql: compileFor(ast, 'mysql'), json: jsonPositions(ast) };
     }
   }
   for (const s of sources.values()) if (s.dialect === null) throw notSql(s);
@@ -147,6 +158,11 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
     localSql: compile(local, 'duckdb', localOpts),
     dynamic: planDynamicFilters(ast, fragments),
   };
+}
+
+function jsonPositions(ast: SqlStatement): number[] | undefined {
+  const out = ast.type === 'select' && !ast._next ? jsonResultPositions(ast.columns) : [];
+  return out.length ? out : undefined;
 }
 
 function notSql(source: Source): SqlError {

@@ -25,6 +25,8 @@ export interface ShapePlan {
   sql: SlottedSql;
   /** The statement's column labels: the same for every statement of the shape. */
   labels: string[] | null;
+  /** The plan's JSON result columns (plan-types.ts). */
+  json?: number[];
 }
 
 export class ShapePlans {
@@ -109,7 +111,7 @@ export async function learnShapePlan(input: LearnInput): Promise<ShapePlan | nul
   if (marked.kind !== 'pushdown' || marked.source !== plan.source) return null;
   const cut = cutAtMarkers(marked.sql, markers, marked.source.dialect === 'mysql');
   if (!cut || fillSlots(cut, (slot) => lits[slot].token.value) !== plan.sql) return null;
-  return { source: plan.source, sql: cut, labels: input.labels };
+  return { source: plan.source, sql: cut, labels: input.labels, json: plan.json };
 }
 
 function sameLabels(a: string[] | null, b: string[] | null): boolean {

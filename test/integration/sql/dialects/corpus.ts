@@ -521,6 +521,30 @@ export const CORPUS: CorpusQuery[] = [
     sql: 'SELECT COUNT(*) FROM orders IGNORE KEY FOR ORDER BY (i) WHERE qty > 0',
     reference: 'SELECT COUNT(*) FROM orders WHERE qty > 0',
   },
+  // --- clauses the parser reads through the clause pre-pass (parse/clause-gaps.ts)
+  { sql: 'SELECT * FROM customers NATURAL JOIN orders' },
+  { sql: 'SELECT c.name, o.amount FROM customers c NATURAL LEFT JOIN orders o' },
+  { sql: 'SELECT id, amount, status FROM orders NATURAL RIGHT OUTER JOIN customers' },
+  { sql: 'SELECT COUNT(*) FROM products NATURAL JOIN order_items' },
+  { sql: 'SELECT id, SUM(qty) OVER (ORDER BY id RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM orders' },
+  {
+    sql: 'SELECT id, COUNT(*) OVER (PARTITION BY customer_id ORDER BY qty RANGE UNBOUNDED PRECEDING) FROM orders',
+  },
+  {
+    sql: 'SELECT id, SUM(qty) OVER w FROM orders WINDOW w AS (ORDER BY qty RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING)',
+  },
+  { sql: 'SELECT id, id MOD 3, qty % 2, MOD(id, 0), -qty MOD 3 FROM orders' },
+  { sql: 'SELECT HIGH_PRIORITY SQL_NO_CACHE SQL_BUFFER_RESULT id FROM orders WHERE qty > 1' },
+  { sql: 'SELECT STRAIGHT_JOIN DISTINCTROW status FROM orders' },
+  { sql: "SELECT id FROM customers WHERE name = _utf8mb4'alice'" },
+  { sql: "SELECT id FROM customers WHERE name = _utf8mb4'alice' COLLATE utf8mb4_bin" },
+  { sql: "SELECT id FROM customers WHERE name COLLATE utf8mb4_bin = 'Alice'" },
+  {
+    sql: 'SELECT id, TIMESTAMPADD(HOUR, qty, ordered_at), TIMESTAMPADD(SQL_TSI_DAY, 1, ordered_at) FROM orders',
+  },
+  { sql: 'SELECT id, TIMESTAMPADD(MONTH, 1, joined) FROM customers' },
+  { sql: "SELECT id, TIMESTAMPDIFF(DAY, joined, '2024-01-01') FROM customers" },
+  { sql: "SELECT id, JSON_OBJECT('id', id, 'tags', JSON_EXTRACT(profile, '$.tags')) FROM customers" },
   // --- REGEXP functions PostgreSQL and DuckDB spell differently (functions/regexp.ts)
   {
     sql: "SELECT id, REGEXP_REPLACE(name, '[aeiou]', '*'), REGEXP_LIKE(name, '^A') FROM customers",

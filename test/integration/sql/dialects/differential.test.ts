@@ -16,10 +16,11 @@ import { canCompile, compile } from '../../../../src/sql/dialects/index.js';
 import type { CompileOptions, Target } from '../../../../src/sql/dialects/types.js';
 import { rewriteSyntaxGaps } from '../../../../src/sql/parse/gaps.js';
 import { normalizeAst, rewriteParserGaps } from '../../../../src/sql/parse/normalize.js';
+import { resolveNaturalJoins } from '../../../../src/sql/plan/natural.js';
 import { createMariaDatabase, createPgDatabase, MARIADB, PG } from '../../../helpers/services.js';
 import { compareRows, normCell, REFERENCE_CONN_OPTIONS, type Rows } from './compare.js';
 import { CORPUS, type CorpusQuery } from './corpus.js';
-import { COLUMN_TYPES, fixtureSql } from './fixture.js';
+import { COLUMN_TYPES, fixtureSql, TABLES } from './fixture.js';
 
 const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, o: object): any } };
 const parser = new Parser();
@@ -29,7 +30,13 @@ const RAW_PG_TYPES = new Set([1082, 1083, 1114, 1184, 114, 3802, 1186]);
 function parse(sql: string): any {
   // The same pre-passes as parse/index.ts parseStatement.
   const ast = normalizeAst(parser.astify(rewriteParserGaps(rewriteSyntaxGaps(sql)), { database: 'MySQL' }));
-  return Array.isArray(ast) ? ast[0] : ast;
+  const one = Array.isArray(ast) ? ast[0] : ast;
+  // What the planner does once tables are bound: NATURAL JOIN columns from the fixture.
+  resolveNaturalJoins(one, (item) => {
+    const t = TABLES.find((x) => x.name === item.table?.toLowerCase());
+    return t ? t.columns.map((c) => c.name) : null;
+  });
+  return one;
 }
 
 const OPTS: CompileOptions = {

@@ -76,9 +76,11 @@ function cases(mode: Mode): Case[] {
     else {
       // Split across sources (or one table plus a cross-source guard): the statement runs
       // in the local DuckDB over fragments from both sources. The table placement works on
-      // tokens that know no index hints: a query with them gets the parser's pre-pass output
-      // (the raw syntax runs in the pg and my modes).
-      const cq = /\b(?:USE|FORCE|IGNORE)\s+(?:INDEX|KEY)\b/i.test(q.sql) ? rewriteSyntaxGaps(q.sql) : q.sql;
+      // tokens that know no index hints nor STRAIGHT_JOIN as a select modifier: a query with
+      // them gets the parser's pre-pass output (the raw syntax runs in the pg and my modes).
+      const cq = /\b(?:USE|FORCE|IGNORE)\s+(?:INDEX|KEY)\b|\bSELECT\s+STRAIGHT_JOIN\b/i.test(q.sql)
+        ? rewriteSyntaxGaps(q.sql)
+        : q.sql;
       let n: number;
       try {
         n = tableRefs(cq).length;
