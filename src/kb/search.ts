@@ -179,6 +179,11 @@ function predicate(f: KbFilter): (v: unknown) => boolean {
     return String(a).toLowerCase().localeCompare(String(b).toLowerCase());
   };
   const list = Array.isArray(f.value) ? f.value : [f.value];
+  // Equality on text is the common filter and runs once per chunk: no collation call.
+  if ((f.op === '=' || f.op === 'IN') && list.every((x) => typeof x === 'string')) {
+    const wanted = new Set(list.map((x) => String(x).toLowerCase()));
+    return (v) => v !== null && v !== undefined && wanted.has(String(v).toLowerCase());
+  }
   switch (f.op) {
     case '=':
       return (v) => cmp(v, list[0]) === 0;
