@@ -7,6 +7,7 @@ const suites: [string, string, string][] = [
   ['files', './files.js', 'benchFiles'],
   ['soak', './soak.js', 'benchSoak'],
   ['cli', './cli.js', 'benchCli'],
+  ['kb', './kb.js', 'benchKb'],
 ];
 
 const only = process.argv.slice(2);

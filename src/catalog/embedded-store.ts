@@ -4,11 +4,12 @@ import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { withFileLock } from './file-lock.js';
-import { openParams, sealMissing, sealParams } from './sealed-params.js';
+import { openKbParams, openParams, sealKbParams, sealMissing, sealParams } from './sealed-params.js';
 import {
   CatalogConflictError,
   type CatalogStore,
   type FileRecord,
+  type KnowledgeBaseRecord,
   type SourceRecord,
   type TokenRecord,
 } from './types.js';
@@ -30,6 +31,8 @@ interface CatalogFile {
   sources: StoredSource[];
   tokens: TokenRecord[];
   files: FileRecord[];
+  /** Absent in catalogs written before knowledge bases existed. */
+  knowledge_bases?: KnowledgeBaseRecord[];
 }
 
 export interface EmbeddedStoreOptions {
@@ -343,6 +346,35 @@ export class EmbeddedCatalogStore implements CatalogStore {
       const before = d.files.length;
       d.files = d.files.filter((x) => lower(x.name) !== lower(name));
       const changed = d.files.length !== before;
+      return { changed, result: changed };
+    });
+  }
+
+  listKnowledgeBases(): Promise<KnowledgeBaseRecord[]> {
+    return this.read((d) =>
+      [...(d.knowledge_bases ?? [])].sort(byName).map((k) => ({
+        ...k,
+        params: openKbParams(this.opts.secretKey, k, structuredClone(k.params)),
+      })),
+    );
+  }
+
+  putKnowledgeBase(rec: KnowledgeBaseRecord, create: boolean): Promise<void> {
+    const params = sealKbParams(this.opts.secretKey, rec.id, structuredClone(rec.params));
+    return this.mutate((d) => {
+      const kbs = d.knowledge_bases ?? [];
+      if (create && kbs.some((x) => lower(x.name) === lower(rec.name)))
+        throw new CatalogConflictError(`A knowledge base named '${rec.name}' already exists`);
+      d.knowledge_bases = [...kbs.filter((x) => lower(x.name) !== lower(rec.name)), { ...rec, params }];
+      return { changed: true, result: undefined };
+    });
+  }
+
+  deleteKnowledgeBase(name: string): Promise<boolean> {
+    return this.mutate((d) => {
+      const kbs = d.knowledge_bases ?? [];
+      d.knowledge_bases = kbs.filter((x) => lower(x.name) !== lower(name));
+      const changed = d.knowledge_bases.length !== kbs.length;
       return { changed, result: changed };
     });
   }

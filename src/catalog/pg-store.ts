@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { openParams, sealMissing, sealParams } from './sealed-params.js';
+import { openKbParams, openParams, sealKbParams, sealMissing, sealParams } from './sealed-params.js';
 import {
   CatalogConflictError,
   type CatalogStore,
   type FileRecord,
+  type KnowledgeBaseRecord,
   type SourceRecord,
   type TokenRecord,
 } from './types.js';
@@ -149,6 +150,14 @@ export class PgCatalogStore implements CatalogStore {
         created_at timestamptz NOT NULL)`);
       await c.query(
         `CREATE UNIQUE INDEX IF NOT EXISTS tributary_files_lower_name ON ${this.t('tributary_files')} (lower(name))`,
+      );
+      await c.query(`CREATE TABLE IF NOT EXISTS ${this.t('tributary_knowledge_bases')} (
+        id text PRIMARY KEY,
+        name text NOT NULL,
+        params jsonb NOT NULL,
+        created_at timestamptz NOT NULL)`);
+      await c.query(
+        `CREATE UNIQUE INDEX IF NOT EXISTS tributary_knowledge_bases_lower_name ON ${this.t('tributary_knowledge_bases')} (lower(name))`,
       );
       await c.query('COMMIT');
     } catch (e) {
@@ -396,6 +405,44 @@ export class PgCatalogStore implements CatalogStore {
   async deleteFile(name: string): Promise<boolean> {
     const r = await this.pool.query(
       `DELETE FROM ${this.t('tributary_files')} WHERE lower(name) = lower($1)`,
+      [name],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async listKnowledgeBases(): Promise<KnowledgeBaseRecord[]> {
+    const r = await this.pool.query(
+      `SELECT id, name, params, created_at FROM ${this.t('tributary_knowledge_bases')} ORDER BY lower(name)`,
+    );
+    return r.rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      params: openKbParams(this.opts.secretKey, row, row.params),
+      createdAt: new Date(row.created_at).toISOString(),
+    }));
+  }
+
+  async putKnowledgeBase(rec: KnowledgeBaseRecord, create: boolean): Promise<void> {
+    const params = sealKbParams(this.opts.secretKey, rec.id, structuredClone(rec.params));
+    const table = this.t('tributary_knowledge_bases');
+    if (create) {
+      const r = await this.pool.query(
+        `INSERT INTO ${table} (id, name, params, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+        [rec.id, rec.name, JSON.stringify(params), rec.createdAt],
+      );
+      if ((r.rowCount ?? 0) === 0)
+        throw new CatalogConflictError(`A knowledge base named '${rec.name}' already exists`);
+      return;
+    }
+    await this.pool.query(`UPDATE ${table} SET params = $2 WHERE lower(name) = lower($1)`, [
+      rec.name,
+      JSON.stringify(params),
+    ]);
+  }
+
+  async deleteKnowledgeBase(name: string): Promise<boolean> {
+    const r = await this.pool.query(
+      `DELETE FROM ${this.t('tributary_knowledge_bases')} WHERE lower(name) = lower($1)`,
       [name],
     );
     return (r.rowCount ?? 0) > 0;

@@ -78,3 +78,25 @@ export function openParams(
   }
   return out;
 }
+
+/** A knowledge base's params as stored: the embedding model's `api_key` sealed in place. */
+export function sealKbParams(
+  key: Buffer,
+  kbId: string,
+  params: Record<string, unknown>,
+): Record<string, unknown> {
+  const model = params.embedding_model;
+  if (!model || typeof model !== 'object') return params;
+  const sealed = sealParams(key, kbId, model as Record<string, unknown>, ['api_key']);
+  return { ...params, embedding_model: sealed.params };
+}
+
+export function openKbParams(
+  key: Buffer,
+  kb: { id: string; name: string },
+  stored: Record<string, unknown>,
+): Record<string, unknown> {
+  const model = stored.embedding_model;
+  if (!model || typeof model !== 'object') return stored;
+  return { ...stored, embedding_model: openParams(key, kb, model as Record<string, unknown>, ['api_key']) };
+}

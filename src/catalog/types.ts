@@ -26,6 +26,18 @@ export interface TokenRecord {
   expiresAt: string;
 }
 
+/**
+ * A knowledge base's definition (docs/reference/sql.md, knowledge bases). `params` holds
+ * the embedding model's `api_key` in clear in memory only; the stores seal it.
+ */
+export interface KnowledgeBaseRecord {
+  id: string;
+  /** As created; lookups are case-insensitive. */
+  name: string;
+  params: Record<string, unknown>;
+  createdAt: string;
+}
+
 export interface CatalogStore {
   init(): Promise<void>;
   listSources(): Promise<SourceRecord[]>;
@@ -49,6 +61,12 @@ export interface CatalogStore {
   getFile(name: string): Promise<FileRecord | null>;
   putFile(rec: FileRecord): Promise<void>;
   deleteFile(name: string): Promise<boolean>;
+
+  listKnowledgeBases(): Promise<KnowledgeBaseRecord[]>;
+  /** Throws CatalogConflictError when `create` and a KB of that name exists; otherwise replaces it (ALTER). */
+  putKnowledgeBase(rec: KnowledgeBaseRecord, create: boolean): Promise<void>;
+  /** Returns false when it did not exist. */
+  deleteKnowledgeBase(name: string): Promise<boolean>;
 
   /** Called when another process changed sources (PostgreSQL LISTEN/NOTIFY; file change). */
   onSourcesChanged(listener: () => void): void;

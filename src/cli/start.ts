@@ -10,6 +10,7 @@ import type { Config } from '../config/types.js';
 import { createLogger } from '../core/logger.js';
 import type { AppDeps } from '../http/deps.js';
 import { buildHttpServer } from '../http/server.js';
+import { KbService } from '../kb/service.js';
 import type { Source } from '../sources/types.js';
 import { Engine } from '../sql/engine.js';
 import { LocalEngine } from '../sql/execute/local.js';
@@ -47,6 +48,18 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     timeoutMs: config.query.timeout_ms,
     maxFragmentRows: config.query.max_fragment_rows,
   });
+  const kb = new KbService({
+    catalog,
+    engine,
+    storageDir: config.storageDir,
+    logger: log,
+    egress: {
+      allowPrivate: config.passthrough.allow_private_networks,
+      timeoutMs: config.passthrough.timeout_ms,
+    },
+  });
+  await kb.init();
+  engine.attachKnowledgeBases(kb);
   return { config, logger: log, catalog, sources, engine, version: VERSION, startedAt: Date.now() };
 }
 

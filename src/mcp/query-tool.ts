@@ -11,6 +11,7 @@ const QUERY_DESCRIPTION = `Run one SQL statement (MySQL syntax) against the conn
 Tables are named source.table (or source.schema.table for sources with schemas); an unqualified table belongs to context.db. One statement may join tables from several sources.
 Statements: SELECT (joins, subqueries, CTEs, window functions, UNION, GROUP BY, ORDER BY, LIMIT), SHOW DATABASES, SHOW TABLES FROM source, DESCRIBE source.table, SHOW COLUMNS FROM table FROM source, INSERT/UPDATE/DELETE on one source, CREATE DATABASE name WITH ENGINE = 'postgres' PARAMETERS = {...}, DROP DATABASE.
 Read the schema:// resources first to learn the source, table and column names.
+Knowledge bases: SELECT * FROM kb WHERE content = 'question' [AND metadata filters] [AND hybrid_search = true] LIMIT k (ordered by relevance); INSERT INTO kb SELECT id, content, ... FROM source.table; CREATE KNOWLEDGE_BASE kb USING content_columns = ['body'], metadata_columns = ['x'].
 
 Result (also in structuredContent.result):
 - {"type":"table","column_names":[...],"data":[[...],...]} for rows ("truncated": true when rows beyond the row limit were cut; add a LIMIT or aggregate)

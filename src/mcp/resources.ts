@@ -113,7 +113,7 @@ export function registerSchemaResources(server: McpServer, deps: McpDeps): void 
     {
       title: 'Knowledge bases',
       description:
-        'Knowledge bases: JSON array of {"name","metadata_columns","content_columns","id_column"}; empty when there are none.',
+        'Knowledge bases: JSON array of {"name","metadata_columns","content_columns","id_column","embedding_model","storage","rows","chunks"}; empty when there are none. Search one with SELECT * FROM kb WHERE content = \'question\' [AND metadata filters] [AND hybrid_search = true] LIMIT 10.',
       mimeType: JSON_MIME,
     },
     async (uri) => json(uri, await listKnowledgeBases(engine)),
@@ -153,13 +153,27 @@ async function listKnowledgeBases(engine: SqlEngine): Promise<Record<string, unk
   const r = await engine.execute('SHOW KNOWLEDGE_BASES', {}, { readOnly: true });
   if (r.type !== 'table') return [];
   const col = (name: string) => r.column_names.findIndex((c) => c.toLowerCase() === name);
-  const [name, meta, content, id] = ['name', 'metadata_columns', 'content_columns', 'id_column'].map(col);
+  const [name, meta, content, id, model, storage, rows, chunks] = [
+    'name',
+    'metadata_columns',
+    'content_columns',
+    'id_column',
+    'embedding_model',
+    'storage',
+    'rows',
+    'chunks',
+  ].map(col);
   if (name < 0) return [];
+  const at = (row: unknown[], i: number) => (i < 0 ? null : (row[i] ?? null));
   return r.data.map((row) => ({
     name: row[name],
     metadata_columns: listValue(meta < 0 ? null : row[meta]),
     content_columns: listValue(content < 0 ? null : row[content]),
-    id_column: id < 0 ? null : (row[id] ?? null),
+    id_column: at(row, id),
+    embedding_model: at(row, model),
+    storage: at(row, storage),
+    rows: at(row, rows),
+    chunks: at(row, chunks),
   }));
 }
 

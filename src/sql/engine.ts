@@ -12,13 +12,15 @@ const DEADLINE_TICK_MS = 100;
 import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
 import type { ExecutionContext, Outcome } from './execute/context.js';
 import { infoSchemaRows } from './execute/info-schema.js';
+import { runKbWrite } from './execute/kb-writes.js';
 import type { LocalEngine } from './execute/local.js';
 import { runPlan } from './execute/run-plan.js';
 import { runService } from './execute/service.js';
 import type { MemTable } from './execute/show.js';
 import { runWrite } from './execute/writes.js';
+import type { KbSearch, KnowledgeBases } from './kb-port.js';
 import { dialectHint } from './parse/hints.js';
-import type { Statement } from './parse/index.js';
+import type { KbStatement, Statement } from './parse/index.js';
 import { type Shape, StatementTemplates, shapeOf } from './parse/templates.js';
 import { bindTables } from './plan/bind.js';
 import { TtlLru } from './plan/cache.js';
@@ -39,7 +41,12 @@ const READ_KINDS = new Set([
   'show_engines',
   'noop',
   'explain',
+  'show_kbs',
+  'describe_kb',
+  'evaluate_kb',
 ]);
+
+const KB_KINDS = new Set(['create_kb', 'drop_kb', 'alter_kb', 'describe_kb', 'show_kbs', 'evaluate_kb']);
 
 /** A statement's literal shape, its shared-plan key (null: not shared) and that key's entry. */
 interface Shaped {
@@ -60,6 +67,8 @@ export interface EngineDeps {
   timeoutMs?: number;
   /** query.max_fragment_rows: rows one source may load into the local engine for one statement (1104 beyond). */
   maxFragmentRows?: number;
+  /** Knowledge bases (src/kb/), attached after construction since the service runs statements too. */
+  kb?: KnowledgeBases;
 }
 
 /**
@@ -352,8 +361,14 @@ export class Engine implements SqlEngine, ExecutionContext {
 
   async runStatement(stmt: Statement, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
     if (stmt.kind === 'explain') return { kind: 'table', table: await this.explain(stmt.inner, ctx) };
+    if (KB_KINDS.has(stmt.kind)) {
+      const out = await this.kb().run(stmt as KbStatement, ctx);
+      return 'affected' in out ? { kind: 'ok', affected: out.affected } : { kind: 'table', table: out };
+    }
     if (stmt.kind !== 'sql') return runService(this, stmt, ctx);
     const ast = stmt.ast;
+    const kbWrite = await runKbWrite(this, this.deps.kb, ast, ctx, opts);
+    if (kbWrite) return kbWrite;
     if (ast.type === 'select') {
       const plan = await this.plan(ast, ctx);
       const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
@@ -368,7 +383,20 @@ export class Engine implements SqlEngine, ExecutionContext {
       onProgress: opts.onProgress,
       infoRows: (t: string) => infoSchemaRows(this, t),
       maxFragmentRows: this.deps.maxFragmentRows,
+      kbRows: (name: string, search: KbSearch, signal?: AbortSignal) =>
+        this.kb().search(name, search, signal),
     };
+  }
+
+  /** Attach the knowledge-base service (it needs this engine to read sources, so it comes second). */
+  attachKnowledgeBases(kb: KnowledgeBases): void {
+    this.deps.kb = kb;
+  }
+
+  private kb(): KnowledgeBases {
+    if (!this.deps.kb)
+      throw new SqlError(ErrorCode.NOT_SUPPORTED, 'Knowledge bases are not available in this server');
+    return this.deps.kb;
   }
 
   get local(): LocalEngine {
@@ -376,7 +404,8 @@ export class Engine implements SqlEngine, ExecutionContext {
   }
 
   async plan(ast: SqlStatement, ctx: QueryContext): Promise<Plan> {
-    const refs = bindTables(ast, ctx);
+    const kb = this.deps.kb;
+    const refs = bindTables(ast, ctx, kb ? (n) => kb.has(n) : undefined);
     return planQuery(ast, refs, {
       source: (n) => this.deps.sources.get(n),
       columns: (s, schema, table) => this.columns(s, schema, table),
@@ -400,6 +429,8 @@ export class Engine implements SqlEngine, ExecutionContext {
       });
       for (const r of plan.info)
         rows.push([i++, 'information_schema', `catalog -> __info_${r.table.toLowerCase()}`, '']);
+      for (const k of plan.kb)
+        rows.push([i++, `knowledge_base ${k.ref.table}`, `search -> ${k.temp}`, JSON.stringify(k.search)]);
       rows.push([i, 'local', 'duckdb', plan.localSql]);
     }
     return {
@@ -486,6 +517,7 @@ export class Engine implements SqlEngine, ExecutionContext {
   async close(): Promise<void> {
     if (this.ticker) clearInterval(this.ticker);
     this.ticker = null;
+    await this.deps.kb?.close?.();
     await this.deps.sources.close();
     this.deps.local.close();
   }

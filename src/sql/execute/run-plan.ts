@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { SqlError } from '../../core/errors.js';
 import type { FieldInfo, Row } from '../../core/types.js';
 import type { QueryStream } from '../../sources/types.js';
+import type { KbSearch } from '../kb-port.js';
 import type { DynamicFilter } from '../plan/plan-types.js';
 import type { Fragment, Plan } from '../plan/planner.js';
 import type { LocalEngine } from './local.js';
@@ -20,6 +21,12 @@ export interface RunOptions {
   onProgress?: (rows: number) => void;
   /** Rows of information_schema tables the plan reads, built on demand. */
   infoRows?: (table: string) => Promise<{ columns: FieldInfo[]; rows: Row[] }>;
+  /** A knowledge base's answer to its part of the statement (kb-port.ts). */
+  kbRows?: (
+    name: string,
+    search: KbSearch,
+    signal?: AbortSignal,
+  ) => Promise<{ columns: FieldInfo[]; rows: Row[] }>;
   /** query.max_fragment_rows: a fragment loaded for local work may hold at most this many rows (1104 beyond). */
   maxFragmentRows?: number;
 }
@@ -30,7 +37,7 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
     const stream = await plan.source.query(plan.sql, { signal: opts.signal });
     return plan.json ? jsonTyped(stream, plan.json) : stream;
   }
-  if (plan.fragments.length === 0 && plan.info.length === 0) {
+  if (plan.fragments.length === 0 && plan.info.length === 0 && plan.kb.length === 0) {
     // Nothing to load (SELECT 1, CTEs over literals): no per-query schema needed.
     return local.query(await local.pooled(), plan.localSql, 'pooled', opts.signal);
   }
@@ -105,6 +112,20 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
           const conn = await local.connect();
           try {
             await loadBatches(conn, schema, `__info_${r.table.toLowerCase()}`, columns, one(rows));
+          } finally {
+            conn.closeSync();
+          }
+        })(),
+      );
+    }
+    for (const k of plan.kb) {
+      loads.push(
+        (async () => {
+          if (!opts.kbRows) throw new SqlError(1235, 'Knowledge bases are not available in this server');
+          const { columns, rows } = await opts.kbRows(k.ref.table, k.search, opts.signal);
+          const conn = await local.connect();
+          try {
+            await loadBatches(conn, schema, k.temp, columns, one(rows));
           } finally {
             conn.closeSync();
           }

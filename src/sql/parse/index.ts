@@ -8,7 +8,7 @@ import { foldThreePartNames } from './prepass.js';
 import { parseServiceStatement } from './service.js';
 import type { Statement } from './statement.js';
 
-export type { Statement, TableName } from './statement.js';
+export type { KbStatement, Statement, TableName } from './statement.js';
 
 const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, o: object): unknown } };
 const parser = new Parser();

@@ -1,4 +1,5 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
+import { parseKbStatement } from './kb-statements.js';
 import { isKeyword, isName, LexError, type Token, tokenize } from './lexer.js';
 import type { Statement, TableName } from './statement.js';
 
@@ -22,6 +23,8 @@ export function parseServiceStatement(sql: string): Statement | null {
   )
     tokens.pop();
   if (tokens.length === 0) throw new SqlError(ErrorCode.SYNTAX, 'Syntax error: empty query');
+  const kb = parseKbStatement(tokens, sql);
+  if (kb) return kb;
   const c = new Cursor(tokens, sql);
   const first = tokens[0];
   if (isKeyword(first, 'CREATE') && isKeyword(tokens[1], 'DATABASE', 'SCHEMA')) return c.createDatabase();

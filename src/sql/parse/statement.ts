@@ -25,6 +25,7 @@ export type Statement =
   | { kind: 'noop' }
   | { kind: 'drop_table'; table: TableName; ifExists: boolean }
   | { kind: 'explain'; inner: Statement }
+  | KbStatement
   | {
       kind: 'sql';
       ast: SqlStatement;
@@ -32,3 +33,12 @@ export type Statement =
       /** Result column names of a SELECT as MySQL gives them (parse/labels.ts), when known. */
       labels?: string[] | null;
     };
+
+/** Knowledge-base statements (parse/kb-statements.ts), answered by the knowledge-base service. */
+export type KbStatement =
+  | { kind: 'create_kb'; name: string; ifNotExists: boolean; params: Record<string, unknown> }
+  | { kind: 'drop_kb'; name: string; ifExists: boolean }
+  | { kind: 'alter_kb'; name: string; params: Record<string, unknown> }
+  | { kind: 'describe_kb'; name: string }
+  | { kind: 'show_kbs'; like: string | null }
+  | { kind: 'evaluate_kb'; name: string; params: Record<string, unknown> };

@@ -4,7 +4,7 @@ import { columnRefs, cteNames, nameOf, tableItems } from '../ast/walk.js';
 import type { QueryContext } from '../engine-types.js';
 import { SCHEMA_SEP } from '../parse/prepass.js';
 
-export type RefKind = 'source' | 'information_schema' | 'cte' | 'dual';
+export type RefKind = 'source' | 'information_schema' | 'cte' | 'dual' | 'kb';
 
 /** One table reference in a statement, bound to where its rows live. */
 export interface BoundRef {
@@ -26,7 +26,11 @@ export interface BoundRef {
  * qualified by a source (`src.t.col`) to the table's qualifier, so every later stage
  * sees `qualifier.col`.
  */
-export function bindTables(ast: SqlStatement, ctx: QueryContext): BoundRef[] {
+export function bindTables(
+  ast: SqlStatement,
+  ctx: QueryContext,
+  isKb?: (name: string) => boolean,
+): BoundRef[] {
   const ctes = cteNames(ast);
   const refs: BoundRef[] = [];
   for (const node of tableItems(ast)) {
@@ -56,6 +60,11 @@ export function bindTables(ast: SqlStatement, ctx: QueryContext): BoundRef[] {
         table,
         qualifier,
       });
+      continue;
+    }
+    // An unqualified knowledge-base name is the KB, whatever the default database holds.
+    if (!db && isKb?.(table)) {
+      refs.push({ node, index, kind: 'kb', source: null, schema: null, table, qualifier });
       continue;
     }
     const source = db ?? ctx.db ?? null;

@@ -6,8 +6,15 @@
 
 import type { ColumnInfo } from '../../core/types.js';
 import type { Source } from '../../sources/types.js';
+import type { KbSearch } from '../kb-port.js';
 import type { BoundRef } from './bind.js';
 import type { PushedFilter } from './fragments.js';
+
+export interface KbPart {
+  ref: BoundRef;
+  temp: string;
+  search: KbSearch;
+}
 
 export interface Fragment {
   ref: BoundRef;
@@ -42,6 +49,8 @@ export type Plan =
       kind: 'local';
       fragments: Fragment[];
       info: BoundRef[];
+      /** Knowledge bases read: each answers its search (kb-search.ts) into a local table. */
+      kb: KbPart[];
       localSql: string;
       /** Fragments whose join keys narrow another's (dynamic-filters.ts). */
       dynamic: DynamicFilter[];

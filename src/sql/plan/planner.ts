@@ -11,9 +11,10 @@ import type { BoundRef } from './bind.js';
 import { ColumnLookup, type LookupTable } from './column-lookup.js';
 import { planDynamicFilters } from './dynamic-filters.js';
 import { fragmentAst, guaranteedLimit, negotiateFilters } from './fragments.js';
+import { takeKbSearch } from './kb-search.js';
 import { literalComparedColumns, textColumnsOf } from './known-values.js';
 import { hasNaturalJoin, resolveNaturalJoins } from './natural.js';
-import type { Fragment, Plan, PlanLookup } from './plan-types.js';
+import type { Fragment, KbPart, Plan, PlanLookup } from './plan-types.js';
 
 export { ColumnLookup } from './column-lookup.js';
 export type { DynamicFilter, Fragment, Plan, PlanLookup } from './plan-types.js';
@@ -42,6 +43,13 @@ export function compileFor(ast: SqlStatement, dialect: DialectName, columns?: Co
 export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: PlanLookup): Promise<Plan> {
   const sourceRefs = refs.filter((r) => r.kind === 'source');
   const info = refs.filter((r) => r.kind === 'information_schema');
+  const kbRefs = refs.filter((r) => r.kind === 'kb');
+  // Each KB's part of the WHERE (question, filters, ranking) is its own; the rest stays.
+  const kb: KbPart[] = kbRefs.map((r) => ({
+    ref: r,
+    temp: `__kb${r.index}`,
+    search: takeKbSearch(ast, r, refs),
+  }));
   const names = new Set(sourceRefs.map((r) => r.source!.toLowerCase()));
   const sources = new Map<string, Source>();
   for (const n of names) sources.set(n, await lookup.source(n));
@@ -56,7 +64,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
     });
   }
 
-  if (names.size === 1 && info.length === 0) {
+  if (names.size === 1 && info.length === 0 && kb.length === 0) {
     const source = sources.values().next().value!;
     if (source.dialect === null) throw notSql(source);
     if (source.capabilities.fullStatements) {
@@ -75,7 +83,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
 
   // No table at all (`SELECT NOW()`, a recursive CTE of constants): a MySQL default database
   // answers it natively; anything else is evaluated locally.
-  if (names.size === 0 && info.length === 0 && lookup.defaultSource) {
+  if (names.size === 0 && info.length === 0 && kb.length === 0 && lookup.defaultSource) {
     const s = await lookup.defaultSource();
     if (s?.dialect === 'mysql' && s.capabilities.fullStatements && canCompile(ast, 'mysql').ok) {
       return { kind: 'pushdown', source: s, sql: compileFor(ast, 'mysql'), json: jsonPositions(ast) };
@@ -104,7 +112,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
     const dialect = d.source.dialect!;
     const mine = new ColumnLookup([d.table]);
     const opts = compileOpts(dialect, mine, d.source.collation);
-    d.limit = guaranteedLimit(ast, local, d, sourceRefs.length + info.length);
+    d.limit = guaranteedLimit(ast, local, d, sourceRefs.length + info.length + kb.length);
     const columns = neededColumns(d.table, localRefs, using, everything || !d.source.capabilities.projection);
     const sql = compile(fragmentAst(r, columns, d.filters, d.limit), dialect, opts);
     return {
@@ -127,6 +135,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
   const localItems = tableItems(local);
   for (const f of fragments) renameLocal(localItems[f.ref.index], f.temp, f.ref.qualifier);
   for (const r of info) renameLocal(localItems[r.index], `__info_${r.table.toLowerCase()}`, r.qualifier);
+  for (const k of kb) renameLocal(localItems[k.ref.index], k.temp, k.ref.qualifier);
   // Fragments and catalog rows land in the local engine as tables: rowid gives their order.
   const localLookup = new ColumnLookup([
     ...fragments.map((f) => ({ ...tables.get(f.ref.index)!, table: f.temp, rowMarker: 'rowid' })),
@@ -136,6 +145,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
       cols: [],
       rowMarker: 'rowid',
     })),
+    ...kb.map((k) => ({ qualifier: k.ref.qualifier, table: k.temp, cols: [], rowMarker: 'rowid' })),
   ]);
   // The local engine keeps MySQL's collation unless every source of the statement chose its own.
   const all = [...sources.values()];
@@ -155,6 +165,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
     kind: 'local',
     fragments,
     info,
+    kb,
     localSql: compile(local, 'duckdb', localOpts),
     dynamic: planDynamicFilters(ast, fragments),
   };

@@ -1,0 +1,103 @@
+import { SqlError } from '../core/errors.js';
+import { type EmbeddingModelSpec, parseModelSpec } from './embed/index.js';
+
+/** A knowledge base as the catalog keeps it (its `params`), validated. */
+export interface KbDefinition {
+  embedding_model: EmbeddingModelSpec;
+  /** `source.table` for pgvector; null: the embedded store. */
+  storage: string | null;
+  content_columns: string[];
+  metadata_columns: string[];
+  id_column: string;
+  preprocessing: { chunk_size: number; chunk_overlap: number };
+  /** Learned at creation by embedding once. */
+  dimension: number;
+}
+
+const PARAMS = [
+  'embedding_model',
+  'storage',
+  'content_columns',
+  'metadata_columns',
+  'id_column',
+  'preprocessing',
+];
+
+/** CREATE KNOWLEDGE_BASE ... USING: known parameters in any order; the unknown one is named. */
+export function parseDefinition(kb: string, p: Record<string, unknown>): Omit<KbDefinition, 'dimension'> {
+  for (const k of Object.keys(p))
+    if (!PARAMS.includes(k))
+      throw new SqlError(
+        1210,
+        `Knowledge base '${kb}': unknown parameter '${k}' (known: ${PARAMS.join(', ')})`,
+      );
+  const list = (k: string, dflt: string[]): string[] => {
+    const v = p[k];
+    if (v === undefined || v === null) return dflt;
+    const arr = Array.isArray(v) ? v : [v];
+    if (!arr.every((x) => typeof x === 'string' && x !== ''))
+      throw new SqlError(1210, `Knowledge base '${kb}': ${k} must be a list of column names`);
+    return arr as string[];
+  };
+  const pre = p.preprocessing ?? {};
+  if (typeof pre !== 'object' || Array.isArray(pre) || pre === null)
+    throw new SqlError(1210, `Knowledge base '${kb}': preprocessing must be a JSON object`);
+  const pp = pre as Record<string, unknown>;
+  for (const k of Object.keys(pp))
+    if (k !== 'chunk_size' && k !== 'chunk_overlap')
+      throw new SqlError(
+        1210,
+        `Knowledge base '${kb}': unknown preprocessing parameter '${k}' (chunk_size, chunk_overlap)`,
+      );
+  const size = Number(pp.chunk_size ?? 1000);
+  const overlap = Number(pp.chunk_overlap ?? 200);
+  if (!Number.isInteger(size) || size < 50 || size > 100_000)
+    throw new SqlError(1210, `Knowledge base '${kb}': chunk_size must be an integer from 50 to 100000`);
+  if (!Number.isInteger(overlap) || overlap < 0 || overlap >= size)
+    throw new SqlError(
+      1210,
+      `Knowledge base '${kb}': chunk_overlap must be an integer from 0 to chunk_size - 1`,
+    );
+  const storage = p.storage === undefined || p.storage === null ? null : String(p.storage);
+  if (storage !== null)
+    throw new SqlError(
+      1235,
+      `Knowledge base '${kb}': storage = ${storage} (pgvector) is not supported yet; omit storage to use the embedded store`,
+    );
+  const id = p.id_column === undefined ? 'id' : String(p.id_column);
+  const content = list('content_columns', ['content']);
+  const metadata = list('metadata_columns', []);
+  const clash = metadata.find((m) => content.includes(m) || m === id);
+  if (clash)
+    throw new SqlError(
+      1210,
+      `Knowledge base '${kb}': column '${clash}' cannot be both metadata and content/id`,
+    );
+  const reserved = metadata.find((m) =>
+    ['id', 'chunk_id', 'chunk_content', 'metadata', 'distance', 'relevance', 'content'].includes(
+      m.toLowerCase(),
+    ),
+  );
+  if (reserved)
+    throw new SqlError(
+      1210,
+      `Knowledge base '${kb}': metadata column '${reserved}' clashes with a result column`,
+    );
+  return {
+    embedding_model: parseModelSpec(kb, p.embedding_model),
+    storage,
+    content_columns: content,
+    metadata_columns: metadata,
+    id_column: id,
+    preprocessing: { chunk_size: size, chunk_overlap: overlap },
+  };
+}
+
+/** The model as listings show it: never the key. */
+export function shownModel(m: EmbeddingModelSpec, dimension: number): Record<string, unknown> {
+  const out: Record<string, unknown> = { provider: m.provider };
+  if (m.model_name) out.model_name = m.model_name;
+  if (m.base_url) out.base_url = m.base_url;
+  out.dimension = dimension;
+  return out;
+}

@@ -1,0 +1,70 @@
+import { SqlError } from '../../core/errors.js';
+import { BUILTIN_DIMENSION, BuiltinEmbedder } from './builtin.js';
+import { OllamaEmbedder } from './ollama.js';
+import { OpenAiEmbedder } from './openai.js';
+import type { EgressSettings, EmbeddingModelSpec, EmbeddingProvider } from './provider.js';
+
+export type { EgressSettings, EmbeddingModelSpec, EmbeddingProvider } from './provider.js';
+
+const KEYS = new Set(['provider', 'model_name', 'base_url', 'api_key', 'dimension', 'batch_size']);
+
+/** Check `embedding_model = {...}`: known keys, a known provider, what it needs. */
+export function parseModelSpec(kb: string, raw: unknown): EmbeddingModelSpec {
+  if (raw === undefined || raw === null) raw = {};
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new SqlError(1210, `Knowledge base '${kb}': embedding_model must be a JSON object`);
+  const o = raw as Record<string, unknown>;
+  for (const k of Object.keys(o))
+    if (!KEYS.has(k))
+      throw new SqlError(
+        1210,
+        `Knowledge base '${kb}': unknown embedding_model parameter '${k}' (known: ${[...KEYS].join(', ')})`,
+      );
+  const provider = String(o.provider ?? 'builtin').toLowerCase();
+  if (provider !== 'builtin' && provider !== 'openai' && provider !== 'ollama')
+    throw new SqlError(
+      1210,
+      `Knowledge base '${kb}': unknown embedding provider '${provider}' (builtin, openai or ollama)`,
+    );
+  const str = (k: string) => (o[k] === undefined || o[k] === null ? null : String(o[k]));
+  const num = (k: string) => {
+    if (o[k] === undefined || o[k] === null) return null;
+    const n = Number(o[k]);
+    if (!Number.isInteger(n) || n < 1 || n > 8192)
+      throw new SqlError(
+        1210,
+        `Knowledge base '${kb}': embedding_model.${k} must be an integer from 1 to 8192`,
+      );
+    return n;
+  };
+  const spec: EmbeddingModelSpec = {
+    provider,
+    model_name: str('model_name'),
+    base_url: str('base_url'),
+    api_key: str('api_key'),
+    dimension: num('dimension'),
+    batch_size: num('batch_size'),
+  };
+  if (provider !== 'builtin' && !spec.model_name)
+    throw new SqlError(1210, `Knowledge base '${kb}': embedding provider '${provider}' needs model_name`);
+  if (provider === 'ollama' && !spec.base_url) spec.base_url = 'http://127.0.0.1:11434';
+  if (provider === 'openai' && !spec.base_url) spec.base_url = 'https://api.openai.com/v1';
+  return spec;
+}
+
+export function createProvider(spec: EmbeddingModelSpec, egress: EgressSettings): EmbeddingProvider {
+  switch (spec.provider) {
+    case 'builtin':
+      return new BuiltinEmbedder(spec.dimension ?? BUILTIN_DIMENSION);
+    case 'openai':
+      return new OpenAiEmbedder(
+        spec.model_name!,
+        spec.base_url!,
+        spec.api_key,
+        egress,
+        spec.batch_size ?? 100,
+      );
+    case 'ollama':
+      return new OllamaEmbedder(spec.model_name!, spec.base_url!, egress, spec.batch_size ?? 64);
+  }
+}

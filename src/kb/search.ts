@@ -1,0 +1,228 @@
+import { ErrorCode, SqlError } from '../core/errors.js';
+import type { CanonicalValue } from '../core/types.js';
+import type { KbFilter, KbSearch } from '../sql/kb-port.js';
+import type { EmbeddedStore } from './store/embedded.js';
+
+export const DEFAULT_K = 10;
+export const MAX_K = 100;
+const RRF_K = 60;
+
+export interface Hit {
+  slot: number;
+  distance: number | null;
+  relevance: number | null;
+}
+
+export type SearchMode = 'vector' | 'keyword' | 'hybrid';
+
+/**
+ * Rank a store's chunks for one question. Filters are applied inside each arm's scan, so
+ * the top k is taken among matching chunks only (a filter never empties a top-k). Vector
+ * arm: exact cosine over every live chunk. Keyword arm: BM25. Hybrid: reciprocal rank
+ * fusion of the two candidate lists, or, with `alpha`, a min-max weighted sum; relevance is
+ * always in [0,1] and rows come best first.
+ */
+export function rank(
+  store: EmbeddedStore,
+  req: KbSearch,
+  queryVector: Float32Array | null,
+  pass: ((slot: number) => boolean) | null,
+  mode: SearchMode,
+): Hit[] {
+  const k = Math.min(Math.max(1, req.limit ?? DEFAULT_K), MAX_K);
+  const keep = (slot: number) => store.isLive(slot) && (pass === null || pass(slot));
+  let hits: Hit[];
+  if (mode === 'vector') {
+    hits = vectorTop(store, queryVector!, keep, k).map(([slot, sim]) => ({
+      slot,
+      distance: 1 - sim,
+      relevance: clamp(sim),
+    }));
+  } else if (mode === 'keyword') {
+    const top = keywordTop(store, req.query!, keep, k);
+    const max = top[0]?.[1] ?? 1;
+    hits = top.map(([slot, s]) => ({ slot, distance: null, relevance: clamp(s / max) }));
+  } else {
+    const depth = Math.max(k * 5, 50);
+    const vec = vectorTop(store, queryVector!, keep, depth);
+    const kw = keywordTop(store, req.query!, keep, depth);
+    const sims = new Map(vec);
+    const fused = new Map<number, number>();
+    if (req.alpha !== null) {
+      const nv = minMax(vec);
+      const nk = minMax(kw);
+      for (const slot of new Set([...nv.keys(), ...nk.keys()]))
+        fused.set(slot, req.alpha * (nv.get(slot) ?? 0) + (1 - req.alpha) * (nk.get(slot) ?? 0));
+    } else {
+      const best = 2 / (RRF_K + 1);
+      for (const list of [vec, kw])
+        for (let i = 0; i < list.length; i++) {
+          const slot = list[i][0];
+          fused.set(slot, (fused.get(slot) ?? 0) + 1 / (RRF_K + i + 1) / best);
+        }
+    }
+    hits = [...fused]
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, k)
+      .map(([slot, r]) => {
+        const sim = sims.get(slot) ?? dot(store, slot, queryVector!);
+        return { slot, distance: 1 - sim, relevance: clamp(r) };
+      });
+  }
+  if (req.minRelevance !== null) hits = hits.filter((h) => (h.relevance ?? 0) >= req.minRelevance!);
+  return hits;
+}
+
+function vectorTop(
+  store: EmbeddedStore,
+  q: Float32Array,
+  keep: (slot: number) => boolean,
+  k: number,
+): [number, number][] {
+  const dim = store.dimension;
+  const v = store.vectorsView();
+  const n = store.slotCount();
+  const top = new TopK(k);
+  for (let slot = 0; slot < n; slot++) {
+    if (!keep(slot)) continue;
+    let s = 0;
+    const o = slot * dim;
+    for (let j = 0; j < dim; j++) s += v[o + j] * q[j];
+    top.offer(slot, s);
+  }
+  return top.sorted();
+}
+
+function keywordTop(
+  store: EmbeddedStore,
+  query: string,
+  keep: (slot: number) => boolean,
+  k: number,
+): [number, number][] {
+  const top = new TopK(k);
+  for (const [slot, s] of store.keywords.score(query, keep)) top.offer(slot, s);
+  return top.sorted();
+}
+
+function dot(store: EmbeddedStore, slot: number, q: Float32Array): number {
+  const v = store.vectorOf(slot);
+  let s = 0;
+  for (let j = 0; j < v.length; j++) s += v[j] * q[j];
+  return s;
+}
+
+function minMax(list: [number, number][]): Map<number, number> {
+  const out = new Map<number, number>();
+  if (list.length === 0) return out;
+  const max = list[0][1];
+  const min = list[list.length - 1][1];
+  for (const [slot, s] of list) out.set(slot, max === min ? 1 : (s - min) / (max - min));
+  return out;
+}
+
+const clamp = (x: number) => Math.min(1, Math.max(0, x));
+
+/** The k best (slot, score), ties broken by slot so results are deterministic. */
+class TopK {
+  private readonly items: [number, number][] = [];
+  private floor = Number.NEGATIVE_INFINITY;
+  constructor(private readonly k: number) {}
+  offer(slot: number, score: number): void {
+    if (this.items.length >= this.k && score <= this.floor) return;
+    this.items.push([slot, score]);
+    if (this.items.length > this.k * 2) this.trim();
+  }
+  private trim(): void {
+    this.items.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    this.items.length = this.k;
+    this.floor = this.items[this.k - 1][1];
+  }
+  sorted(): [number, number][] {
+    this.items.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    if (this.items.length > this.k) this.items.length = this.k;
+    return this.items;
+  }
+}
+
+/** A metadata filter as a predicate over a row's fields; unknown columns are 1054 naming them. */
+export function compileFilters(
+  kb: string,
+  filters: KbFilter[],
+  metadataColumns: string[],
+  field: (column: string, slot: number) => unknown,
+): ((slot: number) => boolean) | null {
+  if (filters.length === 0) return null;
+  const known = new Map<string, string>();
+  for (const c of ['id', 'chunk_id', 'chunk_content', ...metadataColumns]) known.set(c.toLowerCase(), c);
+  const tests = filters.map((f) => {
+    const col = known.get(f.column.toLowerCase());
+    if (!col)
+      throw new SqlError(
+        ErrorCode.UNKNOWN_COLUMN,
+        `Unknown column '${f.column}' in knowledge base '${kb}': filter on id, chunk_id, chunk_content${metadataColumns.length ? ` or a metadata column (${metadataColumns.join(', ')})` : ' (it has no metadata columns)'}`,
+      );
+    const test = predicate(f);
+    return (slot: number) => test(field(col, slot));
+  });
+  return (slot) => tests.every((t) => t(slot));
+}
+
+function predicate(f: KbFilter): (v: unknown) => boolean {
+  const cmp = (a: unknown, b: CanonicalValue): number | null => {
+    if (a === null || a === undefined) return null;
+    if (typeof b === 'number' || typeof b === 'boolean') {
+      const x = typeof a === 'boolean' ? Number(a) : Number(a);
+      const y = Number(b);
+      return Number.isNaN(x) ? null : x - y;
+    }
+    // Text compares as MySQL's default collation does: case-insensitively.
+    return String(a).toLowerCase().localeCompare(String(b).toLowerCase());
+  };
+  const list = Array.isArray(f.value) ? f.value : [f.value];
+  // Equality on text is the common filter and runs once per chunk: no collation call.
+  if ((f.op === '=' || f.op === 'IN') && list.every((x) => typeof x === 'string')) {
+    const wanted = new Set(list.map((x) => String(x).toLowerCase()));
+    return (v) => v !== null && v !== undefined && wanted.has(String(v).toLowerCase());
+  }
+  switch (f.op) {
+    case '=':
+      return (v) => cmp(v, list[0]) === 0;
+    case '!=':
+      return (v) => {
+        const c = cmp(v, list[0]);
+        return c !== null && c !== 0;
+      };
+    case '<':
+      return (v) => (cmp(v, list[0]) ?? 0) < 0 && cmp(v, list[0]) !== null;
+    case '<=':
+      return (v) => cmp(v, list[0]) !== null && cmp(v, list[0])! <= 0;
+    case '>':
+      return (v) => cmp(v, list[0]) !== null && cmp(v, list[0])! > 0;
+    case '>=':
+      return (v) => cmp(v, list[0]) !== null && cmp(v, list[0])! >= 0;
+    case 'IN':
+      return (v) => list.some((x) => cmp(v, x) === 0);
+    case 'NOT IN':
+      return (v) => v !== null && v !== undefined && !list.some((x) => cmp(v, x) === 0);
+    case 'LIKE':
+    case 'NOT LIKE': {
+      const re = likeRegex(String(list[0]));
+      const neg = f.op === 'NOT LIKE';
+      return (v) => v !== null && v !== undefined && re.test(String(v)) !== neg;
+    }
+  }
+}
+
+function likeRegex(pattern: string): RegExp {
+  let out = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\' && i + 1 < pattern.length) out += escapeRe(pattern[++i]);
+    else if (c === '%') out += '[\\s\\S]*';
+    else if (c === '_') out += '[\\s\\S]';
+    else out += escapeRe(c);
+  }
+  return new RegExp(`^${out}$`, 'i');
+}
+
+const escapeRe = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

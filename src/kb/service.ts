@@ -1,0 +1,457 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { CatalogConflictError, type CatalogStore, type KnowledgeBaseRecord } from '../catalog/types.js';
+import { ErrorCode, SqlError } from '../core/errors.js';
+import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../core/types.js';
+import type { QueryContext, SqlEngine } from '../sql/engine-types.js';
+import type { KbRowSource, KbRows, KbSearch, KnowledgeBases } from '../sql/kb-port.js';
+import type { KbStatement } from '../sql/parse/index.js';
+import { chunkText } from './chunker.js';
+import { type KbDefinition, parseDefinition, shownModel } from './definition.js';
+import { BUILTIN_NOTE } from './embed/builtin.js';
+import { createProvider, type EgressSettings, type EmbeddingProvider } from './embed/index.js';
+import { evaluate } from './evaluate.js';
+import { compileFilters, rank, type SearchMode } from './search.js';
+import { EmbeddedStore, type StoredDoc } from './store/embedded.js';
+
+const BATCH_ROWS = 64;
+
+interface Kb {
+  rec: KnowledgeBaseRecord;
+  def: KbDefinition;
+  provider: EmbeddingProvider;
+  store: Promise<EmbeddedStore>;
+}
+
+export interface KbServiceOptions {
+  catalog: CatalogStore;
+  /** For reads the service makes itself (EVALUATE's test table). */
+  engine: SqlEngine;
+  storageDir: string;
+  logger: Logger;
+  egress: EgressSettings;
+}
+
+/**
+ * Knowledge bases (docs/reference/sql.md, "Knowledge bases"): definitions in the catalog
+ * (the provider's api_key sealed), chunks in the embedded store, answers for the engine
+ * through `KnowledgeBases` (sql/kb-port.ts).
+ */
+export class KbService implements KnowledgeBases {
+  private readonly kbs = new Map<string, Kb>();
+  private readonly dir: string;
+  /** One write at a time per KB: two INSERTs into one KB must not interleave their upserts. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly o: KbServiceOptions) {
+    this.dir = join(o.storageDir, 'kb');
+  }
+
+  async init(): Promise<void> {
+    for (const rec of await this.o.catalog.listKnowledgeBases()) this.attach(rec);
+  }
+
+  private attach(rec: KnowledgeBaseRecord): Kb {
+    const def = rec.params as unknown as KbDefinition;
+    const kb: Kb = {
+      rec,
+      def,
+      provider: createProvider(def.embedding_model, this.o.egress),
+      store: EmbeddedStore.open(this.dir, rec.id, def.dimension),
+    };
+    kb.store.catch(() => {});
+    this.kbs.set(rec.name.toLowerCase(), kb);
+    return kb;
+  }
+
+  has(name: string): boolean {
+    return this.kbs.has(name.toLowerCase());
+  }
+
+  private get(name: string): Kb {
+    const kb = this.kbs.get(name.toLowerCase());
+    if (!kb) throw new SqlError(ErrorCode.UNKNOWN_TABLE, `Knowledge base '${name}' does not exist`);
+    return kb;
+  }
+
+  async close(): Promise<void> {
+    for (const kb of this.kbs.values()) await (await kb.store.catch(() => null))?.close();
+  }
+
+  async run(stmt: KbStatement, ctx: QueryContext): Promise<KbRows | { affected: number }> {
+    switch (stmt.kind) {
+      case 'create_kb':
+        return this.create(stmt.name, stmt.params, stmt.ifNotExists);
+      case 'drop_kb': {
+        const kb = this.kbs.get(stmt.name.toLowerCase());
+        if (!kb) {
+          if (stmt.ifExists) return { affected: 0 };
+          throw new SqlError(ErrorCode.UNKNOWN_TABLE, `Knowledge base '${stmt.name}' does not exist`);
+        }
+        await this.o.catalog.deleteKnowledgeBase(kb.rec.name);
+        this.kbs.delete(stmt.name.toLowerCase());
+        await (await kb.store.catch(() => null))?.close();
+        await EmbeddedStore.destroy(this.dir, kb.rec.id);
+        return { affected: 0 };
+      }
+      case 'alter_kb':
+        return this.alter(stmt.name, stmt.params);
+      case 'show_kbs':
+        return this.show(stmt.like);
+      case 'describe_kb':
+        return this.describe(stmt.name);
+      case 'evaluate_kb':
+        return evaluate(stmt.name, stmt.params, ctx, this.o.engine, (req, mode) =>
+          this.searchMode(stmt.name, req, mode),
+        );
+    }
+  }
+
+  private async create(name: string, params: Record<string, unknown>, ifNotExists: boolean) {
+    if (this.has(name)) {
+      if (ifNotExists) return { affected: 0 };
+      throw new SqlError(1050, `Knowledge base '${name}' already exists`);
+    }
+    const parsed = parseDefinition(name, params);
+    const provider = createProvider(parsed.embedding_model, this.o.egress);
+    // Embed once to learn the model's dimension (and that it answers at all).
+    const [probe] = await provider.embed(['dimension probe']);
+    const def: KbDefinition = { ...parsed, dimension: probe.length };
+    const rec: KnowledgeBaseRecord = {
+      id: randomUUID(),
+      name,
+      params: def as unknown as Record<string, unknown>,
+      createdAt: new Date().toISOString(),
+    };
+    try {
+      await this.o.catalog.putKnowledgeBase(rec, true);
+    } catch (e) {
+      if (e instanceof CatalogConflictError) {
+        if (ifNotExists) return { affected: 0 };
+        throw new SqlError(1050, `Knowledge base '${name}' already exists`);
+      }
+      throw e;
+    }
+    await this.attach(rec).store;
+    return { affected: 1 };
+  }
+
+  private async alter(name: string, params: Record<string, unknown>) {
+    const kb = this.get(name);
+    const keys = Object.keys(params);
+    const model = params.embedding_model as Record<string, unknown> | undefined;
+    const modelKeys = model && typeof model === 'object' ? Object.keys(model) : [];
+    const bad = keys.find((k) => k !== 'embedding_model') ?? modelKeys.find((k) => k !== 'api_key');
+    if (bad || modelKeys.length === 0)
+      throw new SqlError(
+        1235,
+        `ALTER KNOWLEDGE_BASE '${kb.rec.name}': only embedding_model = {"api_key": "..."} may change${bad ? ` (not '${bad}')` : ''}`,
+      );
+    const def: KbDefinition = {
+      ...kb.def,
+      embedding_model: {
+        ...kb.def.embedding_model,
+        api_key: model!.api_key == null ? null : String(model!.api_key),
+      },
+    };
+    const rec = { ...kb.rec, params: def as unknown as Record<string, unknown> };
+    await this.o.catalog.putKnowledgeBase(rec, false);
+    kb.rec = rec;
+    kb.def = def;
+    kb.provider = createProvider(def.embedding_model, this.o.egress);
+    return { affected: 0 };
+  }
+
+  private async show(like: string | null): Promise<KbRows> {
+    const re = like === null ? null : likeToRegex(like);
+    const rows: Row[] = [];
+    for (const kb of [...this.kbs.values()].sort((a, b) => a.rec.name.localeCompare(b.rec.name))) {
+      if (re && !re.test(kb.rec.name)) continue;
+      const store = await kb.store;
+      rows.push([
+        kb.rec.name,
+        JSON.stringify(shownModel(kb.def.embedding_model, kb.def.dimension)),
+        kb.def.storage ?? 'embedded',
+        JSON.stringify(kb.def.metadata_columns),
+        JSON.stringify(kb.def.content_columns),
+        kb.def.id_column,
+        store.rows,
+        store.chunks,
+      ]);
+    }
+    return {
+      columns: fields([
+        ['NAME', 'VARCHAR'],
+        ['EMBEDDING_MODEL', 'JSON'],
+        ['STORAGE', 'VARCHAR'],
+        ['METADATA_COLUMNS', 'JSON'],
+        ['CONTENT_COLUMNS', 'JSON'],
+        ['ID_COLUMN', 'VARCHAR'],
+        ['ROWS', 'BIGINT'],
+        ['CHUNKS', 'BIGINT'],
+      ]),
+      rows,
+    };
+  }
+
+  private async describe(name: string): Promise<KbRows> {
+    const kb = this.get(name);
+    const shown = await this.show(null);
+    const row = shown.rows.find((r) => String(r[0]).toLowerCase() === kb.rec.name.toLowerCase())!;
+    const m = kb.def.embedding_model;
+    const note =
+      m.provider === 'builtin'
+        ? BUILTIN_NOTE
+        : `${m.provider} model ${m.model_name}: semantic embeddings from ${m.base_url}`;
+    return {
+      columns: [
+        ...shown.columns,
+        ...fields([
+          ['CHUNK_SIZE', 'INT'],
+          ['CHUNK_OVERLAP', 'INT'],
+          ['SEARCH', 'TEXT'],
+        ]),
+      ],
+      rows: [[...row, kb.def.preprocessing.chunk_size, kb.def.preprocessing.chunk_overlap, note]],
+    };
+  }
+
+  async search(name: string, req: KbSearch): Promise<KbRows> {
+    const mode: SearchMode =
+      req.query === null ? 'vector' : req.hybrid ? (req.alpha === 0 ? 'keyword' : 'hybrid') : 'vector';
+    return this.searchMode(name, req, mode);
+  }
+
+  /** One search in an explicit mode (EVALUATE compares vector, keyword and hybrid). */
+  async searchMode(name: string, req: KbSearch, mode: SearchMode): Promise<KbRows> {
+    const kb = this.get(name);
+    const store = await kb.store;
+    const meta = kb.def.metadata_columns;
+    const field = (col: string, slot: number): unknown => {
+      const s = store.slot(slot);
+      if (col === 'id') return s.doc;
+      if (col === 'chunk_id') return s.chunkId;
+      if (col === 'chunk_content') return s.content;
+      return store.docs.get(s.doc)?.metadata[col] ?? null;
+    };
+    const pass = compileFilters(kb.rec.name, req.filters, meta, field);
+    let hits: { slot: number; distance: number | null; relevance: number | null }[];
+    if (req.query === null) {
+      hits = [];
+      const limit = req.limit ?? Number.POSITIVE_INFINITY;
+      for (let slot = 0; slot < store.slotCount() && hits.length < limit; slot++)
+        if (store.isLive(slot) && (pass === null || pass(slot)))
+          hits.push({ slot, distance: null, relevance: null });
+    } else {
+      let q: Float32Array | null = null;
+      if (mode !== 'keyword') {
+        [q] = await kb.provider.embed([req.query]);
+        checkDimension(kb, q);
+      }
+      hits = rank(store, req, q, pass, mode);
+    }
+    const metaTypes = meta.map((c) => typeOf(hits.map((h) => field(c, h.slot))));
+    const columns = fields([
+      ['id', 'VARCHAR'],
+      ['chunk_id', 'VARCHAR'],
+      ['chunk_content', 'TEXT'],
+      ['metadata', 'JSON'],
+      ...meta.map((c, i): [string, MysqlType] => [c, metaTypes[i]]),
+      ['distance', 'DOUBLE'],
+      ['relevance', 'DOUBLE'],
+    ]);
+    const rows: Row[] = hits.map((h) => {
+      const s = store.slot(h.slot);
+      const m = store.docs.get(s.doc)?.metadata ?? {};
+      return [
+        s.doc,
+        s.chunkId,
+        s.content,
+        JSON.stringify(m),
+        ...meta.map((c, i) => canonical(m[c], metaTypes[i])),
+        h.distance,
+        h.relevance,
+      ];
+    });
+    return { columns, rows };
+  }
+
+  async insert(
+    name: string,
+    src: KbRowSource,
+    opts: { signal?: AbortSignal; onProgress?: (rows: number) => void },
+  ): Promise<number> {
+    const kb = this.get(name);
+    const prev = this.locks.get(kb.rec.id) ?? Promise.resolve();
+    const run = prev.catch(() => {}).then(() => this.insertLocked(kb, src, opts));
+    this.locks.set(kb.rec.id, run);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(kb.rec.id) === run) this.locks.delete(kb.rec.id);
+    }
+  }
+
+  private async insertLocked(
+    kb: Kb,
+    src: KbRowSource,
+    opts: { signal?: AbortSignal; onProgress?: (rows: number) => void },
+  ): Promise<number> {
+    const store = await kb.store;
+    const def = kb.def;
+    const cols = src.columns.map((c) => c.toLowerCase());
+    const find = (c: string) => cols.indexOf(c.toLowerCase());
+    const idAt = find(def.id_column);
+    const contentAt = def.content_columns.map(find);
+    const missing = def.content_columns.find((_, i) => contentAt[i] < 0);
+    if (missing)
+      throw new SqlError(
+        ErrorCode.UNKNOWN_COLUMN,
+        `Knowledge base '${kb.rec.name}': the rows have no content column '${missing}' (columns: ${src.columns.join(', ')})`,
+      );
+    const metaAt = def.metadata_columns.map(find);
+    const known = new Set(
+      [def.id_column, ...def.content_columns, ...def.metadata_columns].map((c) => c.toLowerCase()),
+    );
+    const extra = src.columns.find((c) => !known.has(c.toLowerCase()));
+    if (extra)
+      throw new SqlError(
+        ErrorCode.UNKNOWN_COLUMN,
+        `Unknown column '${extra}' for knowledge base '${kb.rec.name}': it takes ${def.id_column}, ${def.content_columns.join(', ')}${def.metadata_columns.length ? `, ${def.metadata_columns.join(', ')}` : ''}`,
+      );
+    const counts = { inserted: 0, updated: 0, unchanged: 0 };
+    let stored = 0;
+    let pending: { id: string; content: string; metadata: Record<string, unknown> }[] = [];
+    const flush = async () => {
+      if (pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      const docs: StoredDoc[] = [];
+      const toEmbed: { doc: StoredDoc; texts: string[] }[] = [];
+      for (const r of batch) {
+        const contentHash = sha(r.content);
+        const rowHash = sha(`${contentHash}\u0000${JSON.stringify(r.metadata)}`);
+        const old = store.docs.get(r.id);
+        if (old?.rowHash === rowHash) {
+          counts.unchanged++;
+          continue;
+        }
+        if (old) counts.updated++;
+        else counts.inserted++;
+        const texts = chunkText(r.content, def.preprocessing.chunk_size, def.preprocessing.chunk_overlap);
+        const doc: StoredDoc = { id: r.id, contentHash, rowHash, metadata: r.metadata, chunks: [] };
+        if (old?.contentHash === contentHash) {
+          // Only metadata changed: the vectors stay, no embedding call.
+          const vecs = store.vectorsOfDoc(r.id);
+          doc.chunks = texts.map((t, i) => ({ chunkId: `${r.id}:${i}`, content: t, vector: vecs[i] }));
+        } else toEmbed.push({ doc, texts });
+        docs.push(doc);
+      }
+      const all = toEmbed.flatMap((x) => x.texts);
+      if (all.length) {
+        const vectors = await kb.provider.embed(all, opts.signal);
+        let i = 0;
+        for (const { doc, texts } of toEmbed) {
+          doc.chunks = texts.map((t, n) => {
+            const v = vectors[i++];
+            checkDimension(kb, v);
+            return { chunkId: `${doc.id}:${n}`, content: t, vector: v };
+          });
+        }
+      }
+      if (docs.length) await store.put(docs);
+      stored += batch.length;
+      opts.onProgress?.(stored);
+    };
+    const seen = new Set<string>();
+    try {
+      for await (const rows of src.batches) {
+        for (const row of rows) {
+          const content = contentAt
+            .map((i) => text(row[i]))
+            .filter((s) => s !== '')
+            .join('\n');
+          const id =
+            idAt >= 0 && row[idAt] !== null && row[idAt] !== undefined
+              ? text(row[idAt])
+              : sha(content).slice(0, 16);
+          const metadata: Record<string, unknown> = {};
+          def.metadata_columns.forEach((c, i) => {
+            metadata[c] = metaAt[i] >= 0 ? jsonValue(row[metaAt[i]]) : null;
+          });
+          // The same id twice in one INSERT: the later row wins, as an upsert would.
+          if (seen.has(id)) pending = pending.filter((p) => p.id !== id);
+          seen.add(id);
+          pending.push({ id, content, metadata });
+          if (pending.length >= BATCH_ROWS) await flush();
+        }
+      }
+      await flush();
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      const code = e instanceof SqlError ? e.code : ErrorCode.SOURCE_ERROR;
+      throw new SqlError(
+        code,
+        `INSERT INTO knowledge base '${kb.rec.name}' stopped after ${stored} rows were stored (re-run the same INSERT to resume; stored rows are not embedded again): ${why}`,
+      );
+    }
+    this.o.logger.info({ kb: kb.rec.name, ...counts, chunks: store.chunks }, 'knowledge base insert');
+    return stored;
+  }
+
+  async delete(name: string, ids: CanonicalValue[]): Promise<number> {
+    const kb = this.get(name);
+    const store = await kb.store;
+    return store.delete(ids.map(text));
+  }
+}
+
+function checkDimension(kb: Kb, v: Float32Array): void {
+  if (v.length !== kb.def.dimension)
+    throw new SqlError(
+      1105,
+      `Knowledge base '${kb.rec.name}': embedding provider '${kb.provider.provider}' (model ${kb.provider.model}) returned a vector of ${v.length} dimensions; the knowledge base holds ${kb.def.dimension}`,
+    );
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+
+function text(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
+  return String(v);
+}
+
+function jsonValue(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
+  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
+  return v ?? null;
+}
+
+function typeOf(values: unknown[]): MysqlType {
+  const present = values.filter((v) => v !== null && v !== undefined);
+  if (present.length === 0) return 'VARCHAR';
+  if (present.every((v) => typeof v === 'number' && Number.isInteger(v))) return 'BIGINT';
+  if (present.every((v) => typeof v === 'number')) return 'DOUBLE';
+  if (present.every((v) => typeof v === 'boolean')) return 'BOOLEAN';
+  return 'VARCHAR';
+}
+
+function canonical(v: unknown, type: MysqlType): CanonicalValue {
+  if (v === null || v === undefined) return null;
+  if (type === 'VARCHAR') return typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return v as CanonicalValue;
+}
+
+function fields(list: [string, MysqlType][]): FieldInfo[] {
+  return list.map(([name, type]) => ({ name, type }));
+}
+
+function likeToRegex(like: string): RegExp {
+  const body = like
+    .replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+    .replace(/%/g, '.*')
+    .replace(/_/g, '.');
+  return new RegExp(`^${body}$`, 'i');
+}
