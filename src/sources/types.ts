@@ -39,6 +39,12 @@ export interface QueryOptions {
   signal?: AbortSignal;
   /** Hint for batch size; sources may ignore it. */
   batchRows?: number;
+  /**
+   * Run in the source's own read-only mode (api.mcp.read_only): a read-only session or
+   * handle, and the text checked by `sources/read-only.ts`. A source created with
+   * `read_only: true` always runs this way and refuses every write with 1290.
+   */
+  readOnly?: boolean;
 }
 
 export interface Source {

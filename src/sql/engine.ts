@@ -363,6 +363,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       onProgress: opts.onProgress,
       infoRows: (t: string) => infoSchemaRows(this, t),
       maxFragmentRows: this.deps.maxFragmentRows,
+      readOnly: opts.readOnly,
     };
   }
 
