@@ -138,7 +138,10 @@ function words(sql: string, backslash: boolean): string {
     } else if (c === '"' || c === '`' || c === '[') {
       const close = c === '[' ? ']' : c;
       const end = skip(sql, i, close, false);
-      out += sql.slice(i + 1, end - 1).replace(/\s+/g, '_');
+      out += sql
+        .slice(i + 1, end - 1)
+        .replace(/\s+/g, '_')
+        .toLowerCase();
       i = end;
     } else if ((c === '-' && next === '-') || c === '#') {
       while (i < n && sql[i] !== '\n') i++;

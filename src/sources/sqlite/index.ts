@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EngineSpec } from '../engine-spec.js';
-import { booleanParam, COLLATION_DOC, collationParam, READ_ONLY_DOC, textParam } from '../params.js';
+import { booleanParam, COLLATION_DOC, collationParam, textParam } from '../params.js';
 import { type SqliteParams, SqliteSource } from './source.js';
 
 export type { SqliteParams } from './source.js';
@@ -21,7 +21,7 @@ export const sqliteEngine: EngineSpec<SqliteParams> = {
   paramDocs: {
     path: 'path of an existing SQLite database file on the server (required)',
     collation: COLLATION_DOC,
-    read_only: `open the file read-only; ${READ_ONLY_DOC}`,
+    read_only: 'true: the file is opened read-only and writes are refused with 1290 (default false)',
   },
   create: (name, params) => new SqliteSource(name, params),
 };
