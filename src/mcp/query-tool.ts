@@ -90,10 +90,13 @@ export function registerQueryTool(
     },
     async (args, ctx) => {
       const progress = progressReporter(ctx, opts.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
+      const timeoutMs = callTimeoutMs(ctx.mcpReq._meta);
+      if (timeoutMs === null) return toToolResult(badTimeout());
       const result = await callQueryTool(deps, session, args, {
         signal: ctx.mcpReq.signal,
         sessionId: ctx.sessionId,
         onProgress: progress,
+        timeoutMs,
       });
       return toToolResult(result);
     },
@@ -107,6 +110,27 @@ export interface QueryCall {
   signal: AbortSignal;
   sessionId?: string;
   onProgress?: (rows: number) => void;
+  /** This call's time limit (`_meta["tributary/timeout_ms"]`), within query.timeout_ms. */
+  timeoutMs?: number;
+}
+
+/** The `_meta` key a client sets to give one call a shorter time limit (milliseconds). */
+export const TIMEOUT_META_KEY = 'tributary/timeout_ms';
+
+/** The call's time limit from `_meta`: undefined when absent, null when not a positive integer. */
+export function callTimeoutMs(meta: unknown): number | undefined | null {
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const v = (meta as Record<string, unknown>)[TIMEOUT_META_KEY];
+  if (v === undefined) return undefined;
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null;
+}
+
+function badTimeout(): Result {
+  return {
+    type: 'error',
+    error_code: 1210,
+    error_message: `Incorrect arguments: _meta["${TIMEOUT_META_KEY}"] must be a positive integer (milliseconds)`,
+  };
 }
 
 /**
@@ -149,6 +173,7 @@ async function runQuery(
     readOnly: o.readOnly,
     maxRows: o.maxRows,
     onProgress: call.onProgress,
+    timeoutMs: call.timeoutMs,
   });
   const durationMs = Math.round((performance.now() - started) * 10) / 10;
   if (deps.logger.isLevelEnabled('info')) {

@@ -13,6 +13,11 @@ export interface ExecOptions {
   readOnly?: boolean;
   /** Stop reading after this many rows and mark the result `truncated: true`. */
   maxRows?: number;
+  /**
+   * This call's own time limit (MCP `_meta`, an HTTP header): the statement is cancelled and
+   * answered 3024 after the smaller of it and query.timeout_ms.
+   */
+  timeoutMs?: number;
   /** Progress of a long query (rows read so far). */
   onProgress?: (rowsRead: number) => void;
 }

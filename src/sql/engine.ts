@@ -99,9 +99,10 @@ export class Engine implements SqlEngine, ExecutionContext {
 
   /** The statement's deadline and the options that carry its signal. */
   private deadline(opts: ExecOptions): [Deadline, ExecOptions] {
-    const d = new Deadline(this.deps.timeoutMs ?? 0, opts.signal, this.forget);
+    const ms = statementLimit(this.deps.timeoutMs ?? 0, opts.timeoutMs);
+    const d = new Deadline(ms, opts.signal, this.forget);
     this.runningStatements.add(d);
-    if (this.ticker === null && this.deps.timeoutMs) {
+    if (this.ticker === null && ms) {
       this.ticker = setInterval(() => {
         const now = performance.now();
         for (const s of this.runningStatements) s.expireIfDue(now);
@@ -509,6 +510,12 @@ function fragmentAgreement(plan: Extract<Plan, { kind: 'local' }>, n: number): s
       );
   }
   return parts.join('; ');
+}
+
+/** The tighter of the server's limit and the call's (0: none). */
+function statementLimit(server: number, call: number | undefined): number {
+  if (!call || call <= 0) return server;
+  return server ? Math.min(server, call) : call;
 }
 
 function assertReadOnly(stmt: Statement): void {

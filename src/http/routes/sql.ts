@@ -11,6 +11,9 @@ const QueryBody = z.object({
   context: z.object({ db: z.string().optional() }).passthrough().optional(),
 });
 
+/** One call's time limit in milliseconds, within query.timeout_ms. */
+const TIMEOUT_HEADER = 'x-tributary-timeout-ms';
+
 function rowsJson(batch: unknown[][], first: boolean): string {
   if (batch.length === 0) return '';
   const body = JSON.stringify(batch);
@@ -84,6 +87,18 @@ export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
         `Invalid request: ${where}: ${issue?.message ?? 'malformed'}`,
       );
     }
+    const timeout = request.headers[TIMEOUT_HEADER];
+    let timeoutMs: number | undefined;
+    if (timeout !== undefined) {
+      timeoutMs = Number(timeout);
+      if (typeof timeout !== 'string' || !/^\d+$/.test(timeout.trim()) || timeoutMs <= 0)
+        return sendError(
+          reply,
+          400,
+          'invalid_request',
+          `Invalid request: header ${TIMEOUT_HEADER} must be a positive integer (milliseconds)`,
+        );
+    }
     const ctx = { db: parsed.data.context?.db };
     const abort = new AbortController();
     // The response's 'close' before it finished means the client went away: stop the query.
@@ -91,7 +106,7 @@ export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
-    const result = await deps.engine.stream(parsed.data.query, ctx, { signal: abort.signal });
+    const result = await deps.engine.stream(parsed.data.query, ctx, { signal: abort.signal, timeoutMs });
     if (result.type !== 'rows') return reply.type('application/json').send(result);
     let body: string | Readable;
     try {

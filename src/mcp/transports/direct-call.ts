@@ -6,7 +6,13 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import type { Result } from '../../sql/result.js';
-import { parseQueryArgs, type QueryArgs, type QueryCall, type SessionState } from '../query-tool.js';
+import {
+  callTimeoutMs,
+  parseQueryArgs,
+  type QueryArgs,
+  type QueryCall,
+  type SessionState,
+} from '../query-tool.js';
 import { resultEnvelopeProblem } from '../result-schema.js';
 import type { BoundedEventStore } from './event-store.js';
 import { jsonRpcError } from './http-util.js';
@@ -31,7 +37,7 @@ import { jsonRpcError } from './http-util.js';
 export type RunQueryTool = (session: SessionState, args: QueryArgs, call: QueryCall) => Promise<Result>;
 
 export type DirectMatch =
-  | { kind: 'call'; id: string | number; args: QueryArgs; version: string }
+  | { kind: 'call'; id: string | number; args: QueryArgs; version: string; timeoutMs?: number }
   | { kind: 'cancel'; requestId: string | number }
   | { kind: 'resume'; streamId: string };
 
@@ -122,11 +128,15 @@ export class DirectSession {
     if (meta !== undefined && (!isObject(meta) || meta.progressToken !== undefined)) return null;
     const args = parseQueryArgs(params.arguments ?? {});
     if (!args) return null;
+    const timeoutMs = callTimeoutMs(meta);
+    // A malformed time limit is the SDK path's to refuse.
+    if (timeoutMs === null) return null;
     return {
       kind: 'call',
       id: body.id,
       args,
       version: version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+      timeoutMs,
     };
   }
 
@@ -140,7 +150,7 @@ export class DirectSession {
         this.resume(m.streamId, res);
         return Promise.resolve();
       case 'call':
-        return this.call(m.id, m.args, m.version, res);
+        return this.call(m.id, m.args, m.version, res, m.timeoutMs);
     }
   }
 
@@ -149,7 +159,13 @@ export class DirectSession {
     for (const ac of this.calls.values()) ac.abort();
   }
 
-  private async call(id: string | number, args: QueryArgs, version: string, res: ServerResponse) {
+  private async call(
+    id: string | number,
+    args: QueryArgs,
+    version: string,
+    res: ServerResponse,
+    timeoutMs?: number,
+  ) {
     const ac = new AbortController();
     this.calls.set(id, ac);
     const sessionId = this.sessionId();
@@ -177,7 +193,7 @@ export class DirectSession {
     }, this.o.sseAfterMs ?? SSE_AFTER_MS);
     let text: string;
     try {
-      const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId });
+      const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId, timeoutMs });
       text = toolResponse(id, result);
     } catch (e) {
       text = JSON.stringify({

@@ -339,6 +339,11 @@ export class PostgresSource implements Source {
       }
       if (signal?.aborted) {
         signal.removeEventListener('abort', onAbort);
+        // A CancelRequest that reached the backend between protocol messages (before Execute
+        // began) is ignored by PostgreSQL, and closing the socket does not stop a running
+        // statement: cancel again now that it runs. The client is discarded, so no later
+        // statement can be hit by it.
+        cancelRequest();
         q.discard();
         this.checkin(client, true);
         throw interrupted(this.name);
