@@ -58,5 +58,7 @@ export interface Config {
     timeout_ms: number;
     /** Rows one source may load into the local engine for one statement (1104 beyond). */
     max_fragment_rows: number;
+    /** The audit log: a file path, `stderr`, or null (off). */
+    audit_log: string | null;
   };
 }

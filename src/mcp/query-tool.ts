@@ -1,9 +1,9 @@
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { redactSql, sourcesIn, statementKind } from '../observe/redact.js';
 import type { QueryContext } from '../sql/engine-types.js';
 import type { Result } from '../sql/result.js';
 import type { McpDeps } from './deps.js';
-import { redactSql, sourcesIn, statementKind } from './redact.js';
 import { queryOutputSchema } from './result-schema.js';
 
 const QUERY_DESCRIPTION = `Run one SQL statement (MySQL syntax) against the connected data sources and return the result.
@@ -97,8 +97,9 @@ export function registerQueryTool(
         sessionId: ctx.sessionId,
         onProgress: progress,
         timeoutMs,
+        principal: ctx.http?.authInfo?.clientId ?? null,
       });
-      return toToolResult(result);
+      return toToolResult(result, deps);
     },
   );
 }
@@ -112,6 +113,8 @@ export interface QueryCall {
   onProgress?: (rows: number) => void;
   /** This call's time limit (`_meta["tributary/timeout_ms"]`), within query.timeout_ms. */
   timeoutMs?: number;
+  /** Who is calling (audit log); null without auth. */
+  principal?: string | null;
 }
 
 /** The `_meta` key a client sets to give one call a shorter time limit (milliseconds). */
@@ -152,9 +155,11 @@ export async function callQueryTool(
   return result;
 }
 
-export function toToolResult(result: Result): CallToolResult {
+export function toToolResult(result: Result, deps?: McpDeps): CallToolResult {
+  const text = JSON.stringify(result);
+  deps?.observer?.metrics.resultBytes('mcp', text.length);
   return {
-    content: [{ type: 'text', text: JSON.stringify(result) }],
+    content: [{ type: 'text', text }],
     structuredContent: { result } as unknown as Record<string, unknown>,
     ...(result.type === 'error' ? { isError: true } : {}),
   };
@@ -174,6 +179,7 @@ async function runQuery(
     maxRows: o.maxRows,
     onProgress: call.onProgress,
     timeoutMs: call.timeoutMs,
+    caller: { principal: call.principal ?? null, transport: 'mcp' },
   });
   const durationMs = Math.round((performance.now() - started) * 10) / 10;
   if (deps.logger.isLevelEnabled('info')) {

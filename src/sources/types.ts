@@ -107,6 +107,8 @@ export interface Source {
    * depend on it, so stale or missing statistics only cost speed.
    */
   knownValues?(table: string, schema: string | null, columns: string[]): Promise<Map<string, string[]>>;
+  /** Optional: the connection pool's use now (metrics), for sources with a pool. */
+  poolStats?(): import('./pool-gate.js').PoolStats;
   /** Try the connection (used by CREATE DATABASE before anything is stored). Throws SqlError 2003/1045/1049. */
   test(): Promise<void>;
   /** Close pools; the source is unusable afterwards. */

@@ -1,4 +1,5 @@
 import type { ColumnInfo, FieldInfo } from '../core/types.js';
+import type { Caller } from '../observe/statement.js';
 import type { TableInfo } from '../sources/types.js';
 import type { Result } from './result.js';
 
@@ -18,6 +19,8 @@ export interface ExecOptions {
    * answered 3024 after the smaller of it and query.timeout_ms.
    */
   timeoutMs?: number;
+  /** Who asked and through which face (audit log, metrics); absent: an internal statement, not reported. */
+  caller?: Caller;
   /** Progress of a long query (rows read so far). */
   onProgress?: (rowsRead: number) => void;
 }

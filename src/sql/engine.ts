@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { SourceManager } from '../catalog/source-manager-types.js';
 import { ErrorCode, isTooDeep, SqlError } from '../core/errors.js';
 import type { ColumnInfo, FieldInfo } from '../core/types.js';
+import type { StatementSink } from '../observe/statement.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { SqlStatement } from './ast/nodes.js';
 import { Deadline } from './deadline.js';
@@ -60,6 +61,8 @@ export interface EngineDeps {
   timeoutMs?: number;
   /** query.max_fragment_rows: rows one source may load into the local engine for one statement (1104 beyond). */
   maxFragmentRows?: number;
+  /** Where statements with a caller are reported when they end (observe/: audit log, metrics). */
+  observe?: StatementSink;
 }
 
 /**
@@ -125,12 +128,19 @@ export class Engine implements SqlEngine, ExecutionContext {
 
   async stream(sql: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<RowStream | Result> {
     const [deadline, opts] = this.deadline(opts0);
+    const started = performance.now();
+    const report = (rows: number, errorCode?: number, affectedRows?: number | null) =>
+      this.report(sql, ctx, opts, started, rows, false, errorCode, affectedRows);
     try {
       const out = await this.run(sql, ctx, opts);
       if (out.kind !== 'stream') deadline.clear();
-      if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
+      if (out.kind === 'ok') {
+        report(0, undefined, out.affected);
+        return { type: 'ok', affected_rows: out.affected };
+      }
       if (out.kind === 'table') {
         const t = out.table;
+        report(t.rows.length);
         return {
           type: 'rows',
           columns: t.columns,
@@ -142,6 +152,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       const fields = s.columns;
       let read = 0;
       async function* batches() {
+        let failure: number | undefined;
         try {
           for await (const b of s.batches) {
             read += b.length;
@@ -149,9 +160,12 @@ export class Engine implements SqlEngine, ExecutionContext {
             yield encodeRows(fields, b);
           }
         } catch (e) {
-          throw deadline.map(e);
+          const mapped = deadline.map(e);
+          failure = mapped instanceof SqlError ? mapped.code : ErrorCode.SOURCE_ERROR;
+          throw mapped;
         } finally {
           deadline.clear();
+          report(read, failure);
         }
       }
       const cancel = () => {
@@ -161,7 +175,9 @@ export class Engine implements SqlEngine, ExecutionContext {
       return { type: 'rows', columns: fields, batches: batches(), cancel };
     } catch (e) {
       deadline.clear();
-      return this.fail(deadline.map(e), sql);
+      const r = this.fail(deadline.map(e), sql);
+      if (r.type === 'error') report(0, r.error_code);
+      return r;
     }
   }
 
@@ -172,11 +188,47 @@ export class Engine implements SqlEngine, ExecutionContext {
    */
   async execute(sql: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<Result> {
     const [deadline, opts] = this.deadline(opts0);
+    const started = performance.now();
+    let result: Result | undefined;
     try {
-      return await this.executeWithin(sql, ctx, opts, deadline);
+      result = await this.executeWithin(sql, ctx, opts, deadline);
+      return result;
     } finally {
       deadline.clear();
+      if (opts.caller && this.deps.observe) {
+        const r = result;
+        if (r?.type === 'table')
+          this.report(sql, ctx, opts, started, r.data.length, r.truncated === true, undefined);
+        else if (r?.type === 'ok') this.report(sql, ctx, opts, started, 0, false, undefined, r.affected_rows);
+        else this.report(sql, ctx, opts, started, 0, false, r?.error_code ?? ErrorCode.SOURCE_ERROR);
+      }
     }
+  }
+
+  /** Tells observe/ (audit log, metrics) how a statement ended; only statements a face sent. */
+  private report(
+    sql: string,
+    ctx: QueryContext,
+    opts: ExecOptions,
+    started: number,
+    rows: number,
+    truncated: boolean,
+    errorCode: number | undefined,
+    affectedRows?: number | null,
+  ): void {
+    const sink = this.deps.observe;
+    if (!sink || !opts.caller) return;
+    sink.statement({
+      sql,
+      db: ctx.db,
+      principal: opts.caller.principal,
+      transport: opts.caller.transport,
+      rows,
+      truncated,
+      affectedRows,
+      durationMs: performance.now() - started,
+      errorCode,
+    });
   }
 
   private async executeWithin(

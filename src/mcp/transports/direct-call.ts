@@ -14,6 +14,7 @@ import {
   type SessionState,
 } from '../query-tool.js';
 import { resultEnvelopeProblem } from '../result-schema.js';
+import { authClientId } from './auth-info.js';
 import type { BoundedEventStore } from './event-store.js';
 import { jsonRpcError } from './http-util.js';
 
@@ -37,7 +38,14 @@ import { jsonRpcError } from './http-util.js';
 export type RunQueryTool = (session: SessionState, args: QueryArgs, call: QueryCall) => Promise<Result>;
 
 export type DirectMatch =
-  | { kind: 'call'; id: string | number; args: QueryArgs; version: string; timeoutMs?: number }
+  | {
+      kind: 'call';
+      id: string | number;
+      args: QueryArgs;
+      version: string;
+      timeoutMs?: number;
+      principal: string | null;
+    }
   | { kind: 'cancel'; requestId: string | number }
   | { kind: 'resume'; streamId: string };
 
@@ -45,6 +53,8 @@ export interface DirectOptions {
   events: BoundedEventStore;
   /** Null turns the direct path off: every message goes to the SDK. */
   run: RunQueryTool | null;
+  /** Size of each answer sent (metrics). */
+  onResultBytes?: (n: number) => void;
   /** The SSE `retry:` hint sent with a priming event. */
   retryMs: number;
   keepAliveMs: number;
@@ -137,6 +147,7 @@ export class DirectSession {
       args,
       version: version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
       timeoutMs,
+      principal: authClientId(req),
     };
   }
 
@@ -150,7 +161,7 @@ export class DirectSession {
         this.resume(m.streamId, res);
         return Promise.resolve();
       case 'call':
-        return this.call(m.id, m.args, m.version, res, m.timeoutMs);
+        return this.call(m.id, m.args, m.version, res, { timeoutMs: m.timeoutMs, principal: m.principal });
     }
   }
 
@@ -164,7 +175,7 @@ export class DirectSession {
     args: QueryArgs,
     version: string,
     res: ServerResponse,
-    timeoutMs?: number,
+    who: Pick<QueryCall, 'timeoutMs' | 'principal'>,
   ) {
     const ac = new AbortController();
     this.calls.set(id, ac);
@@ -193,8 +204,9 @@ export class DirectSession {
     }, this.o.sseAfterMs ?? SSE_AFTER_MS);
     let text: string;
     try {
-      const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId, timeoutMs });
+      const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId, ...who });
       text = toolResponse(id, result);
+      this.o.onResultBytes?.(text.length);
     } catch (e) {
       text = JSON.stringify({
         jsonrpc: '2.0',

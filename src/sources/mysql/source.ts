@@ -233,6 +233,10 @@ export class MysqlSource implements Source {
     return this.mariadb;
   }
 
+  poolStats() {
+    return this.gate.stats();
+  }
+
   async test(): Promise<void> {
     await this.isMariaDb();
   }

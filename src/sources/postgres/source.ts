@@ -262,6 +262,10 @@ export class PostgresSource implements Source {
     }
   }
 
+  poolStats() {
+    return this.gate.stats();
+  }
+
   async test(): Promise<void> {
     const rows = await this.read<{ ok: boolean }>(
       'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1) AS ok',
