@@ -42,6 +42,7 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     memoryLimit: localMemoryLimit(),
   });
   const observer = new Observer({
+    metrics: config.api.metrics.enabled,
     auditLog: config.query.audit_log ?? undefined,
     sourceNames: () => sources.names(),
     pools: () => poolUse(sources),
@@ -52,7 +53,7 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     logger: log,
     timeoutMs: config.query.timeout_ms,
     maxFragmentRows: config.query.max_fragment_rows,
-    observe: observer,
+    observe: observer.active ? observer : undefined,
   });
   return {
     config,

@@ -11,6 +11,8 @@ export interface Config {
   api: {
     /** trust_proxy: proxies whose X-Forwarded-For is believed; empty: none (the socket's address). */
     http: { host: string; port: number; trust_proxy: string[] };
+    /** GET /metrics and the counting behind it. */
+    metrics: { enabled: boolean };
     mcp: {
       cors: {
         enabled: boolean;

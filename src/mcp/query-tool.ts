@@ -157,7 +157,7 @@ export async function callQueryTool(
 
 export function toToolResult(result: Result, deps?: McpDeps): CallToolResult {
   const text = JSON.stringify(result);
-  deps?.observer?.metrics.resultBytes('mcp', text.length);
+  deps?.observer?.metrics?.resultBytes('mcp', Buffer.byteLength(text));
   return {
     content: [{ type: 'text', text }],
     structuredContent: { result } as unknown as Record<string, unknown>,

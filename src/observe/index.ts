@@ -10,6 +10,8 @@ export type { Caller, StatementReport, StatementSink } from './statement.js';
 export { outcomeOf } from './statement.js';
 
 export interface ObserverOptions {
+  /** api.metrics.enabled: count for GET /metrics. */
+  metrics: boolean;
   /** TRIBUTARY_AUDIT_LOG: a file path, `stderr`, or undefined (off). */
   auditLog?: string;
   /** Names of the data sources now (the audit log's `sources`). */
@@ -24,17 +26,22 @@ export interface ObserverOptions {
  * the metrics.
  */
 export class Observer implements StatementSink {
-  readonly metrics: Metrics;
+  readonly metrics: Metrics | null;
   readonly audit: AuditLog | null;
 
   constructor(o: ObserverOptions) {
-    this.metrics = new Metrics(o.pools);
+    this.metrics = o.metrics ? new Metrics(o.pools) : null;
     this.audit = o.auditLog ? new AuditLog(o.auditLog, o.sourceNames) : null;
   }
 
   statement(r: StatementReport): void {
-    this.metrics.statement(r);
+    this.metrics?.statement(r);
     this.audit?.record(r);
+  }
+
+  /** Whether anything listens: the engine reports nothing when nothing does. */
+  get active(): boolean {
+    return this.metrics !== null || this.audit !== null;
   }
 
   async close(): Promise<void> {

@@ -34,12 +34,12 @@ export async function registerSecurityHooks(app: FastifyInstance, deps: AppDeps)
     'security hooks ready',
   );
   warnIfExposed(deps.config, deps.logger);
-  const observer = deps.observer;
+  const metrics = deps.observer?.metrics;
   const gate = createSecurityGate(
     rt,
     deps.config,
     deps.logger,
-    observer ? (t) => observer.metrics.rateLimited(t) : undefined,
+    metrics ? (t) => metrics.rateLimited(t) : undefined,
   );
   gates.set(app, gate);
   app.decorateRequest('principal', null);

@@ -59,7 +59,7 @@ export function registerMcpRoutes(
     log,
     opts,
     (session, args, call) => callQueryTool(deps, session, args, call),
-    deps.observer ? (n) => deps.observer?.metrics.resultBytes('mcp', n) : undefined,
+    deps.observer?.metrics ? (n) => deps.observer?.metrics?.resultBytes('mcp', n) : undefined,
   );
   const sse = new SseEndpoint(factory, log, opts.keepAliveMs);
   // Session POSTs skip Fastify's router, through the same security gate; never without one.

@@ -206,7 +206,7 @@ export class DirectSession {
     try {
       const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId, ...who });
       text = toolResponse(id, result);
-      this.o.onResultBytes?.(text.length);
+      this.o.onResultBytes?.(Buffer.byteLength(text));
     } catch (e) {
       text = JSON.stringify({
         jsonrpc: '2.0',
