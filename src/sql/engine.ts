@@ -151,6 +151,14 @@ export class Engine implements SqlEngine, ExecutionContext {
       const s = out.stream;
       const fields = s.columns;
       let read = 0;
+      let ended = false;
+      // Once per statement, however it ends: read to the end, failed, or stopped by its reader.
+      const end = (failure?: number) => {
+        if (ended) return;
+        ended = true;
+        deadline.clear();
+        report(read, failure);
+      };
       async function* batches() {
         let failure: number | undefined;
         try {
@@ -164,12 +172,15 @@ export class Engine implements SqlEngine, ExecutionContext {
           failure = mapped instanceof SqlError ? mapped.code : ErrorCode.SOURCE_ERROR;
           throw mapped;
         } finally {
-          deadline.clear();
-          report(read, failure);
+          end(failure);
         }
       }
       const cancel = () => {
-        deadline.clear();
+        // A reader that stops early (a client gone) ends the statement here: cancelled.
+        if (!ended && opts.signal?.aborted) {
+          const why = deadline.map(null);
+          end(why instanceof SqlError ? why.code : ErrorCode.QUERY_INTERRUPTED);
+        } else end();
         return s.cancel();
       };
       return { type: 'rows', columns: fields, batches: batches(), cancel };
