@@ -24,7 +24,7 @@ import {
   toTableInfo,
 } from './meta.js';
 import type { PostgresParams, SslMode } from './params.js';
-import { PgStreamReader } from './stream.js';
+import { cancelUntilFinished, PgStreamReader } from './stream.js';
 import { StreamedQuery } from './streamed-query.js';
 import { mysqlTypeForOid, pgTypes } from './types.js';
 
@@ -345,10 +345,9 @@ export class PostgresSource implements Source {
         signal.removeEventListener('abort', onAbort);
         // A CancelRequest that reached the backend between protocol messages (before Execute
         // began) is ignored by PostgreSQL, and closing the socket does not stop a running
-        // statement: cancel again now that it runs. The client is discarded, so no later
-        // statement can be hit by it.
-        cancelRequest();
+        // statement: cancel until it has stopped, then discard the client.
         q.discard();
+        await cancelUntilFinished(this.params, client, q.finished);
         this.checkin(client, true);
         throw interrupted(this.name);
       }
