@@ -3,6 +3,7 @@ const suites: [string, string, string][] = [
   ['engine', './engine.js', 'benchEngine'],
   ['source-speed', './source-speed.js', 'benchSourceSpeed'],
   ['mcp', './mcp.js', 'benchMcp'],
+  ['observe', './observe.js', 'benchObserve'],
   ['passthrough', './passthrough.js', 'benchPassthrough'],
   ['files', './files.js', 'benchFiles'],
   ['soak', './soak.js', 'benchSoak'],

@@ -7,6 +7,9 @@ import { createLogger } from '../core/logger.js';
 import { type JsonHead, splitRows } from './json-rows.js';
 import type { Answer } from './output.js';
 
+/** The CLI's statements in the audit log and metrics: a local user, no principal. */
+const CLI_CALLER = { principal: null, transport: 'cli' };
+
 export interface Session {
   readonly db: string | undefined;
   run(sql: string, signal?: AbortSignal): Promise<Answer>;
@@ -33,7 +36,7 @@ async function localSession(config: Config, db: string | undefined): Promise<Ses
       return ctx.db;
     },
     async run(sql, signal) {
-      const r = await deps.engine.stream(sql, ctx, { signal });
+      const r = await deps.engine.stream(sql, ctx, { signal, caller: CLI_CALLER });
       if (r.type === 'table') return tableAnswer(r.column_names, r.data);
       if (r.type !== 'rows') return r;
       return {

@@ -11,6 +11,7 @@ import { createLogger } from '../core/logger.js';
 import type { AppDeps } from '../http/deps.js';
 import { buildHttpServer } from '../http/server.js';
 import { KbService } from '../kb/service.js';
+import { Observer, type PoolUse } from '../observe/index.js';
 import type { Source } from '../sources/types.js';
 import { Engine } from '../sql/engine.js';
 import { LocalEngine } from '../sql/execute/local.js';
@@ -41,12 +42,19 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     tempDir: join(config.storageDir, 'tmp'),
     memoryLimit: localMemoryLimit(),
   });
+  const observer = new Observer({
+    metrics: config.api.metrics.enabled,
+    auditLog: config.query.audit_log ?? undefined,
+    sourceNames: () => sources.names(),
+    pools: () => poolUse(sources),
+  });
   const engine = new Engine({
     sources,
     local,
     logger: log,
     timeoutMs: config.query.timeout_ms,
     maxFragmentRows: config.query.max_fragment_rows,
+    observe: observer.active ? observer : undefined,
   });
   const kb = new KbService({
     catalog,
@@ -60,7 +68,16 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
   });
   await kb.init();
   engine.attachKnowledgeBases(kb);
-  return { config, logger: log, catalog, sources, engine, version: VERSION, startedAt: Date.now() };
+  return {
+    config,
+    logger: log,
+    catalog,
+    sources,
+    engine,
+    observer,
+    version: VERSION,
+    startedAt: Date.now(),
+  };
 }
 
 /** Start the HTTP server (API + MCP). */
@@ -101,6 +118,17 @@ export async function closeDeps(deps: AppDeps): Promise<void> {
   await closeEgressAgents();
   await deps.engine.close();
   await deps.catalog.close();
+  await deps.observer?.close();
+}
+
+/** The pools of the sources open now (metrics); sources are not opened for it. */
+async function poolUse(sources: CatalogSourceManager): Promise<PoolUse[]> {
+  const out: PoolUse[] = [];
+  for (const name of await sources.names()) {
+    const stats = sources.peek(name)?.poolStats?.();
+    if (stats) out.push({ source: name, ...stats });
+  }
+  return out;
 }
 
 /** A quarter of the memory this process may use (its cgroup limit, else the machine's), at least 256 MiB. */

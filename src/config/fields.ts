@@ -70,6 +70,8 @@ export const FIELDS: readonly Field[] = [
   { path: 'sources.pool_wait_timeout_ms', kind: 'posInt', env: 'TRIBUTARY_SOURCE_POOL_WAIT_MS' },
   { path: 'query.timeout_ms', kind: 'posInt', env: 'TRIBUTARY_QUERY_TIMEOUT_MS' },
   { path: 'query.max_fragment_rows', kind: 'posInt', env: 'TRIBUTARY_QUERY_MAX_FRAGMENT_ROWS' },
+  { path: 'query.audit_log', kind: 'optString', env: 'TRIBUTARY_AUDIT_LOG' },
+  { path: 'api.metrics.enabled', kind: 'bool', env: 'TRIBUTARY_METRICS_ENABLED' },
   { path: 'log_level', kind: 'logLevel', env: 'TRIBUTARY_LOG_LEVEL' },
   { path: 'log_format', kind: 'logFormat', env: 'TRIBUTARY_LOG_FORMAT' },
 ];

@@ -68,6 +68,8 @@ const DEFAULTS: Record<string, unknown> = {
   'sources.pool_wait_timeout_ms': 30000,
   'query.timeout_ms': 300000,
   'query.max_fragment_rows': 10000000,
+  'query.audit_log': null,
+  'api.metrics.enabled': true,
   log_level: 'info',
   log_format: 'auto',
 };

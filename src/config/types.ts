@@ -11,6 +11,8 @@ export interface Config {
   api: {
     /** trust_proxy: proxies whose X-Forwarded-For is believed; empty: none (the socket's address). */
     http: { host: string; port: number; trust_proxy: string[] };
+    /** GET /metrics and the counting behind it. */
+    metrics: { enabled: boolean };
     mcp: {
       cors: {
         enabled: boolean;
@@ -58,5 +60,7 @@ export interface Config {
     timeout_ms: number;
     /** Rows one source may load into the local engine for one statement (1104 beyond). */
     max_fragment_rows: number;
+    /** The audit log: a file path, `stderr`, or null (off). */
+    audit_log: string | null;
   };
 }

@@ -6,6 +6,7 @@ import { fastifyTrustProxy } from './client-ip.js';
 import type { AppDeps } from './deps.js';
 import { sendError } from './errors.js';
 import { logEarlyRequest, registerRequestLog } from './request-log.js';
+import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerSqlRoutes } from './routes/sql.js';
 
 export type RouteRegistrar = (app: FastifyInstance, deps: AppDeps) => void | Promise<void>;
@@ -101,6 +102,7 @@ export async function buildHttpServer(
   registerRequestLog(app, deps.logger);
   for (const hook of extra.hooks ?? []) await hook(app, deps);
   registerSqlRoutes(app, deps);
+  registerMetricsRoutes(app, deps);
   for (const route of extra.routes ?? []) await route(app, deps);
   return app;
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { SourceManager } from '../catalog/source-manager-types.js';
 import type { CatalogStore } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
+import type { Observer } from '../observe/index.js';
 import type { SqlEngine } from '../sql/engine-types.js';
 
 /**
@@ -17,4 +18,6 @@ export interface McpDeps {
   sources: SourceManager;
   engine: SqlEngine;
   version: string;
+  /** Audit log and metrics (absent in tests that build their own deps). */
+  observer?: Observer;
 }

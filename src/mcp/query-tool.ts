@@ -1,9 +1,9 @@
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { redactSql, sourcesIn, statementKind } from '../observe/redact.js';
 import type { QueryContext } from '../sql/engine-types.js';
 import type { Result } from '../sql/result.js';
 import type { McpDeps } from './deps.js';
-import { redactSql, sourcesIn, statementKind } from './redact.js';
 import { queryOutputSchema } from './result-schema.js';
 
 const QUERY_DESCRIPTION = `Run one SQL statement (MySQL syntax) against the connected data sources and return the result.
@@ -91,12 +91,16 @@ export function registerQueryTool(
     },
     async (args, ctx) => {
       const progress = progressReporter(ctx, opts.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS);
+      const timeoutMs = callTimeoutMs(ctx.mcpReq._meta);
+      if (timeoutMs === null) return toToolResult(badTimeout());
       const result = await callQueryTool(deps, session, args, {
         signal: ctx.mcpReq.signal,
         sessionId: ctx.sessionId,
         onProgress: progress,
+        timeoutMs,
+        principal: ctx.http?.authInfo?.clientId ?? null,
       });
-      return toToolResult(result);
+      return toToolResult(result, deps);
     },
   );
 }
@@ -108,6 +112,29 @@ export interface QueryCall {
   signal: AbortSignal;
   sessionId?: string;
   onProgress?: (rows: number) => void;
+  /** This call's time limit (`_meta["tributary/timeout_ms"]`), within query.timeout_ms. */
+  timeoutMs?: number;
+  /** Who is calling (audit log); null without auth. */
+  principal?: string | null;
+}
+
+/** The `_meta` key a client sets to give one call a shorter time limit (milliseconds). */
+export const TIMEOUT_META_KEY = 'tributary/timeout_ms';
+
+/** The call's time limit from `_meta`: undefined when absent, null when not a positive integer. */
+export function callTimeoutMs(meta: unknown): number | undefined | null {
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const v = (meta as Record<string, unknown>)[TIMEOUT_META_KEY];
+  if (v === undefined) return undefined;
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null;
+}
+
+function badTimeout(): Result {
+  return {
+    type: 'error',
+    error_code: 1210,
+    error_message: `Incorrect arguments: _meta["${TIMEOUT_META_KEY}"] must be a positive integer (milliseconds)`,
+  };
 }
 
 /**
@@ -129,9 +156,11 @@ export async function callQueryTool(
   return result;
 }
 
-export function toToolResult(result: Result): CallToolResult {
+export function toToolResult(result: Result, deps?: McpDeps): CallToolResult {
+  const text = JSON.stringify(result);
+  deps?.observer?.metrics?.resultBytes('mcp', Buffer.byteLength(text));
   return {
-    content: [{ type: 'text', text: JSON.stringify(result) }],
+    content: [{ type: 'text', text }],
     structuredContent: { result } as unknown as Record<string, unknown>,
     ...(result.type === 'error' ? { isError: true } : {}),
   };
@@ -150,6 +179,8 @@ async function runQuery(
     readOnly: o.readOnly,
     maxRows: o.maxRows,
     onProgress: call.onProgress,
+    timeoutMs: call.timeoutMs,
+    caller: { principal: call.principal ?? null, transport: 'mcp' },
   });
   const durationMs = Math.round((performance.now() - started) * 10) / 10;
   if (deps.logger.isLevelEnabled('info')) {

@@ -77,6 +77,9 @@ export function collationParam() {
 export const COLLATION_DOC =
   "text comparison, grouping and sorting: mysql (default; MySQL's case- and accent-insensitive collation, exact) or source (the source's own rules and indexes)";
 
+export const READ_ONLY_DOC =
+  "true: every statement runs in the source's own read-only mode and writes are refused with 1290 (default false)";
+
 /** A non-empty string (numbers are taken as their text, e.g. a numeric password). */
 export function textParam() {
   return z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string().min(1));

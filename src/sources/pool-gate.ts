@@ -9,6 +9,12 @@ export const POOL_MAX_WAITING = 1_000;
 /** At most one "pool wait" log line per source this often. */
 const LOG_EVERY_MS = 5_000;
 
+export interface PoolStats {
+  inUse: number;
+  waiting: number;
+  max: number;
+}
+
 interface Waiter {
   grant: () => void;
   fail: (e: unknown) => void;
@@ -35,6 +41,11 @@ export class PoolGate {
     private readonly waitMs = POOL_WAIT_MS,
     private readonly maxWaiting = POOL_MAX_WAITING,
   ) {}
+
+  /** Connections in use and statements waiting for one, now (metrics). */
+  stats(): PoolStats {
+    return { inUse: this.inUse, waiting: this.queue.length, max: this.permits };
+  }
 
   /** A permit; call the returned function exactly when the connection goes back (it is idempotent). */
   acquire(signal?: AbortSignal): Promise<() => void> {

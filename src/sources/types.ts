@@ -39,6 +39,12 @@ export interface QueryOptions {
   signal?: AbortSignal;
   /** Hint for batch size; sources may ignore it. */
   batchRows?: number;
+  /**
+   * Run in the source's own read-only mode (api.mcp.read_only): a read-only session or
+   * handle, and the text checked by `sources/read-only.ts`. A source created with
+   * `read_only: true` always runs this way and refuses every write with 1290.
+   */
+  readOnly?: boolean;
 }
 
 export interface Source {
@@ -101,6 +107,8 @@ export interface Source {
    * depend on it, so stale or missing statistics only cost speed.
    */
   knownValues?(table: string, schema: string | null, columns: string[]): Promise<Map<string, string[]>>;
+  /** Optional: the connection pool's use now (metrics), for sources with a pool. */
+  poolStats?(): import('./pool-gate.js').PoolStats;
   /** Try the connection (used by CREATE DATABASE before anything is stored). Throws SqlError 2003/1045/1049. */
   test(): Promise<void>;
   /** Close pools; the source is unusable afterwards. */

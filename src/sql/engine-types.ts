@@ -1,4 +1,5 @@
 import type { ColumnInfo, FieldInfo } from '../core/types.js';
+import type { Caller } from '../observe/statement.js';
 import type { TableInfo } from '../sources/types.js';
 import type { Result } from './result.js';
 
@@ -13,6 +14,13 @@ export interface ExecOptions {
   readOnly?: boolean;
   /** Stop reading after this many rows and mark the result `truncated: true`. */
   maxRows?: number;
+  /**
+   * This call's own time limit (MCP `_meta`, an HTTP header): the statement is cancelled and
+   * answered 3024 after the smaller of it and query.timeout_ms.
+   */
+  timeoutMs?: number;
+  /** Who asked and through which face (audit log, metrics); absent: an internal statement, not reported. */
+  caller?: Caller;
   /** Progress of a long query (rows read so far). */
   onProgress?: (rowsRead: number) => void;
 }

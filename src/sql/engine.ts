@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { SourceManager } from '../catalog/source-manager-types.js';
 import { ErrorCode, isTooDeep, SqlError } from '../core/errors.js';
 import type { ColumnInfo, FieldInfo } from '../core/types.js';
+import type { StatementSink } from '../observe/statement.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { SqlStatement } from './ast/nodes.js';
 import { Deadline } from './deadline.js';
@@ -69,6 +70,8 @@ export interface EngineDeps {
   maxFragmentRows?: number;
   /** Knowledge bases (src/kb/), attached after construction since the service runs statements too. */
   kb?: KnowledgeBases;
+  /** Where statements with a caller are reported when they end (observe/: audit log, metrics). */
+  observe?: StatementSink;
 }
 
 /**
@@ -108,9 +111,10 @@ export class Engine implements SqlEngine, ExecutionContext {
 
   /** The statement's deadline and the options that carry its signal. */
   private deadline(opts: ExecOptions): [Deadline, ExecOptions] {
-    const d = new Deadline(this.deps.timeoutMs ?? 0, opts.signal, this.forget);
+    const ms = statementLimit(this.deps.timeoutMs ?? 0, opts.timeoutMs);
+    const d = new Deadline(ms, opts.signal, this.forget);
     this.runningStatements.add(d);
-    if (this.ticker === null && this.deps.timeoutMs) {
+    if (this.ticker === null && ms) {
       this.ticker = setInterval(() => {
         const now = performance.now();
         for (const s of this.runningStatements) s.expireIfDue(now);
@@ -133,12 +137,19 @@ export class Engine implements SqlEngine, ExecutionContext {
 
   async stream(sql: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<RowStream | Result> {
     const [deadline, opts] = this.deadline(opts0);
+    const started = performance.now();
+    const report = (rows: number, errorCode?: number, affectedRows?: number | null) =>
+      this.report(sql, ctx, opts, started, rows, false, errorCode, affectedRows);
     try {
       const out = await this.run(sql, ctx, opts);
       if (out.kind !== 'stream') deadline.clear();
-      if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
+      if (out.kind === 'ok') {
+        report(0, undefined, out.affected);
+        return { type: 'ok', affected_rows: out.affected };
+      }
       if (out.kind === 'table') {
         const t = out.table;
+        report(t.rows.length);
         return {
           type: 'rows',
           columns: t.columns,
@@ -149,7 +160,16 @@ export class Engine implements SqlEngine, ExecutionContext {
       const s = out.stream;
       const fields = s.columns;
       let read = 0;
+      let ended = false;
+      // Once per statement, however it ends: read to the end, failed, or stopped by its reader.
+      const end = (failure?: number) => {
+        if (ended) return;
+        ended = true;
+        deadline.clear();
+        report(read, failure);
+      };
       async function* batches() {
+        let failure: number | undefined;
         try {
           for await (const b of s.batches) {
             read += b.length;
@@ -157,19 +177,27 @@ export class Engine implements SqlEngine, ExecutionContext {
             yield encodeRows(fields, b);
           }
         } catch (e) {
-          throw deadline.map(e);
+          const mapped = deadline.map(e);
+          failure = mapped instanceof SqlError ? mapped.code : ErrorCode.SOURCE_ERROR;
+          throw mapped;
         } finally {
-          deadline.clear();
+          end(failure);
         }
       }
       const cancel = () => {
-        deadline.clear();
+        // A reader that stops early (a client gone) ends the statement here: cancelled.
+        if (!ended && opts.signal?.aborted) {
+          const why = deadline.map(null);
+          end(why instanceof SqlError ? why.code : ErrorCode.QUERY_INTERRUPTED);
+        } else end();
         return s.cancel();
       };
       return { type: 'rows', columns: fields, batches: batches(), cancel };
     } catch (e) {
       deadline.clear();
-      return this.fail(deadline.map(e), sql);
+      const r = this.fail(deadline.map(e), sql);
+      if (r.type === 'error') report(0, r.error_code);
+      return r;
     }
   }
 
@@ -180,11 +208,47 @@ export class Engine implements SqlEngine, ExecutionContext {
    */
   async execute(sql: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<Result> {
     const [deadline, opts] = this.deadline(opts0);
+    const started = performance.now();
+    let result: Result | undefined;
     try {
-      return await this.executeWithin(sql, ctx, opts, deadline);
+      result = await this.executeWithin(sql, ctx, opts, deadline);
+      return result;
     } finally {
       deadline.clear();
+      if (opts.caller && this.deps.observe) {
+        const r = result;
+        if (r?.type === 'table')
+          this.report(sql, ctx, opts, started, r.data.length, r.truncated === true, undefined);
+        else if (r?.type === 'ok') this.report(sql, ctx, opts, started, 0, false, undefined, r.affected_rows);
+        else this.report(sql, ctx, opts, started, 0, false, r?.error_code ?? ErrorCode.SOURCE_ERROR);
+      }
     }
+  }
+
+  /** Tells observe/ (audit log, metrics) how a statement ended; only statements a face sent. */
+  private report(
+    sql: string,
+    ctx: QueryContext,
+    opts: ExecOptions,
+    started: number,
+    rows: number,
+    truncated: boolean,
+    errorCode: number | undefined,
+    affectedRows?: number | null,
+  ): void {
+    const sink = this.deps.observe;
+    if (!sink || !opts.caller) return;
+    sink.statement({
+      sql,
+      db: ctx.db,
+      principal: opts.caller.principal,
+      transport: opts.caller.transport,
+      rows,
+      truncated,
+      affectedRows,
+      durationMs: performance.now() - started,
+      errorCode,
+    });
   }
 
   private async executeWithin(
@@ -385,6 +449,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       maxFragmentRows: this.deps.maxFragmentRows,
       kbRows: (name: string, search: KbSearch, signal?: AbortSignal) =>
         this.kb().search(name, search, signal),
+      readOnly: opts.readOnly,
     };
   }
 
@@ -545,6 +610,12 @@ function fragmentAgreement(plan: Extract<Plan, { kind: 'local' }>, n: number): s
       );
   }
   return parts.join('; ');
+}
+
+/** The tighter of the server's limit and the call's (0: none). */
+function statementLimit(server: number, call: number | undefined): number {
+  if (!call || call <= 0) return server;
+  return server ? Math.min(server, call) : call;
 }
 
 function assertReadOnly(stmt: Statement): void {

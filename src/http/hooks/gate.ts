@@ -24,14 +24,19 @@ export interface SecurityGate {
   clientIp(req: IncomingMessage): string;
 }
 
-export function createSecurityGate(rt: SecurityRuntime, config: Config, logger: Logger): SecurityGate {
+export function createSecurityGate(
+  rt: SecurityRuntime,
+  config: Config,
+  logger: Logger,
+  onRateLimited?: (transport: 'mcp' | 'http') => void,
+): SecurityGate {
   // Order matters: Host before anything (DNS rebinding), Origin before credentials are
   // looked at, authentication before the rate limit that counts per principal.
   const checks = [
     hostCheck(config),
     corsCheck(config),
     authCheck(rt, config, logger),
-    rateLimitCheck(rt.requestLimiter),
+    rateLimitCheck(rt.requestLimiter, onRateLimited),
   ].filter((c): c is Check => c !== null);
   return {
     clientIp: clientIpResolver(config.api.http.trust_proxy),

@@ -34,7 +34,13 @@ export async function registerSecurityHooks(app: FastifyInstance, deps: AppDeps)
     'security hooks ready',
   );
   warnIfExposed(deps.config, deps.logger);
-  const gate = createSecurityGate(rt, deps.config, deps.logger);
+  const metrics = deps.observer?.metrics;
+  const gate = createSecurityGate(
+    rt,
+    deps.config,
+    deps.logger,
+    metrics ? (t) => metrics.rateLimited(t) : undefined,
+  );
   gates.set(app, gate);
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request, reply) => {

@@ -34,9 +34,9 @@ export function isApiOrMcp(path: string): boolean {
   return under(path, '/api') || under(path, '/mcp');
 }
 
-/** Every /api and /mcp route except the public ones needs a credential when auth is on. */
+/** Every /api and /mcp route except the public ones, and /metrics, need a credential when auth is on. */
 export function needsCredential(path: string): boolean {
-  return isApiOrMcp(path) && !PUBLIC_ROUTES.has(path);
+  return (isApiOrMcp(path) && !PUBLIC_ROUTES.has(path)) || path === '/metrics';
 }
 
 /** Health checks stay cheap and unlimited. */

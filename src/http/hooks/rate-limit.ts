@@ -10,12 +10,16 @@ export function rateLimitKey(principal: Principal | null, ip: string): string {
 }
 
 /** Runs after authentication so the principal is known. Null when rate limiting is off. */
-export function rateLimitCheck(limiter: Limiter | null): Check | null {
+export function rateLimitCheck(
+  limiter: Limiter | null,
+  onRefused?: (transport: 'mcp' | 'http') => void,
+): Check | null {
   if (!limiter) return null;
   return async (req, res, caller) => {
     if (!isRateLimited(req.path)) return null;
     const decision = await limiter.consume(rateLimitKey(caller.principal, req.ip));
     if (decision.allowed) return null;
+    onRefused?.(req.path.startsWith('/mcp') ? 'mcp' : 'http');
     res.setHeader('Retry-After', String(decision.retryAfterS));
     return refusal(
       429,

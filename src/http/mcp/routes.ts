@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callQueryTool, type SessionState } from '../../mcp/query-tool.js';
 import { createMcpServerFactory } from '../../mcp/server.js';
+import { attachAuth } from '../../mcp/transports/auth-info.js';
 import {
   hijack,
   isJsonContentType,
@@ -53,8 +54,12 @@ export function registerMcpRoutes(
     );
   }
   const log = deps.logger.child({ component: 'mcp' });
-  const streamable = new StreamableEndpoint(factory, log, opts, (session, args, call) =>
-    callQueryTool(deps, session, args, call),
+  const streamable = new StreamableEndpoint(
+    factory,
+    log,
+    opts,
+    (session, args, call) => callQueryTool(deps, session, args, call),
+    deps.observer?.metrics ? (n) => deps.observer?.metrics?.resultBytes('mcp', n) : undefined,
   );
   const sse = new SseEndpoint(factory, log, opts.keepAliveMs);
   // Session POSTs skip Fastify's router, through the same security gate; never without one.
@@ -117,6 +122,7 @@ export function registerMcpRoutes(
       const body = request.body;
       const res = hijack(reply);
       if (!checkPostBody(request, res)) return;
+      attachAuth(request.raw, request.principal);
       try {
         await sse.message(request.raw, res, id, body, principalKey(request.principal));
       } catch (e) {

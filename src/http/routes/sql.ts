@@ -11,6 +11,9 @@ const QueryBody = z.object({
   context: z.object({ db: z.string().optional() }).passthrough().optional(),
 });
 
+/** One call's time limit in milliseconds, within query.timeout_ms. */
+const TIMEOUT_HEADER = 'x-tributary-timeout-ms';
+
 function rowsJson(batch: unknown[][], first: boolean): string {
   if (batch.length === 0) return '';
   const body = JSON.stringify(batch);
@@ -27,6 +30,7 @@ async function tableBody(
   rows: RowStream,
   signal: AbortSignal,
   onFailure: (e: unknown) => void,
+  onBytes: (n: number) => void = () => {},
 ): Promise<string | Readable> {
   const head = `{"type":"table","column_names":${JSON.stringify(rows.columns.map((c) => c.name))},"data":[`;
   const it = rows.batches[Symbol.asyncIterator]();
@@ -41,8 +45,11 @@ async function tableBody(
   }
   if (second.done) {
     await rows.cancel();
-    return `${head}${first.done ? '' : rowsJson(first.value, true)}]}`;
+    const whole = `${head}${first.done ? '' : rowsJson(first.value, true)}]}`;
+    onBytes(Buffer.byteLength(whole));
+    return whole;
   }
+  return Readable.from(counted(rest(), onBytes), { objectMode: false });
   async function* rest(): AsyncGenerator<string> {
     let wrote = first.value.length > 0;
     let failure: unknown = null;
@@ -68,10 +75,23 @@ async function tableBody(
     }
     yield failure === null ? ']}' : `],"error":${JSON.stringify(errorResult(failure))}}`;
   }
-  return Readable.from(rest(), { objectMode: false });
+}
+
+/** The chunks of `parts`, their total size told once at the end (however the stream ends). */
+async function* counted(parts: AsyncGenerator<string>, onBytes: (n: number) => void): AsyncGenerator<string> {
+  let n = 0;
+  try {
+    for await (const p of parts) {
+      n += Buffer.byteLength(p);
+      yield p;
+    }
+  } finally {
+    onBytes(n);
+  }
 }
 
 export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const metrics = deps.observer?.metrics;
   app.post('/api/sql/query', async (request, reply) => {
     const parsed = QueryBody.safeParse(request.body);
     if (!parsed.success) {
@@ -84,6 +104,18 @@ export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
         `Invalid request: ${where}: ${issue?.message ?? 'malformed'}`,
       );
     }
+    const timeout = request.headers[TIMEOUT_HEADER];
+    let timeoutMs: number | undefined;
+    if (timeout !== undefined) {
+      timeoutMs = Number(timeout);
+      if (typeof timeout !== 'string' || !/^\d+$/.test(timeout.trim()) || timeoutMs <= 0)
+        return sendError(
+          reply,
+          400,
+          'invalid_request',
+          `Invalid request: header ${TIMEOUT_HEADER} must be a positive integer (milliseconds)`,
+        );
+    }
     const ctx = { db: parsed.data.context?.db };
     const abort = new AbortController();
     // The response's 'close' before it finished means the client went away: stop the query.
@@ -91,12 +123,19 @@ export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
-    const result = await deps.engine.stream(parsed.data.query, ctx, { signal: abort.signal });
+    const result = await deps.engine.stream(parsed.data.query, ctx, {
+      signal: abort.signal,
+      timeoutMs,
+      caller: { principal: request.principal?.id ?? null, transport: 'http' },
+    });
     if (result.type !== 'rows') return reply.type('application/json').send(result);
     let body: string | Readable;
     try {
-      body = await tableBody(result, abort.signal, (e) =>
-        request.log.warn({ err: errorResult(e) }, 'result stream failed after its first rows'),
+      body = await tableBody(
+        result,
+        abort.signal,
+        (e) => request.log.warn({ err: errorResult(e) }, 'result stream failed after its first rows'),
+        metrics ? (n) => metrics.resultBytes('http', n) : undefined,
       );
     } catch (e) {
       return reply.type('application/json').send(errorResult(e));

@@ -6,8 +6,15 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import type { Result } from '../../sql/result.js';
-import { parseQueryArgs, type QueryArgs, type QueryCall, type SessionState } from '../query-tool.js';
+import {
+  callTimeoutMs,
+  parseQueryArgs,
+  type QueryArgs,
+  type QueryCall,
+  type SessionState,
+} from '../query-tool.js';
 import { resultEnvelopeProblem } from '../result-schema.js';
+import { authClientId } from './auth-info.js';
 import type { BoundedEventStore } from './event-store.js';
 import { jsonRpcError } from './http-util.js';
 
@@ -31,7 +38,14 @@ import { jsonRpcError } from './http-util.js';
 export type RunQueryTool = (session: SessionState, args: QueryArgs, call: QueryCall) => Promise<Result>;
 
 export type DirectMatch =
-  | { kind: 'call'; id: string | number; args: QueryArgs; version: string }
+  | {
+      kind: 'call';
+      id: string | number;
+      args: QueryArgs;
+      version: string;
+      timeoutMs?: number;
+      principal: string | null;
+    }
   | { kind: 'cancel'; requestId: string | number }
   | { kind: 'resume'; streamId: string };
 
@@ -39,6 +53,8 @@ export interface DirectOptions {
   events: BoundedEventStore;
   /** Null turns the direct path off: every message goes to the SDK. */
   run: RunQueryTool | null;
+  /** Size of each answer sent (metrics). */
+  onResultBytes?: (n: number) => void;
   /** The SSE `retry:` hint sent with a priming event. */
   retryMs: number;
   keepAliveMs: number;
@@ -122,11 +138,16 @@ export class DirectSession {
     if (meta !== undefined && (!isObject(meta) || meta.progressToken !== undefined)) return null;
     const args = parseQueryArgs(params.arguments ?? {});
     if (!args) return null;
+    const timeoutMs = callTimeoutMs(meta);
+    // A malformed time limit is the SDK path's to refuse.
+    if (timeoutMs === null) return null;
     return {
       kind: 'call',
       id: body.id,
       args,
       version: version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+      timeoutMs,
+      principal: authClientId(req),
     };
   }
 
@@ -140,7 +161,7 @@ export class DirectSession {
         this.resume(m.streamId, res);
         return Promise.resolve();
       case 'call':
-        return this.call(m.id, m.args, m.version, res);
+        return this.call(m.id, m.args, m.version, res, { timeoutMs: m.timeoutMs, principal: m.principal });
     }
   }
 
@@ -149,7 +170,13 @@ export class DirectSession {
     for (const ac of this.calls.values()) ac.abort();
   }
 
-  private async call(id: string | number, args: QueryArgs, version: string, res: ServerResponse) {
+  private async call(
+    id: string | number,
+    args: QueryArgs,
+    version: string,
+    res: ServerResponse,
+    who: Pick<QueryCall, 'timeoutMs' | 'principal'>,
+  ) {
     const ac = new AbortController();
     this.calls.set(id, ac);
     const sessionId = this.sessionId();
@@ -177,8 +204,9 @@ export class DirectSession {
     }, this.o.sseAfterMs ?? SSE_AFTER_MS);
     let text: string;
     try {
-      const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId });
+      const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId, ...who });
       text = toolResponse(id, result);
+      this.o.onResultBytes?.(Buffer.byteLength(text));
     } catch (e) {
       text = JSON.stringify({
         jsonrpc: '2.0',

@@ -11,6 +11,7 @@ import {
 import type { Logger } from 'pino';
 import type { Principal } from '../../auth/types.js';
 import type { SessionState } from '../query-tool.js';
+import { attachAuth } from './auth-info.js';
 import { DirectSession, type RunQueryTool } from './direct-call.js';
 import { BoundedEventStore } from './event-store.js';
 import { jsonRpcError, MCP_BODY_LIMIT } from './http-util.js';
@@ -66,6 +67,8 @@ export class StreamableEndpoint {
     private readonly opts: StreamableOptions,
     /** Runs the `query` tool for the direct path (direct-call.ts); without it every message goes to the SDK. */
     private readonly runQuery: RunQueryTool | null = null,
+    /** Size of each direct-path answer (metrics). */
+    private readonly onResultBytes?: (n: number) => void,
   ) {
     this.modern = createMcpHandler(() => factory(), {
       legacy: 'reject',
@@ -97,6 +100,7 @@ export class StreamableEndpoint {
     principal: Principal | null = null,
   ): Promise<void> {
     if (this.closed) return jsonRpcError(res, 503, -32000, 'Server is shutting down');
+    attachAuth(req, principal);
     const sessionId = header(req, 'mcp-session-id');
     // A live session id is a 2025-era session's by construction (the 2026 era has none), so
     // the classifier, which runs zod over the body, is not needed for the busiest requests.
@@ -159,6 +163,7 @@ export class StreamableEndpoint {
     const direct = new DirectSession(() => current.transport?.sessionId, {
       events,
       run: this.runQuery,
+      onResultBytes: this.onResultBytes,
       retryMs: RETRY_MS,
       keepAliveMs: this.opts.keepAliveMs,
       sseAfterMs: this.opts.sseAfterMs,

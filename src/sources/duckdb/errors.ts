@@ -27,6 +27,8 @@ export function mapDuckError(source: string, path: string, e: unknown, opening =
   if (m) return unknownColumn(source, m[1], e);
   if (/^Parser Error:/.test(msg)) return syntaxError(source, msg.replace(/^Parser Error: /, ''), e);
   if (/^INTERRUPT Error:/.test(msg)) return interrupted(source);
+  if (/read-only mode|read only mode/i.test(msg))
+    return new SqlError(1290, `Source '${source}' is in read-only mode: ${msg}`, { cause: e });
   if (opening || /^IO Error: (Cannot open|Could not set lock)/.test(msg))
     return cannotConnect(source, path, msg, e);
   return sourceError(source, msg, undefined, e);

@@ -20,7 +20,7 @@ export const duckdbEngine: EngineSpec<DuckdbParams> = {
   secrets: [],
   paramDocs: {
     path: 'path of an existing DuckDB database file on the server (required)',
-    read_only: 'open read-only (default true)',
+    read_only: 'open the file read-only; writes are then refused with 1290 (default true)',
     collation: COLLATION_DOC,
   },
   create: (name, params) => new DuckdbSource(name, params),

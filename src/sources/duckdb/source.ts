@@ -4,6 +4,7 @@ import { quoteIdent } from '../../core/sql-text.js';
 import type { ColumnInfo } from '../../core/types.js';
 import { cannotConnect, interrupted, sourceClosed, unknownTable } from '../error-util.js';
 import type { Collation } from '../params.js';
+import { checkReadOnlySql, readOnlyRefusal } from '../read-only.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { makeQueryStream, type RowReader } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
@@ -148,6 +149,9 @@ export class DuckdbSource implements Source {
 
   async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
     if (opts.signal?.aborted) throw interrupted(this.name);
+    // A read-write file cannot also be opened read-only in this process (DuckDB refuses a
+    // second configuration of one file): read-only calls rely on the kind check and this one.
+    if (this.params.read_only || opts.readOnly) checkReadOnlySql(this.name, sql);
     const conn = await this.connect();
     let result: DuckDBResult | null = null;
     let start: () => Promise<DuckDBResult>;
@@ -213,6 +217,7 @@ export class DuckdbSource implements Source {
   async execute(sql: string, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
+    if (opts.readOnly) throw readOnlyRefusal(this.name, 'a statement that writes');
     const conn = await this.connect();
     let running: Promise<unknown> | null = null;
     const onAbort = () => void interruptUntilSettled(conn, () => running);

@@ -78,6 +78,10 @@ export function mapMysqlError(ctx: MysqlErrorContext, e: unknown, connecting = f
     case 1129:
     case 1130:
       return cannotConnect(ctx.source, where, msg, e);
+    case 1792:
+    case 1290:
+      // A READ ONLY transaction (or a read-only server) refused a write.
+      return new SqlError(1290, `Source '${ctx.source}' is in read-only mode: ${msg}`, { cause: e });
   }
   if (isBrokenConnection(e)) {
     return connecting ? cannotConnect(ctx.source, where, msg, e) : lostConnection(ctx.source, where, msg, e);

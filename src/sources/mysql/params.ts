@@ -5,6 +5,7 @@ import {
   COLLATION_DOC,
   collationParam,
   portParam,
+  READ_ONLY_DOC,
   secretParam,
   textParam,
 } from '../params.js';
@@ -26,6 +27,7 @@ export const mysqlParams = z.strictObject({
   database: textParam(),
   ssl: booleanOrObjectParam(sslObject).default(false),
   collation: collationParam(),
+  read_only: booleanParam().default(false),
 });
 
 export type MysqlParams = z.infer<typeof mysqlParams>;
@@ -38,4 +40,5 @@ export const mysqlParamDocs: Record<string, string> = {
   database: 'database name (required); the default schema',
   ssl: 'TLS: false (default), true (verified), or {"ca","cert","key","rejectUnauthorized","servername"}',
   collation: `${COLLATION_DOC}; a MySQL source already compares as MySQL does, so both run the same there`,
+  read_only: READ_ONLY_DOC,
 };

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { ColumnInfo } from '../../core/types.js';
 import { interrupted, scrub, sourceClosed, unknownTable } from '../error-util.js';
 import { PoolGate } from '../pool-gate.js';
+import { checkReadOnlySql, readOnlyRefusal } from '../read-only.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
@@ -49,6 +50,9 @@ export class MysqlSource implements Source {
   private readonly permits = new WeakMap<PoolConnection, () => void>();
   /** When each connection last went back to the pool. */
   private readonly idleSince = new WeakMap<PoolConnection, number>();
+  /** Connections whose session runs every transaction READ ONLY now. */
+  private readonly readOnlySessions = new WeakSet<PoolConnection>();
+  private readonly readOnlySource: boolean;
   private closed = false;
   private mariadb: boolean | null = null;
   private readonly jsonColumns = new JsonColumns((sql, values) => this.side(sql, values));
@@ -63,6 +67,7 @@ export class MysqlSource implements Source {
     poolWaitMs?: number,
   ) {
     this.defaultSchema = params.database;
+    this.readOnlySource = params.read_only;
     this.collation = params.collation ?? 'mysql';
     this.ctx = {
       source: name,
@@ -118,7 +123,29 @@ export class MysqlSource implements Source {
    * replaced before any statement is sent. A statement is never sent twice: once it may have
    * reached the server, its failure is the answer (a killed statement must not run again).
    */
-  private async getConnection(signal?: AbortSignal): Promise<PoolConnection> {
+  private async getConnection(signal?: AbortSignal, readOnly = false): Promise<PoolConnection> {
+    const conn = await this.getAlive(signal);
+    const ro = readOnly || this.readOnlySource;
+    if (this.readOnlySessions.has(conn) === ro) return conn;
+    // SET SESSION TRANSACTION makes every later transaction of the session READ ONLY (or
+    // not), autocommitted statements included: START TRANSACTION READ ONLY's effect without
+    // two more round trips per statement. A read_only source's sessions never switch back.
+    try {
+      await new Promise<void>((resolve, reject) =>
+        conn.query(`SET SESSION TRANSACTION ${ro ? 'READ ONLY' : 'READ WRITE'}`, (e: unknown) =>
+          e ? reject(e) : resolve(),
+        ),
+      );
+    } catch (e) {
+      this.giveBack(conn, true);
+      throw mapMysqlError(this.ctx, e);
+    }
+    if (ro) this.readOnlySessions.add(conn);
+    else this.readOnlySessions.delete(conn);
+    return conn;
+  }
+
+  private async getAlive(signal?: AbortSignal): Promise<PoolConnection> {
     for (let i = 0; ; i++) {
       const conn = await this.checkout(signal);
       const since = this.idleSince.get(conn);
@@ -181,7 +208,8 @@ export class MysqlSource implements Source {
   /** One short statement with object rows; retried on a connection that turns out dead (reads only). */
   private async read<T>(sql: string, values: unknown[]): Promise<T[]> {
     for (let attempt = 0; ; attempt++) {
-      const conn = await this.getConnection();
+      // Catalog reads leave the session's mode as it is.
+      const conn = await this.getAlive();
       try {
         const rows = await new Promise<T[]>((resolve, reject) =>
           conn.query({ sql, values }, (e: unknown, r: unknown) => (e ? reject(e) : resolve(r as T[]))),
@@ -203,6 +231,10 @@ export class MysqlSource implements Source {
       this.mariadb = /mariadb/i.test(row?.v ?? '');
     }
     return this.mariadb;
+  }
+
+  poolStats() {
+    return this.gate.stats();
   }
 
   async test(): Promise<void> {
@@ -232,8 +264,10 @@ export class MysqlSource implements Source {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
     const size = batchSize(opts.batchRows);
+    const ro = this.readOnlySource || opts.readOnly === true;
+    if (ro) checkReadOnlySql(this.name, sql);
     for (let attempt = 0; ; attempt++) {
-      const conn = await this.getConnection(signal);
+      const conn = await this.getConnection(signal, ro);
       const q = conn.query({ sql, rowsAsArray: true });
       // Errors reach us through the stream; without these listeners a late one would be thrown.
       q.on('error', noop);
@@ -323,6 +357,7 @@ export class MysqlSource implements Source {
   async execute(sql: string, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
+    if (this.readOnlySource || opts.readOnly) throw readOnlyRefusal(this.name, 'a statement that writes');
     const conn = await this.getConnection(signal);
     const onAbort = () => void this.killQuery(conn.threadId);
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -68,6 +68,9 @@ export function mapPgError(ctx: PgErrorContext, e: unknown, connecting = false):
       });
     case '57P03':
       return cannotConnect(ctx.source, where, msg, e);
+    case '25006':
+      // read_only_sql_transaction: the session's own read-only mode held.
+      return new SqlError(1290, `Source '${ctx.source}' is in read-only mode: ${msg}`, { cause: e });
   }
   if (connecting && (isBrokenConnection(e) || /SSL|certificate|self.signed/i.test(msg)))
     return cannotConnect(ctx.source, where, msg, e);

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { COLLATION_DOC, collationParam, portParam, secretParam, textParam } from '../params.js';
+import {
+  booleanParam,
+  COLLATION_DOC,
+  collationParam,
+  portParam,
+  READ_ONLY_DOC,
+  secretParam,
+  textParam,
+} from '../params.js';
 
 export const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 export type SslMode = (typeof SSL_MODES)[number];
@@ -14,6 +22,7 @@ export const postgresParams = z.strictObject({
   // libpq's default: TLS when the server offers it, plain otherwise.
   sslmode: z.enum(SSL_MODES).default('prefer'),
   collation: collationParam(),
+  read_only: booleanParam().default(false),
 });
 
 export type PostgresParams = z.infer<typeof postgresParams>;
@@ -27,4 +36,5 @@ export const postgresParamDocs: Record<string, string> = {
   schema: 'schema for unqualified tables (default public)',
   sslmode: `TLS: ${SSL_MODES.join(', ')} (default prefer)`,
   collation: COLLATION_DOC,
+  read_only: READ_ONLY_DOC,
 };

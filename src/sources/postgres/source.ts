@@ -8,6 +8,7 @@ import { quoteIdent } from '../../core/sql-text.js';
 import type { ColumnInfo } from '../../core/types.js';
 import { interrupted, scrub, sourceClosed, unknownDatabase, unknownTable } from '../error-util.js';
 import { PoolGate } from '../pool-gate.js';
+import { checkReadOnlySql, readOnlyRefusal } from '../read-only.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
@@ -23,7 +24,7 @@ import {
   toTableInfo,
 } from './meta.js';
 import type { PostgresParams, SslMode } from './params.js';
-import { PgStreamReader } from './stream.js';
+import { cancelUntilFinished, PgStreamReader } from './stream.js';
 import { StreamedQuery } from './streamed-query.js';
 import { mysqlTypeForOid, pgTypes } from './types.js';
 
@@ -98,6 +99,8 @@ export class PostgresSource implements Source {
   private readonly idleSince = new WeakMap<pg.PoolClient, number>();
   /** The gate permit each checked-out client holds. */
   private readonly permits = new WeakMap<pg.PoolClient, () => void>();
+  /** Clients whose session is in read-only mode now (default_transaction_read_only = on). */
+  private readonly readOnlySessions = new WeakSet<pg.PoolClient>();
 
   constructor(
     readonly name: string,
@@ -135,7 +138,8 @@ export class PostgresSource implements Source {
       allowExitOnIdle: true,
       application_name: 'tributary',
       // Canonical values need ISO dates and UTC for zoned types; the schema is the default for unqualified names.
-      options: `-c search_path=${optionValue(quoteIdent('postgres', p.schema))} -c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres`,
+      // A read_only source's sessions are read-only from their first statement on.
+      options: `-c search_path=${optionValue(quoteIdent('postgres', p.schema))} -c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres${p.read_only ? ' -c default_transaction_read_only=on' : ''}`,
       types: pgTypes,
     });
     // Idle clients that die (server restart, terminated backend) are dropped by the pool; without
@@ -174,7 +178,30 @@ export class PostgresSource implements Source {
    * A client known to be alive: one that sat idle is probed first and a dead one replaced,
    * so a restart or a killed session is found before a statement is sent, not after.
    */
-  private async checkout(signal?: AbortSignal): Promise<pg.PoolClient> {
+  private async checkout(signal?: AbortSignal, readOnly?: boolean): Promise<pg.PoolClient> {
+    const client = await this.checkoutAlive(signal);
+    if (readOnly === undefined || this.params.read_only) return client;
+    if (this.readOnlySessions.has(client) === readOnly) return client;
+    // The session switches mode only between statements, and never inside the caller's text.
+    try {
+      await client.query(`SET default_transaction_read_only = ${readOnly ? 'on' : 'off'}`);
+    } catch (e) {
+      this.checkin(client, true);
+      throw mapPgError(this.ctx, e);
+    }
+    if (readOnly) this.readOnlySessions.add(client);
+    else this.readOnlySessions.delete(client);
+    return client;
+  }
+
+  /** Whether a statement with these options runs read-only (checked first, 1290 when refused). */
+  private readOnly(sql: string, opts: QueryOptions): boolean {
+    const ro = this.params.read_only || opts.readOnly === true;
+    if (ro) checkReadOnlySql(this.name, sql);
+    return ro;
+  }
+
+  private async checkoutAlive(signal?: AbortSignal): Promise<pg.PoolClient> {
     for (let i = 0; ; i++) {
       const client = await this.checkoutAny(signal);
       const since = this.idleSince.get(client);
@@ -235,6 +262,10 @@ export class PostgresSource implements Source {
     }
   }
 
+  poolStats() {
+    return this.gate.stats();
+  }
+
   async test(): Promise<void> {
     const rows = await this.read<{ ok: boolean }>(
       'SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = $1) AS ok',
@@ -283,8 +314,9 @@ export class PostgresSource implements Source {
   async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
+    const ro = this.readOnly(sql, opts);
     for (let attempt = 0; ; attempt++) {
-      const client = await this.checkout(signal);
+      const client = await this.checkout(signal, ro);
       const q = new StreamedQuery(sql, batchSize(opts.batchRows));
       client.query(q as unknown as pg.Submittable);
       // One abort listener for the statement's whole life (EventTarget listeners are not
@@ -311,7 +343,11 @@ export class PostgresSource implements Source {
       }
       if (signal?.aborted) {
         signal.removeEventListener('abort', onAbort);
+        // A CancelRequest that reached the backend between protocol messages (before Execute
+        // began) is ignored by PostgreSQL, and closing the socket does not stop a running
+        // statement: cancel until it has stopped, then discard the client.
         q.discard();
+        await cancelUntilFinished(this.params, client, q.finished);
         this.checkin(client, true);
         throw interrupted(this.name);
       }
@@ -330,7 +366,8 @@ export class PostgresSource implements Source {
   async execute(sql: string, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
-    const client = await this.checkout(signal);
+    if (this.params.read_only || opts.readOnly) throw readOnlyRefusal(this.name, 'a statement that writes');
+    const client = await this.checkout(signal, false);
     const onAbort = this.cancelOnAbort(client);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -369,7 +406,13 @@ export class PostgresSource implements Source {
       throw e;
     };
     if (signal?.aborted) abandon(interrupted(this.name));
-    const client = await this.checkout(signal).catch(abandon);
+    let ro = false;
+    try {
+      ro = this.readOnly(sql, opts);
+    } catch (e) {
+      abandon(e);
+    }
+    const client = await this.checkout(signal, ro).catch(abandon);
     const onAbort = this.cancelOnAbort(client);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {

@@ -18,6 +18,32 @@ function within<T>(p: Promise<T>, ms: number): Promise<boolean> {
   });
 }
 
+/** How often a cancel is sent again while the statement still runs. */
+const CANCEL_RETRY_MS = 250;
+
+/**
+ * CancelRequests until the statement on `client` has finished (true), or CANCEL_WAIT_MS
+ * passed (false). PostgreSQL ignores a cancel that reaches the backend between protocol
+ * messages (before Execute began), so one may be lost; another is sent while `finished` is
+ * still pending. Each is sent only after the previous one was delivered, and none after the
+ * statement finished, so none can reach a later statement on the connection.
+ */
+export async function cancelUntilFinished(
+  server: { host: string; port: number },
+  client: pg.PoolClient,
+  finished: Promise<unknown>,
+): Promise<boolean> {
+  const c = client as pg.PoolClient & { processID?: number; secretKey?: number };
+  if (typeof c.processID !== 'number' || typeof c.secretKey !== 'number')
+    return within(finished, CANCEL_WAIT_MS);
+  const end = performance.now() + CANCEL_WAIT_MS;
+  do {
+    await sendCancelRequest(server.host, server.port, c.processID, c.secretKey);
+    if (await within(finished, CANCEL_RETRY_MS)) return true;
+  } while (performance.now() < end);
+  return false;
+}
+
 /**
  * Reads a StreamedQuery's batches; gives the client back once the connection is ready for
  * another statement, or discards it when it is broken or would not stop in time.
@@ -49,11 +75,7 @@ export class PgStreamReader implements RowReader {
   async cancel(): Promise<void> {
     if (this.query.done) return;
     this.query.discard();
-    const c = this.client as pg.PoolClient & { processID?: number; secretKey?: number };
-    if (typeof c.processID === 'number' && typeof c.secretKey === 'number') {
-      await sendCancelRequest(this.server.host, this.server.port, c.processID, c.secretKey);
-    }
-    if (!(await within(this.query.finished, CANCEL_WAIT_MS))) this.broken = true;
+    if (!(await cancelUntilFinished(this.server, this.client, this.query.finished))) this.broken = true;
   }
 
   async release(): Promise<void> {

@@ -17,6 +17,8 @@ export function mapSqliteError(source: string, path: string, e: unknown): SqlErr
   m = /^no such column: "?([^"]+?)"?(?: - .*)?$/.exec(msg);
   if (m) return unknownColumn(source, m[1], e);
   if (/syntax error|incomplete input|unrecognized token/.test(msg)) return syntaxError(source, msg, e);
+  if (/readonly database/i.test(msg))
+    return new SqlError(1290, `Source '${source}' is in read-only mode: ${msg}`, { cause: e });
   if (/Could not open the database|file is not a database|unable to open/i.test(msg))
     return cannotConnect(source, path, msg, e);
   return sourceError(source, msg, undefined, e);

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { ColumnInfo, FieldInfo, MysqlType, Row } from '../../core/types.js';
 import { cannotConnect, interrupted, sourceClosed, unknownTable } from '../error-util.js';
 import type { Collation } from '../params.js';
+import { checkReadOnlySql, readOnlyRefusal } from '../read-only.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream, type RowReader, yieldToLoop } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
@@ -12,6 +13,7 @@ import { converterFor, mysqlTypeOfDeclared, mysqlTypeOfValues } from './types.js
 export interface SqliteParams {
   path: string;
   collation: Collation;
+  read_only: boolean;
 }
 
 const LIST_TABLES_SQL = `
@@ -40,6 +42,8 @@ export class SqliteSource implements Source {
     return this.params.collation ?? 'mysql';
   }
   private db: Database | null = null;
+  /** A second handle opened read-only, for read-only statements of a read-write source. */
+  private roDb: Database | null = null;
   private closed = false;
   private readonly open = new Set<StatementCursor>();
 
@@ -48,19 +52,28 @@ export class SqliteSource implements Source {
     private readonly params: SqliteParams,
   ) {}
 
-  /** Opens the file read-write; never creates one (a typo must not leave an empty database behind). */
-  private handle(): Database {
+  /**
+   * Opens the file (read-write unless the source is read_only); never creates one (a typo
+   * must not leave an empty database behind). `readOnly`: a handle SQLite itself keeps from
+   * writing (SQLITE_OPEN_READONLY), opened beside the read-write one when needed.
+   */
+  private handle(readOnly = false): Database {
     if (this.closed) throw sourceClosed(this.name);
-    if (this.db) return this.db;
+    const ro = readOnly || this.params.read_only === true;
+    const open = ro && !this.params.read_only ? this.roDb : this.db;
+    if (open) return open;
     const { path } = this.params;
     if (!existsSync(path)) throw cannotConnect(this.name, path, 'the file does not exist');
     if (!statSync(path).isFile()) throw cannotConnect(this.name, path, 'not a file');
+    let db: Database;
     try {
-      this.db = new Database(path, { fileMustExist: true });
+      db = new Database(path, { fileMustExist: true, readOnly: ro });
     } catch (e) {
       throw mapSqliteError(this.name, path, e);
     }
-    return this.db;
+    if (ro && !this.params.read_only) this.roDb = db;
+    else this.db = db;
+    return db;
   }
 
   /** Catalog queries: their text parameters are names, their row shapes known per query. */
@@ -122,7 +135,9 @@ export class SqliteSource implements Source {
 
   async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
     if (opts.signal?.aborted) throw interrupted(this.name);
-    const db = this.handle();
+    const ro = this.params.read_only === true || opts.readOnly === true;
+    if (ro) checkReadOnlySql(this.name, sql);
+    const db = this.handle(ro);
     const size = batchSize(opts.batchRows);
     let cursor: StatementCursor;
     let first: Row[] = [];
@@ -197,6 +212,7 @@ export class SqliteSource implements Source {
 
   async execute(sql: string, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
     if (opts.signal?.aborted) throw interrupted(this.name);
+    if (this.params.read_only || opts.readOnly) throw readOnlyRefusal(this.name, 'a statement that writes');
     try {
       const r = this.handle().run(sql);
       return { affectedRows: DML_RE.test(sql) ? r.changes : 0 };
@@ -210,8 +226,8 @@ export class SqliteSource implements Source {
     this.closed = true;
     for (const c of this.open) c.finalize();
     this.open.clear();
-    const db = this.db;
+    for (const db of [this.db, this.roDb]) if (db?.isOpen) db.close();
     this.db = null;
-    if (db?.isOpen) db.close();
+    this.roDb = null;
   }
 }

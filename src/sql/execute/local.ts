@@ -29,7 +29,9 @@ export class LocalEngine {
     // No extension downloads can happen here; keep DuckDB from trying.
     config.autoinstall_known_extensions = 'false';
     config.autoload_known_extensions = 'true';
-    return new LocalEngine(await DuckDBInstance.create(':memory:', config), opts.tempDir);
+    const instance = await DuckDBInstance.create(':memory:', config);
+    await lockDown(instance, opts.tempDir);
+    return new LocalEngine(instance, opts.tempDir);
   }
 
   /** Idle connections for statements that load nothing (SELECT 1, CTEs of constants). */
@@ -73,6 +75,23 @@ export class LocalEngine {
   close(): void {
     for (const c of this.idle.splice(0)) c.closeSync();
     this.instance.closeSync();
+  }
+}
+
+/**
+ * The local engine runs SQL compiled from what callers wrote: it may touch no file but its
+ * own temp dir (fragments arrive there through named pipes), reach no network, load no
+ * extension, and no statement can change that (the configuration is locked).
+ */
+async function lockDown(instance: DuckDBInstance, tempDir: string): Promise<void> {
+  const conn = await instance.connect();
+  try {
+    const dir = `'${tempDir.replace(/'/g, "''")}'`;
+    await conn.run(`SET allowed_directories = [${dir}]`);
+    await conn.run('SET enable_external_access = false');
+    await conn.run('SET lock_configuration = true');
+  } finally {
+    conn.closeSync();
   }
 }
 

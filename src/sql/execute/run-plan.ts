@@ -29,12 +29,14 @@ export interface RunOptions {
   ) => Promise<{ columns: FieldInfo[]; rows: Row[] }>;
   /** query.max_fragment_rows: a fragment loaded for local work may hold at most this many rows (1104 beyond). */
   maxFragmentRows?: number;
+  /** Each source runs its part in its own read-only mode (api.mcp.read_only). */
+  readOnly?: boolean;
 }
 
 /** Run a plan to a stream of canonical rows. */
 export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions = {}): Promise<QueryStream> {
   if (plan.kind === 'pushdown') {
-    const stream = await plan.source.query(plan.sql, { signal: opts.signal });
+    const stream = await plan.source.query(plan.sql, { signal: opts.signal, readOnly: opts.readOnly });
     return plan.json ? jsonTyped(stream, plan.json) : stream;
   }
   if (plan.fragments.length === 0 && plan.info.length === 0 && plan.kb.length === 0) {
@@ -89,10 +91,10 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
     }
     async function loadFragmentRows(f: Fragment, sql: string): Promise<void> {
       if (f.source.exportCsv && f.columnInfo.length) {
-        await loadViaCsv(local, schema, { ...f, sql }, opts.signal);
+        await loadViaCsv(local, schema, { ...f, sql }, opts.signal, opts.readOnly);
         return;
       }
-      const s = await f.source.query(sql, { signal: opts.signal });
+      const s = await f.source.query(sql, { signal: opts.signal, readOnly: opts.readOnly });
       streams.push(s);
       const conn = await local.connect();
       try {
@@ -237,6 +239,7 @@ async function loadViaCsv(
   schema: string,
   f: Fragment,
   signal?: AbortSignal,
+  readOnly?: boolean,
 ): Promise<void> {
   const path = join(local.tempDir, `${schema}_${f.temp}.csv`);
   const fields = f.columnInfo.map((c) => ({ name: c.name, type: c.type, ...decimalOf(c.nativeType) }));
@@ -252,14 +255,14 @@ async function loadViaCsv(
     const slot = await pipeSlots.acquire(signal);
     if (!slot || !(await makeFifo(path))) {
       if (slot) pipeSlots.release();
-      await f.source.exportCsv!(f.sql, createWriteStream(path), { signal });
+      await f.source.exportCsv!(f.sql, createWriteStream(path), { signal, readOnly });
       await load();
       return;
     }
     const writer = createWriteStream(path);
     // A failed export must end the pipe, or DuckDB reads it for ever (a source whose pool is
     // full fails before writing anything).
-    const exported = f.source.exportCsv!(f.sql, writer, { signal }).catch((err) => {
+    const exported = f.source.exportCsv!(f.sql, writer, { signal, readOnly }).catch((err) => {
       writer.destroy();
       throw err;
     });

@@ -186,7 +186,11 @@ describe('duckdb source', () => {
   });
 
   test('read-only by default: writes are refused with the source named', async () => {
-    await expectSqlError(src.execute('CREATE TABLE w (a INT)'), 1105, /^Source 'duck' error: .*read-only/);
+    await expectSqlError(
+      src.execute('CREATE TABLE w (a INT)'),
+      1290,
+      /^Source 'duck' is in read-only mode: .*read-only/,
+    );
   });
 
   test('read_only false allows writes and reports affected rows', async () => {
@@ -214,9 +218,15 @@ describe('duckdb source', () => {
       "Unknown column 'nosuch' in source 'duck'",
     );
     await expectSqlError(
-      src.query('SELEC 1'),
+      src.query('SELECT 1 +'),
       1064,
-      `Source 'duck' syntax error: syntax error at or near "SELEC"`,
+      /^Source 'duck' syntax error: syntax error at end of input/,
+    );
+    // A read-only source sends nothing but reads: other text is refused before it leaves.
+    await expectSqlError(
+      src.query('SELEC 1'),
+      1290,
+      "Source 'duck' is in read-only mode: a statement starting with selec refused",
     );
     await expectSqlError(
       (async () => collect(await src.query('SELECT CAST(s AS INTEGER) FROM big')))(),

@@ -28,6 +28,7 @@ describe('parseEngineParams', () => {
       schema: 'public',
       sslmode: 'prefer',
       collation: 'mysql',
+      read_only: false,
     });
   });
 
@@ -66,6 +67,7 @@ describe('parseEngineParams', () => {
       database: 'd',
       ssl: { rejectUnauthorized: false },
       collation: 'mysql',
+      read_only: false,
     });
     assert.deepEqual(parseEngineParams(my, once), once);
   });

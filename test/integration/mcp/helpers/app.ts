@@ -26,6 +26,7 @@ export function testConfig(mcp: Partial<Config['api']['mcp']> = {}): Config {
     logFormat: 'json',
     api: {
       http: { host: '127.0.0.1', port: 0, trust_proxy: [] },
+      metrics: { enabled: false },
       mcp: {
         cors: { enabled: true, allow_origins: [], allow_origin_regex: '', allow_headers: [] },
         rate_limit: { enabled: false, requests_per_minute: 60 },
@@ -54,7 +55,7 @@ export function testConfig(mcp: Partial<Config['api']['mcp']> = {}): Config {
     },
     files: { max_upload_bytes: 104857600 },
     sources: { pool_wait_timeout_ms: 30_000 },
-    query: { timeout_ms: 300_000, max_fragment_rows: 10_000_000 },
+    query: { timeout_ms: 300_000, max_fragment_rows: 10_000_000, audit_log: null },
   };
 }
 

@@ -17,7 +17,7 @@ export const HTTP_KINDS: HttpKind[] = ['streamable', 'sse', 'modern'];
 export interface TestClient {
   listTools(): Promise<{ tools: any[] }>;
   callTool(
-    params: { name: string; arguments?: Record<string, unknown> },
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: Record<string, unknown> },
     resultSchema?: undefined,
     options?: any,
   ): Promise<any>;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { redactSql, sourcesIn, statementKind } from '../../../src/mcp/redact.js';
+import { redactSql, sourcesIn, statementKind } from '../../../src/observe/redact.js';
 
 describe('redactSql', () => {
   test('replaces string, number, hex and bit literals with ?', () => {

@@ -1,0 +1,50 @@
+import { AuditLog } from './audit-log.js';
+import { Metrics, type PoolUse } from './metrics.js';
+import type { StatementReport, StatementSink } from './statement.js';
+
+export { AuditLog, auditLine } from './audit-log.js';
+export type { PoolUse } from './metrics.js';
+export { Metrics } from './metrics.js';
+export { redactSql, sourcesIn, statementKind } from './redact.js';
+export type { Caller, StatementReport, StatementSink } from './statement.js';
+export { outcomeOf } from './statement.js';
+
+export interface ObserverOptions {
+  /** api.metrics.enabled: count for GET /metrics. */
+  metrics: boolean;
+  /** TRIBUTARY_AUDIT_LOG: a file path, `stderr`, or undefined (off). */
+  auditLog?: string;
+  /** Names of the data sources now (the audit log's `sources`). */
+  sourceNames: () => Promise<string[]>;
+  /** The pooled sources' use now (the pool gauges). */
+  pools: () => Promise<PoolUse[]>;
+}
+
+/**
+ * The one place the faces and the engine report to: every statement goes to the metrics
+ * and, when it is on, the audit log; requests, result sizes and rate-limit refusals go to
+ * the metrics.
+ */
+export class Observer implements StatementSink {
+  readonly metrics: Metrics | null;
+  readonly audit: AuditLog | null;
+
+  constructor(o: ObserverOptions) {
+    this.metrics = o.metrics ? new Metrics(o.pools) : null;
+    this.audit = o.auditLog ? new AuditLog(o.auditLog, o.sourceNames) : null;
+  }
+
+  statement(r: StatementReport): void {
+    this.metrics?.statement(r);
+    this.audit?.record(r);
+  }
+
+  /** Whether anything listens: the engine reports nothing when nothing does. */
+  get active(): boolean {
+    return this.metrics !== null || this.audit !== null;
+  }
+
+  async close(): Promise<void> {
+    await this.audit?.close();
+  }
+}

@@ -1,0 +1,135 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { statementKind } from './redact.js';
+import { outcomeOf, type StatementReport } from './statement.js';
+
+/** A pooled source's use now, for the pool gauges. */
+export interface PoolUse {
+  source: string;
+  inUse: number;
+  waiting: number;
+  max: number;
+}
+
+/** Statement kinds get their own label value; anything else is `other` (labels stay bounded). */
+const KINDS = new Set([
+  'SELECT',
+  'WITH',
+  'INSERT',
+  'UPDATE',
+  'DELETE',
+  'CREATE',
+  'DROP',
+  'SHOW',
+  'DESCRIBE',
+  'DESC',
+  'EXPLAIN',
+  'USE',
+  'SET',
+]);
+
+/**
+ * Prometheus metrics (GET /metrics) with prom-client: one registry per server, so tests
+ * and several servers in one process never share counters.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly statements: Counter<'kind' | 'outcome' | 'transport'>;
+  private readonly latency: Histogram<'kind' | 'transport'>;
+  private readonly rows: Counter<'transport'>;
+  private readonly bytes: Counter<'transport'>;
+  private readonly refusals: Counter<'transport'>;
+
+  constructor(pools: () => Promise<PoolUse[]>) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'tributary_' });
+    this.requests = new Counter({
+      name: 'tributary_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status code',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.statements = new Counter({
+      name: 'tributary_statements_total',
+      help: 'SQL statements run, by kind (first keyword), outcome (ok, error, timeout, cancelled, refused) and transport',
+      labelNames: ['kind', 'outcome', 'transport'],
+      registers,
+    });
+    this.latency = new Histogram({
+      name: 'tributary_statement_duration_seconds',
+      help: 'Time from a statement arriving at the engine to its last row, by kind and transport',
+      labelNames: ['kind', 'transport'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    });
+    this.rows = new Counter({
+      name: 'tributary_rows_total',
+      help: 'Rows returned by statements, by transport',
+      labelNames: ['transport'],
+      registers,
+    });
+    this.bytes = new Counter({
+      name: 'tributary_result_bytes_total',
+      help: 'Bytes of results sent (JSON), by transport',
+      labelNames: ['transport'],
+      registers,
+    });
+    this.refusals = new Counter({
+      name: 'tributary_rate_limit_refusals_total',
+      help: 'Requests refused by the rate limit (429), by transport',
+      labelNames: ['transport'],
+      registers,
+    });
+    const gauge = (name: string, help: string, read: (p: PoolUse) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['source'],
+        registers,
+        // Read at scrape time from the pools of the sources open now.
+        async collect() {
+          this.reset();
+          for (const p of await pools().catch(() => [])) this.set({ source: p.source }, read(p));
+        },
+      });
+    gauge(
+      'tributary_source_pool_connections_in_use',
+      "Connections of a source's pool in use now",
+      (p) => p.inUse,
+    );
+    gauge(
+      'tributary_source_pool_waiting',
+      "Statements waiting for a connection of a source's pool now",
+      (p) => p.waiting,
+    );
+    gauge('tributary_source_pool_connections_max', "Size of a source's connection pool", (p) => p.max);
+  }
+
+  statement(r: StatementReport): void {
+    const first = statementKind(r.sql);
+    const kind = KINDS.has(first) ? first : 'other';
+    this.statements.inc({ kind, outcome: outcomeOf(r.errorCode), transport: r.transport });
+    this.latency.observe({ kind, transport: r.transport }, r.durationMs / 1000);
+    if (r.rows) this.rows.inc({ transport: r.transport }, r.rows);
+  }
+
+  request(method: string, route: string, status: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+  }
+
+  resultBytes(transport: string, n: number): void {
+    this.bytes.inc({ transport }, n);
+  }
+
+  rateLimited(transport: string): void {
+    this.refusals.inc({ transport });
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
