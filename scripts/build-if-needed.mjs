@@ -2,6 +2,7 @@
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildConsole } from './build-console.mjs';
 
 function newest(dir) {
   let t = 0;
@@ -20,3 +21,6 @@ if (!existsSync(entry) || newest('src') > statSync(entry).mtimeMs) {
   const now = new Date();
   utimesSync(entry, now, now);
 }
+// The web console (GET /) is bundled apart, by esbuild.
+const page = 'dist/console/index.html';
+if (!existsSync(page) || newest('src/console') > statSync(page).mtimeMs) await buildConsole();
