@@ -84,7 +84,8 @@ export async function call<T>(
   }
   if (res.status === 401) {
     const err = await failure(res);
-    if (path !== '/api/login') onUnauthorized();
+    // Only a token that stopped working sends the page back; without one the caller decides.
+    if (token !== null && path !== '/api/login') onUnauthorized();
     throw err;
   }
   if (!res.ok) throw await failure(res);
@@ -133,7 +134,7 @@ export function uploadFile(
       } catch {
         body = null;
       }
-      if (xhr.status === 401) onUnauthorized();
+      if (xhr.status === 401 && token !== null) onUnauthorized();
       if (xhr.status >= 200 && xhr.status < 300) resolve(body);
       else
         reject(

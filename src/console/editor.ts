@@ -21,8 +21,16 @@ export function createEditor(parent: HTMLElement, initial: string, onRun: () => 
   };
   const lang = (tree: SchemaTree, defaultSchema?: string) =>
     sql({ dialect: MySQL, schema: tree, defaultSchema, upperCaseKeywords: true });
+  // CodeMirror injects its styles at run time. In a document that is a <style> element, which
+  // the page's CSP (style-src 'self') refuses; in a shadow root it is a constructed style sheet,
+  // which CSP allows. So the editor lives in a shadow root of its box.
+  const shadow = parent.attachShadow({ mode: 'open' });
+  const mount = document.createElement('div');
+  mount.style.height = '100%';
+  shadow.appendChild(mount);
   const view = new EditorView({
-    parent,
+    parent: mount,
+    root: shadow,
     state: EditorState.create({
       doc: initial,
       extensions: [
@@ -37,6 +45,13 @@ export function createEditor(parent: HTMLElement, initial: string, onRun: () => 
         language.of(lang({})),
         placeholder('SELECT * FROM files.my_table LIMIT 10   — Ctrl+Enter runs'),
         EditorView.lineWrapping,
+        EditorView.theme({
+          '&': { height: '100%' },
+          '.cm-scroller': {
+            fontFamily: 'ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", Menlo, Consolas, monospace',
+            fontSize: '13px',
+          },
+        }),
         EditorView.contentAttributes.of({ 'aria-label': 'SQL editor' }),
       ],
     }),

@@ -6,7 +6,7 @@ interface FileInfo {
   name: string;
   format: string;
   rows: number | null;
-  columns: unknown[];
+  columns: number;
   size_bytes: number;
   stored_as: string;
 }
@@ -127,7 +127,7 @@ export class FilesView {
                 h('td', {}, `files.${f.name}`),
                 h('td', {}, f.format),
                 h('td', { class: 'right' }, f.rows === null ? 'counting…' : f.rows.toLocaleString()),
-                h('td', { class: 'right' }, f.columns.length),
+                h('td', { class: 'right' }, f.columns),
                 h('td', { class: 'right' }, formatBytes(f.size_bytes)),
                 h('td', {}, f.stored_as),
                 h(

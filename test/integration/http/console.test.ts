@@ -88,7 +88,8 @@ describe('console with token auth', () => {
   test('the page and its assets are public; no data route answers without the token', async () => {
     const page = await fetch(`${server.url}/`);
     assert.equal(page.status, 200);
-    for (const path of assetsOf(await page.text())) assert.equal((await fetch(`${server.url}${path}`)).status, 200);
+    for (const path of assetsOf(await page.text()))
+      assert.equal((await fetch(`${server.url}${path}`)).status, 200);
     for (const [method, path] of [
       ['GET', '/api/status'],
       ['GET', '/api/sources'],
@@ -107,7 +108,9 @@ describe('console with token auth', () => {
     const { token } = await login.json();
     const status = await fetch(`${server.url}/api/status`, { headers: { authorization: `Bearer ${token}` } });
     assert.equal((await status.json()).auth_mode, 'token');
-    const sources = await fetch(`${server.url}/api/sources`, { headers: { authorization: `Bearer ${token}` } });
+    const sources = await fetch(`${server.url}/api/sources`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(sources.status, 200);
   });
 });
@@ -119,7 +122,9 @@ describe('a query the client stops waiting for', () => {
     db = await createMariaDatabase('console_cancel');
     await mariaExec(db.database, 'CREATE TABLE n (x INT); INSERT INTO n VALUES (1)');
     server = await startTestServer();
-    const r = await server.sql(`CREATE DATABASE my WITH ENGINE = 'mariadb', PARAMETERS = ${mariaParams(db.database)}`);
+    const r = await server.sql(
+      `CREATE DATABASE my WITH ENGINE = 'mariadb', PARAMETERS = ${mariaParams(db.database)}`,
+    );
     assert.equal(r.type, 'ok', JSON.stringify(r));
   });
   after(async () => {
@@ -127,7 +132,9 @@ describe('a query the client stops waiting for', () => {
     await db?.drop();
   });
 
-  test('is cancelled at its source when the fetch is aborted (the console Cancel button)', { timeout: 30_000 }, async () => {
+  test('is cancelled at its source when the fetch is aborted (the console Cancel button)', {
+    timeout: 30_000,
+  }, async () => {
     const abort = new AbortController();
     const pending = fetch(`${server.url}/api/sql/query`, {
       method: 'POST',
