@@ -71,10 +71,19 @@ function draw(
     width,
     height,
     series,
-    scales: { x: { time: c.type === 'line' && kinds[c.x] === 'temporal' } },
+    scales: {
+      x:
+        c.type === 'bar'
+          ? { time: false, range: () => [-0.5, Math.max(0.5, xs.length - 0.5)] }
+          : { time: c.type === 'line' && kinds[c.x] === 'temporal' },
+    },
     axes: [
       c.type === 'bar'
-        ? { values: (_u, splits) => splits.map((s) => labels[Math.round(s)]?.slice(0, 16) ?? '') }
+        ? {
+            // One tick per bar (every k-th when there are many), labelled with its row's text.
+            splits: () => xs.filter((i) => i % Math.max(1, Math.ceil(xs.length / 30)) === 0),
+            values: (_u, splits) => splits.map((s) => labels[s]?.slice(0, 16) ?? ''),
+          }
         : {},
       {},
     ],

@@ -1,3 +1,4 @@
+import { closeCompletion } from '@codemirror/autocomplete';
 import { MySQL, sql } from '@codemirror/lang-sql';
 import { Compartment, EditorState, Prec } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
@@ -15,7 +16,8 @@ export interface Editor {
 /** CodeMirror 6 with MySQL highlighting, completion from the sources' schema and Ctrl/Cmd+Enter to run. */
 export function createEditor(parent: HTMLElement, initial: string, onRun: () => void): Editor {
   const language = new Compartment();
-  const runKey = () => {
+  const runKey = (v: EditorView) => {
+    closeCompletion(v);
     onRun();
     return true;
   };

@@ -202,7 +202,10 @@ export class QueryView {
           o.result = await sql(o.sql, abort.signal, this.dbSelect.value || undefined);
           o.ms = performance.now() - t0;
           o.status = 'done';
-          if (use && o.result.type === 'ok' && this.tree[use[1]] !== undefined) this.dbSelect.value = use[1];
+          if (use && o.result.type === 'ok' && this.tree[use[1]] !== undefined) {
+            this.dbSelect.value = use[1];
+            this.editor.setSchema(this.tree, use[1]);
+          }
           if (/^\s*(create|drop|alter|insert|delete)\b/i.test(o.sql)) changedSchema = true;
         } catch (e) {
           o.ms = performance.now() - t0;

@@ -25,7 +25,7 @@ export function splitStatements(text: string): Statement[] {
     const c = text[i];
     if (c === "'" || c === '"' || c === '`') {
       i = skipQuoted(text, i, c);
-    } else if ((c === '-' && text[i + 1] === '-' && /[\s]|$/.test(text[i + 2] ?? '')) || c === '#') {
+    } else if (lineComment(text, i)) {
       const nl = text.indexOf('\n', i);
       i = nl < 0 ? text.length : nl + 1;
     } else if (c === '/' && text[i + 1] === '*') {
@@ -66,7 +66,7 @@ export function stripComments(text: string): string {
       const end = skipQuoted(text, i, c);
       out += text.slice(i, end);
       i = end;
-    } else if ((c === '-' && text[i + 1] === '-' && /[\s]|$/.test(text[i + 2] ?? '')) || c === '#') {
+    } else if (lineComment(text, i)) {
       const nl = text.indexOf('\n', i);
       i = nl < 0 ? text.length : nl;
     } else if (c === '/' && text[i + 1] === '*') {
@@ -84,4 +84,12 @@ export function stripComments(text: string): string {
 /** True for statements whose result is a plan (EXPLAIN / DESCRIBE of a query). */
 export function isExplain(text: string): boolean {
   return /^\s*(explain|describe\s+select|desc\s+select)\b/i.test(stripComments(text));
+}
+
+/** `#`, or `--` followed by a blank or the end (MySQL: `1--1` is one minus minus one). */
+function lineComment(text: string, i: number): boolean {
+  if (text[i] === '#') return true;
+  if (text[i] !== '-' || text[i + 1] !== '-') return false;
+  const next = text[i + 2];
+  return next === undefined || /\s/.test(next);
 }

@@ -108,8 +108,8 @@ test('log in, query, grid, errors, plan, chart, sources, files, log out', { time
     `login form after ${Math.round(loginShown)} ms; editor ${Math.round(editorShown)} ms after login`,
   );
   // The token is in memory only.
-  const stored = await page.evaluate(() =>
-    JSON.stringify([{ ...localStorage }, { ...sessionStorage }, document.cookie]),
+  const stored = String(
+    await page.evaluate('JSON.stringify([{ ...localStorage }, { ...sessionStorage }, document.cookie])'),
   );
   assert.doesNotMatch(stored, /token|Bearer/i);
 

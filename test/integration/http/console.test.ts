@@ -60,18 +60,21 @@ describe('console without auth', () => {
     assert.ok(gzTotal < 1.5 * 1024 * 1024, `the page's assets are ${gzTotal} bytes gzipped`);
     const missing = await fetch(`${server.url}/assets/main-NOSUCH00.js`);
     assert.equal(missing.status, 404);
-    assert.equal((await missing.json()).error_code, 'not_found');
+    assert.equal(((await missing.json()) as { error_code: string }).error_code, 'not_found');
   });
 
   test('GET /api/sources names each source with its engine; test answers ok or 404', async () => {
     const list = await (await fetch(`${server.url}/api/sources`)).json();
     assert.deepEqual(list, [{ name: 'files', engine: 'files' }]);
-    const ok = await (await fetch(`${server.url}/api/sources/files/test`, { method: 'POST' })).json();
+    const ok = (await (await fetch(`${server.url}/api/sources/files/test`, { method: 'POST' })).json()) as {
+      ok: boolean;
+      latency_ms: number;
+    };
     assert.equal(ok.ok, true);
     assert.equal(typeof ok.latency_ms, 'number');
     const none = await fetch(`${server.url}/api/sources/nosuch/test`, { method: 'POST' });
     assert.equal(none.status, 404);
-    assert.equal((await none.json()).error_code, 'datasource_not_found');
+    assert.equal(((await none.json()) as { error_code: string }).error_code, 'datasource_not_found');
   });
 });
 
@@ -105,9 +108,9 @@ describe('console with token auth', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: 'admin', password: 'secret-pw' }),
     });
-    const { token } = await login.json();
+    const { token } = (await login.json()) as { token: string };
     const status = await fetch(`${server.url}/api/status`, { headers: { authorization: `Bearer ${token}` } });
-    assert.equal((await status.json()).auth_mode, 'token');
+    assert.equal(((await status.json()) as { auth_mode: string }).auth_mode, 'token');
     const sources = await fetch(`${server.url}/api/sources`, {
       headers: { authorization: `Bearer ${token}` },
     });
