@@ -2,7 +2,7 @@
 // content-hashed names, so the server can cache the assets forever and the page never.
 // Usage: node scripts/build-console.mjs [outDir]   (also imported by the tests and build-if-needed)
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -41,6 +41,7 @@ export async function buildConsole(outDir = join(root, 'dist', 'console')) {
       .replace('%JS%', `/assets/${js}`)
       .replace('%ICON%', `/assets/${icon}`);
     writeFileSync(join(scratch, 'index.html'), html);
+    writeFileSync(join(scratch, 'THIRD-PARTY-LICENSES.txt'), licenses(Object.keys(result.metafile.inputs)));
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(dirname(outDir), { recursive: true });
     renameSync(scratch, outDir);
@@ -49,6 +50,25 @@ export async function buildConsole(outDir = join(root, 'dist', 'console')) {
     throw e;
   }
   return outDir;
+}
+
+/** The licence text of each npm package bundled into the page (MIT and the like ask for it to travel along). */
+function licenses(inputs) {
+  const pkgs = new Set();
+  for (const i of inputs) {
+    const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(i);
+    if (m) pkgs.add(m[1]);
+  }
+  const parts = [];
+  for (const name of [...pkgs].sort()) {
+    const dir = join(root, 'node_modules', name);
+    const file = existsSync(dir) ? readdirSync(dir).find((n) => /^(licen[cs]e|copying)/i.test(n)) : undefined;
+    const { version, license } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    parts.push(
+      `${name}@${version} (${license ?? 'see package'})\n\n${file ? readFileSync(join(dir, file), 'utf8').trim() : ''}`,
+    );
+  }
+  return `${parts.join(`\n\n${'-'.repeat(72)}\n\n`)}\n`;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -2,7 +2,6 @@
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildConsole } from './build-console.mjs';
 
 function newest(dir) {
   let t = 0;
@@ -23,4 +22,8 @@ if (!existsSync(entry) || newest('src') > statSync(entry).mtimeMs) {
 }
 // The web console (GET /) is bundled apart, by esbuild.
 const page = 'dist/console/index.html';
-if (!existsSync(page) || newest('src/console') > statSync(page).mtimeMs) await buildConsole();
+if (!existsSync(page) || newest('src/console') > statSync(page).mtimeMs) {
+  // Loaded only when needed: esbuild is a devDependency, absent from an installed package's tree.
+  const { buildConsole } = await import('./build-console.mjs');
+  await buildConsole();
+}

@@ -37,12 +37,7 @@ export function createEditor(parent: HTMLElement, initial: string, onRun: () => 
       doc: initial,
       extensions: [
         // Above basicSetup's own Mod-Enter (insert a blank line).
-        Prec.highest(
-          keymap.of([
-            { key: 'Mod-Enter', run: runKey },
-            { key: 'Shift-Enter', run: runKey },
-          ]),
-        ),
+        Prec.highest(keymap.of([{ key: 'Mod-Enter', run: runKey }])),
         basicSetup,
         language.of(lang({})),
         placeholder('SELECT * FROM files.my_table LIMIT 10   — Ctrl+Enter runs'),
