@@ -20,3 +20,10 @@ if (!existsSync(entry) || newest('src') > statSync(entry).mtimeMs) {
   const now = new Date();
   utimesSync(entry, now, now);
 }
+// The web console (GET /) is bundled apart, by esbuild.
+const page = 'dist/console/index.html';
+if (!existsSync(page) || newest('src/console') > statSync(page).mtimeMs) {
+  // Loaded only when needed: esbuild is a devDependency, absent from an installed package's tree.
+  const { buildConsole } = await import('./build-console.mjs');
+  await buildConsole();
+}

@@ -1,8 +1,10 @@
 import { registerSecurityHooks } from '../http/hooks/index.js';
 import { registerMcp } from '../http/mcp/routes.js';
 import { registerAuthRoutes } from '../http/routes/auth.js';
+import { registerConsoleRoutes } from '../http/routes/console.js';
 import { registerFileRoutes } from '../http/routes/files.js';
 import { registerPassthroughRoutes } from '../http/routes/passthrough.js';
+import { registerSourceRoutes } from '../http/routes/sources.js';
 import type { RouteRegistrar } from '../http/server.js';
 
 /**
@@ -14,5 +16,7 @@ export const httpRoutes: RouteRegistrar[] = [
   registerAuthRoutes,
   registerFileRoutes,
   registerPassthroughRoutes,
+  registerSourceRoutes,
   registerMcp,
+  registerConsoleRoutes,
 ];

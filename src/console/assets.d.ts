@@ -1,0 +1,2 @@
+// CSS files esbuild bundles (scripts/build-console.mjs).
+declare module '*.css';

@@ -1,0 +1,72 @@
+/**
+ * A small element builder. Text always goes in as text nodes (never HTML), so a cell holding
+ * `<script>` or `<img onerror>` shows as those characters.
+ */
+type Child = Node | string | number | null | undefined | false;
+type Attrs = Record<string, string | number | boolean | null | undefined | ((e: Event) => void)>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: (Child | Child[])[]
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (typeof v === 'function') el.addEventListener(k.replace(/^on/, ''), v);
+    else if (k === 'class') el.className = String(v);
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el: Node, children: (Child | Child[])[]): void {
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.appendChild(typeof c === 'object' ? c : document.createTextNode(String(c)));
+  }
+}
+
+export function clear(el: Element, ...children: (Child | Child[])[]): void {
+  el.replaceChildren();
+  append(el, children);
+}
+
+/** An error where the user looks: its MySQL code (or error_code) and message. */
+export function errorBox(code: string | number, message: string): HTMLElement {
+  return h(
+    'div',
+    { class: 'error', role: 'alert' },
+    h('strong', {}, `Error ${code}`),
+    h('span', {}, `: ${message}`),
+  );
+}
+
+export function describeError(e: unknown): HTMLElement {
+  const err = e as { code?: string; message?: string };
+  return errorBox(err.code ?? 'error', err.message ?? String(e));
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+}
+
+/** Saves text as a file through a temporary object URL. */
+export function download(name: string, text: string, type: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = h('a', { href: url, download: name });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

@@ -1,0 +1,226 @@
+/** The console's browser-side logic that needs no DOM: splitting, export, charts, completion, plans, forms. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { chartNumber, chooseChart, inferKinds } from '../../../src/console/column-kinds.js';
+import { candidates, schemaTree } from '../../../src/console/completion.js';
+import { createSourceSql, paramValue, parseEngineParams } from '../../../src/console/engine-params.js';
+import { toDelimited } from '../../../src/console/export.js';
+import { layoutPlan, planSteps } from '../../../src/console/plan.js';
+import { quoteIdent, quoteString, tableNameOf } from '../../../src/console/sql-text.js';
+import { isExplain, splitStatements } from '../../../src/console/statements.js';
+
+describe('splitStatements', () => {
+  test('splits on top-level semicolons only', () => {
+    const text = 'SELECT \';\' AS a; SELECT `x;y` FROM t -- c;\n; /* ; */ SELECT "a\\";" ;\n# only;\n';
+    assert.deepEqual(
+      splitStatements(text).map((s) => s.text),
+      ["SELECT ';' AS a", 'SELECT `x;y` FROM t -- c;', '/* ; */ SELECT "a\\";"'],
+    );
+  });
+  test('offsets point into the text; blank and comment-only parts are dropped', () => {
+    const text = '  SELECT 1 ;; -- nothing\n ;SELECT 2';
+    const parts = splitStatements(text);
+    assert.deepEqual(
+      parts.map((p) => text.slice(p.from, p.to)),
+      ['SELECT 1', 'SELECT 2'],
+    );
+  });
+  test('doubled quotes and an unterminated string', () => {
+    assert.deepEqual(
+      splitStatements("SELECT 'it''s; fine'; SELECT 'open;").map((s) => s.text),
+      ["SELECT 'it''s; fine'", "SELECT 'open;"],
+    );
+  });
+  test('--x is not a comment (MySQL needs a space after --)', () => {
+    assert.deepEqual(
+      splitStatements('SELECT 1--1; SELECT 2').map((s) => s.text),
+      ['SELECT 1--1', 'SELECT 2'],
+    );
+  });
+  test('isExplain', () => {
+    assert.equal(isExplain('  explain SELECT 1'), true);
+    assert.equal(isExplain('/* x */ EXPLAIN SELECT 1'), true);
+    assert.equal(isExplain('SELECT 1'), false);
+  });
+});
+
+describe('toDelimited', () => {
+  const cols = ['a', 'b'];
+  const rows = [
+    [1, null],
+    ['', 'x,"y"'],
+    ['line\nbreak', { k: 1 }],
+    ['tab\there', ' pad '],
+  ];
+  test('CSV: RFC 4180 quoting; NULL empty, empty string quoted', () => {
+    assert.equal(
+      toDelimited(cols, rows, 'csv'),
+      'a,b\r\n1,\r\n"","x,""y"""\r\n"line\nbreak","{""k"":1}"\r\ntab\there," pad "\r\n',
+    );
+  });
+  test('TSV: NULL as \\N, controls escaped', () => {
+    assert.equal(
+      toDelimited(cols, rows, 'tsv'),
+      'a\tb\n1\t\\N\n\tx,"y"\nline\\nbreak\t{"k":1}\ntab\\there\t pad \n',
+    );
+  });
+});
+
+describe('chart choice', () => {
+  test('kinds from values: numbers (also as text), dates, text, all-NULL', () => {
+    const kinds = inferKinds(
+      ['n', 'big', 'd', 's', 'e'],
+      [
+        [1, '12345678901234567890', '2024-01-02', 'x', null],
+        [2.5, '-1.50', '2024-01-03 10:00:00', 'y', null],
+      ],
+    );
+    assert.deepEqual(kinds, ['number', 'number', 'temporal', 'text', 'empty']);
+  });
+  test('types win over values when the result has them', () => {
+    assert.deepEqual(inferKinds(['a', 'b'], [['1', '2']], ['VARCHAR(10)', 'DATETIME']), ['text', 'temporal']);
+  });
+  test('time + numbers → line; text + numbers → bar; numbers only → scatter; none → a reason', () => {
+    assert.deepEqual(chooseChart(['temporal', 'number', 'text']), { type: 'line', x: 0, ys: [1] });
+    assert.deepEqual(chooseChart(['text', 'number', 'number']), { type: 'bar', x: 0, ys: [1, 2] });
+    assert.deepEqual(chooseChart(['number', 'number', 'number']), { type: 'scatter', x: 0, ys: [1, 2] });
+    assert.deepEqual(chooseChart(['number']), { type: 'bar', x: -1, ys: [0] });
+    assert.ok('reason' in chooseChart(['text', 'temporal']));
+  });
+  test('chartNumber', () => {
+    assert.equal(chartNumber('2024-01-01 00:00:00', 'temporal'), Date.parse('2024-01-01T00:00:00') / 1000);
+    assert.equal(chartNumber('12.5', 'number'), 12.5);
+    assert.equal(chartNumber('x', 'number'), null);
+    assert.equal(chartNumber(null, 'number'), null);
+  });
+});
+
+describe('completion', () => {
+  const tree = schemaTree(
+    ['files', 'pg', 'empty'],
+    [
+      ['pg', 'orders', 'id'],
+      ['pg', 'orders', 'total'],
+      ['files', 'people', 'name'],
+    ],
+    [
+      ['pg', 'orders'],
+      ['pg', 'views_only'],
+    ],
+  );
+  test('every source, its tables and columns in order', () => {
+    assert.deepEqual(tree, {
+      files: { people: ['name'] },
+      pg: { orders: ['id', 'total'], views_only: [] },
+      empty: {},
+    });
+  });
+  test('candidates by dotted prefix, any case', () => {
+    assert.deepEqual(
+      candidates(tree, []).map((c) => c.label),
+      ['files', 'pg', 'empty'],
+    );
+    assert.deepEqual(
+      candidates(tree, ['PG']).map((c) => [c.label, c.type]),
+      [
+        ['orders', 'table'],
+        ['views_only', 'table'],
+      ],
+    );
+    assert.deepEqual(
+      candidates(tree, ['pg', 'Orders']).map((c) => c.label),
+      ['id', 'total'],
+    );
+    assert.deepEqual(
+      candidates(tree, ['people']).map((c) => c.label),
+      ['name'],
+    );
+    assert.deepEqual(candidates(tree, ['nosuch', 'x']), []);
+  });
+});
+
+describe('plan layout', () => {
+  const cols = ['step', 'source', 'operation', 'query'];
+  test('fragments grouped by source, then the local steps', () => {
+    const steps = planSteps(cols, [
+      [3, 'local', 'duckdb', 'SELECT ... JOIN ...'],
+      [1, 'pg', 'fragment -> __f0', 'SELECT id FROM customers'],
+      [2, 'my', 'fragment -> __f1', 'SELECT total FROM orders'],
+    ]);
+    assert.ok(steps);
+    const plan = layoutPlan(steps);
+    assert.deepEqual(
+      plan.sources.map((g) => [g.source, g.steps.map((s) => s.step)]),
+      [
+        ['pg', [1]],
+        ['my', [2]],
+      ],
+    );
+    assert.deepEqual(
+      plan.local.map((s) => s.step),
+      [3],
+    );
+    assert.equal(plan.pushedDown, false);
+  });
+  test('one source running it all is a pushdown; a result without the columns is no plan', () => {
+    const steps = planSteps(cols, [[1, 'files', 'pushdown', 'SELECT 1']]);
+    assert.equal(layoutPlan(steps ?? []).pushedDown, true);
+    assert.equal(planSteps(['a'], [[1]]), null);
+  });
+});
+
+describe('source form', () => {
+  const text =
+    'host: server host name or address (required); port: server port (default 3306); password: password (secret); database: database name (required); the default schema; ssl: TLS: false (default), true (verified), or {"ca","cert"}';
+  const params = parseEngineParams(text);
+  test('SHOW ENGINES parameters: names, required, secret, defaults; a ; inside a doc stays', () => {
+    assert.deepEqual(
+      params.map((p) => [p.name, p.required, p.secret, p.defaultText]),
+      [
+        ['host', true, false, null],
+        ['port', false, false, '3306'],
+        ['password', false, true, null],
+        ['database', true, false, null],
+        ['ssl', false, false, null],
+      ],
+    );
+    assert.match(params[3].doc, /the default schema/);
+    const rest = parseEngineParams(
+      'bearer_token: Token sent as Authorization: Bearer <token> (secret, required); default_headers: Object of headers sent on every call (default {}) (secret)',
+    );
+    assert.deepEqual(
+      rest.map((p) => [p.name, p.required, p.secret, p.defaultText]),
+      [
+        ['bearer_token', true, true, null],
+        ['default_headers', false, true, '{}'],
+      ],
+    );
+    assert.deepEqual(paramValue(rest[1], '{"x-a":"b"}'), { 'x-a': 'b' });
+    assert.deepEqual(parseEngineParams(''), []);
+  });
+  test('CREATE DATABASE from values: numbers where the default is one, JSON objects, secrets as typed', () => {
+    const sql = createSourceSql('my db', 'mariadb', params, {
+      host: ' 127.0.0.1 ',
+      port: '3307',
+      password: ' p{w ',
+      database: 'd',
+      ssl: '{"ca":"x"}',
+    });
+    assert.equal(
+      sql,
+      'CREATE DATABASE `my db` WITH ENGINE = \'mariadb\', PARAMETERS = {"host":"127.0.0.1","port":3307,"password":" p{w ","database":"d","ssl":{"ca":"x"}}',
+    );
+    assert.throws(() => createSourceSql('x', 'mariadb', params, { database: 'd' }), /'host' is required/);
+    assert.throws(
+      () => createSourceSql('x', 'mariadb', params, { host: 'h', database: 'd', ssl: '{bad' }),
+      /'ssl': not valid JSON/,
+    );
+    assert.throws(() => createSourceSql(' ', 'mariadb', params, {}), /needs a name/);
+  });
+  test('quoting and table names of files', () => {
+    assert.equal(quoteIdent('a`b'), '`a``b`');
+    assert.equal(quoteString("it's \\"), "'it''s \\\\'");
+    assert.equal(tableNameOf('Sales 2024 (final).csv'), 'Sales_2024_final');
+    assert.equal(tableNameOf('2024.csv'), 't_2024');
+  });
+});
