@@ -212,7 +212,19 @@ export class MysqlCompiler extends SqlCompiler {
       if (multi) {
         const targets = (s.table ?? []).map((t) => this.qualifier({ table: t.table, db: t.db })).join(', ');
         sql = `DELETE ${targets} FROM ${this.fromClause(from)}`;
-      } else sql = `DELETE FROM ${this.fromClause(from)}`;
+      } else {
+        // MariaDB (and MySQL before 8.0.16) refuse an alias in the single-table form, which
+        // compiling adds: the multi-table form names the target by its alias instead. ORDER BY
+        // and LIMIT exist only in the single-table form, said there without the alias.
+        const t = from[0] as { table: string; as?: string | null };
+        const target = this.quoteIdent(String(t.as ?? t.table));
+        const ordered =
+          (Array.isArray(s.orderby) && s.orderby.length > 0) || this.limitClause(s, 'limit') !== '';
+        const clause = this.fromClause(from);
+        sql = ordered
+          ? `DELETE FROM ${clause.endsWith(` AS ${target}`) ? clause.slice(0, -` AS ${target}`.length) : clause}`
+          : `DELETE ${target} FROM ${clause}`;
+      }
       if (s.where) sql += ` WHERE ${this.expr(s.where, 'bool')}`;
       if (Array.isArray(s.orderby) && s.orderby.length) {
         sql += ` ORDER BY ${s.orderby.map((o) => this.orderItem(o, false)).join(', ')}`;

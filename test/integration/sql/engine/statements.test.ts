@@ -218,6 +218,26 @@ describe('SQL statements end to end over HTTP', () => {
     });
   });
 
+  test('DELETE on MariaDB: plain, with an alias, and with ORDER BY ... LIMIT (MariaDB refuses an alias in the single-table form)', async () => {
+    for (const id of [201, 202, 203, 204])
+      assert.equal(
+        (await s.sql(`INSERT INTO my.products (id, title, price) VALUES (${id}, 'tmp', 1)`)).type,
+        'ok',
+      );
+    assert.deepEqual(await s.sql('DELETE FROM my.products WHERE id = 201'), { type: 'ok', affected_rows: 1 });
+    assert.deepEqual(await s.sql('DELETE FROM my.products AS p WHERE p.id = 202'), {
+      type: 'ok',
+      affected_rows: 1,
+    });
+    assert.deepEqual(await s.sql('DELETE FROM my.products WHERE id > 200 ORDER BY id DESC LIMIT 1'), {
+      type: 'ok',
+      affected_rows: 1,
+    });
+    const left = (await s.sql('SELECT id FROM my.products WHERE id > 200')) as any;
+    assert.deepEqual(left.data, [[203]]);
+    assert.deepEqual(await s.sql('DELETE FROM my.products WHERE id = 203'), { type: 'ok', affected_rows: 1 });
+  });
+
   test('CREATE TABLE AS SELECT and INSERT SELECT may read another source', async () => {
     const r = await s.sql(
       'CREATE TABLE pg.order_report AS SELECT o.id, p.title, o.amount FROM pg.orders o JOIN my.products p ON p.id = o.product_id',
