@@ -89,7 +89,9 @@ async function tab(name: string): Promise<void> {
   await page.getByRole('tab', { name, exact: true }).click();
 }
 
-test('log in, query, grid, errors, plan, chart, sources, files, log out', { timeout: 120_000 }, async (t) => {
+test('log in, query, grid, errors, plan, chart, sources, files, knowledge base search, log out', {
+  timeout: 120_000,
+}, async (t) => {
   const t0 = performance.now();
   await page.goto(`${server.url}/`);
   await page.locator('#login-user').waitFor();
@@ -204,19 +206,34 @@ test('log in, query, grid, errors, plan, chart, sources, files, log out', { time
   await row.getByRole('button', { name: 'Query' }).click();
   await page.getByText('3 rows').waitFor();
 
-  // Knowledge bases: listed, or the server's error shown as one.
+  // Knowledge bases: one made from the uploaded file in the editor, listed, and searched with relevance shown.
+  await tab('Query');
+  await runSql(
+    `CREATE KNOWLEDGE_BASE people_kb USING embedding_model = {"provider": "builtin"};
+INSERT INTO people_kb SELECT age AS id, CONCAT(name, ' drinks ', IF(age > 30, 'tea', 'coffee')) AS content FROM files.people`,
+  );
   await tab('Knowledge bases');
-  await page.locator('.panel .list :is(.error, table, p, .grid)').first().waitFor();
+  await page.getByRole('button', { name: 'Refresh' }).click();
+  await page.locator('.panel .list', { hasText: 'people_kb' }).waitFor();
+  await page.selectOption('#kb-name', 'people_kb');
+  await page.fill('#kb-q', 'who drinks coffee');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByText('cid drinks coffee').waitFor();
+  assert.match(
+    await page.locator('[aria-live] .grid-head, [aria-live] .grid').first().innerText(),
+    /relevance/,
+  );
+  await shot('09-knowledge-base-search');
 
   // Log out: back to the login form, and the old token no longer works.
   await tab('Query');
-  await shot('09-query-1280x800');
+  await shot('10-query-1280x800');
   // A narrow window stacks the schema above the editor.
   await page.setViewportSize({ width: 420, height: 800 });
-  await shot('10-narrow-query');
+  await shot('11-narrow-query');
   await page.getByRole('button', { name: 'Log out' }).click();
   await page.locator('#login-user').waitFor();
-  await shot('11-narrow-logged-out');
+  await shot('12-narrow-logged-out');
 
   // A reload, with the assets cached, to the login form; the token did not survive it.
   const t2 = performance.now();
