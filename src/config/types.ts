@@ -11,6 +11,8 @@ export interface Config {
   api: {
     /** trust_proxy: proxies whose X-Forwarded-For is believed; empty: none (the socket's address). */
     http: { host: string; port: number; trust_proxy: string[] };
+    /** The MySQL wire protocol listener (docs/reference/wire.md); its host is api.http.host. */
+    mysql: { enabled: boolean; port: number; tls_cert: string | null; tls_key: string | null };
     mcp: {
       cors: {
         enabled: boolean;

@@ -293,8 +293,22 @@ export class PostgresSource implements Source {
       // cancels the stream, which does the same and then gives the client back.
       let stream: QueryStream | null = null;
       const cancelRequest = this.cancelOnAbort(client);
-      const onAbort = () => (stream ? void stream.cancel() : cancelRequest());
+      const onAbort = () => {
+        if (stream) return void stream.cancel();
+        cancelRequest();
+        // PostgreSQL ignores a CancelRequest that lands while the backend still reads the
+        // statement's Bind/Execute messages (it shows 'active' already): repeat it until the
+        // statement ends, a few times at most.
+        let tries = 0;
+        const again = setInterval(() => {
+          if (q.isFinished || ++tries > 20) clearInterval(again);
+          else cancelRequest();
+        }, 200);
+        again.unref();
+      };
       signal?.addEventListener('abort', onAbort);
+      // An abort while the client was checked out came before the listener: cancel now.
+      if (signal?.aborted) onAbort();
       let fields: Awaited<StreamedQuery['described']>;
       try {
         fields = await q.described;
