@@ -7,6 +7,7 @@ const suites: [string, string, string][] = [
   ['files', './files.js', 'benchFiles'],
   ['soak', './soak.js', 'benchSoak'],
   ['cli', './cli.js', 'benchCli'],
+  ['wire', './wire.js', 'benchWire'],
 ];
 
 const only = process.argv.slice(2);
