@@ -34,6 +34,7 @@ export async function startChildServer(env: Record<string, string> = {}): Promis
       TRIBUTARY_STORAGE_DIR: storageDir,
       TRIBUTARY_HTTP_HOST: '127.0.0.1',
       TRIBUTARY_HTTP_PORT: String(port),
+      TRIBUTARY_MYSQL_PORT: String(port + 1),
       TRIBUTARY_LOG_LEVEL: 'warn',
       ...env,
     },

@@ -9,6 +9,7 @@ const suites: [string, string, string][] = [
   ['soak', './soak.js', 'benchSoak'],
   ['cli', './cli.js', 'benchCli'],
   ['kb', './kb.js', 'benchKb'],
+  ['wire', './wire.js', 'benchWire'],
 ];
 
 const only = process.argv.slice(2);

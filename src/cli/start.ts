@@ -9,12 +9,14 @@ import { CatalogSourceManager } from '../catalog/source-manager.js';
 import type { Config } from '../config/types.js';
 import { createLogger } from '../core/logger.js';
 import type { AppDeps } from '../http/deps.js';
+import { securityRuntime } from '../http/hooks/runtime.js';
 import { buildHttpServer } from '../http/server.js';
 import { KbService } from '../kb/service.js';
 import { Observer, type PoolUse } from '../observe/index.js';
 import type { Source } from '../sources/types.js';
 import { Engine } from '../sql/engine.js';
 import { LocalEngine } from '../sql/execute/local.js';
+import { startWireServer, type WireServer } from '../wire/server.js';
 import '../sources/rest-api/register.js';
 import { closeEgressAgents } from '../egress/agent.js';
 import { builtinSources } from './builtins.js';
@@ -25,6 +27,8 @@ export interface Running {
   url: string;
   deps: AppDeps;
   app: FastifyInstance | null;
+  /** The MySQL wire protocol listener (null when api.mysql.enabled is false). */
+  mysql: WireServer | null;
   close(): Promise<void>;
 }
 
@@ -85,10 +89,12 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
   const deps = await createDeps(config, opts.logger);
   const { host, port } = config.api.http;
   let app: FastifyInstance;
+  let mysql: WireServer | null = null;
   try {
     app = await buildHttpServer(deps, { hooks: httpHooks, routes: httpRoutes });
     try {
       await app.listen({ host, port });
+      mysql = await startMysql(deps, app);
     } catch (e) {
       await app.close().catch(() => {});
       throw e;
@@ -102,16 +108,39 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
   const actualPort = typeof addr === 'object' && addr ? addr.port : port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   const url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${actualPort}`;
-  deps.logger.info({ url, version: VERSION }, 'tributary listening');
+  deps.logger.info({ url, mysql_port: mysql?.port, version: VERSION }, 'tributary listening');
   return {
     url,
     deps,
     app,
+    mysql,
     close: async () => {
+      await mysql?.close();
       await app.close();
       await closeDeps(deps);
     },
   };
+}
+
+/** The MySQL listener on the HTTP host, sharing the failed-login limiter of /api/login. */
+async function startMysql(deps: AppDeps, app: FastifyInstance): Promise<WireServer | null> {
+  const { config } = deps;
+  const m = config.api.mysql;
+  if (!m.enabled) return null;
+  const { username, password } = config.auth;
+  const auth = username && password ? { username, password } : null;
+  return startWireServer({
+    host: config.api.http.host,
+    port: m.port,
+    engine: deps.engine,
+    logger: deps.logger,
+    auth,
+    loginLimiter: auth ? securityRuntime(app, deps).loginLimiter : null,
+    readOnly: config.api.mcp.read_only,
+    tlsCert: m.tls_cert,
+    tlsKey: m.tls_key,
+    version: VERSION,
+  });
 }
 
 export async function closeDeps(deps: AppDeps): Promise<void> {

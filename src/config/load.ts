@@ -42,6 +42,10 @@ const DEFAULTS: Record<string, unknown> = {
   'api.http.host': DEFAULT_HOST,
   'api.http.port': DEFAULT_PORT,
   'api.http.trust_proxy': [],
+  'api.mysql.enabled': true,
+  'api.mysql.port': 47335,
+  'api.mysql.tls_cert': null,
+  'api.mysql.tls_key': null,
   'api.mcp.cors.enabled': true,
   'api.mcp.cors.allow_origins': [],
   'api.mcp.cors.allow_origin_regex': DEFAULT_ALLOW_ORIGIN_REGEX,
@@ -266,6 +270,11 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
     );
   }
   checkTrustProxy(values.get('api.http.trust_proxy') as string[], problems);
+  if (!values.get('api.mysql.tls_cert') !== !values.get('api.mysql.tls_key')) {
+    problems.list.push(
+      'Invalid configuration: api.mysql.tls_cert and api.mysql.tls_key go together (TRIBUTARY_MYSQL_TLS_CERT, TRIBUTARY_MYSQL_TLS_KEY): set both or neither',
+    );
+  }
   problems.throwIfAny();
 
   if (values.get('api.mcp.cors.allow_origin_regex') === '') {

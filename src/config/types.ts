@@ -13,6 +13,8 @@ export interface Config {
     http: { host: string; port: number; trust_proxy: string[] };
     /** GET /metrics and the counting behind it. */
     metrics: { enabled: boolean };
+    /** The MySQL wire protocol listener (docs/reference/wire.md); its host is api.http.host. */
+    mysql: { enabled: boolean; port: number; tls_cert: string | null; tls_key: string | null };
     mcp: {
       cors: {
         enabled: boolean;

@@ -20,6 +20,7 @@ export function runCli(
         PATH: process.env.PATH ?? '',
         HOME: opts.storageDir,
         TRIBUTARY_STORAGE_DIR: opts.storageDir,
+        TRIBUTARY_MYSQL_PORT: '0',
         ...opts.env,
       },
       stdio: ['pipe', 'pipe', 'pipe'],

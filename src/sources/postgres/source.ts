@@ -324,9 +324,13 @@ export class PostgresSource implements Source {
       // slow statement, a lock wait) cancels the statement on the server; after that it
       // cancels the stream, which does the same and then gives the client back.
       let stream: QueryStream | null = null;
-      const cancelRequest = this.cancelOnAbort(client);
-      const onAbort = () => (stream ? void stream.cancel() : cancelRequest());
+      // PostgreSQL ignores a CancelRequest that lands while the backend still reads the
+      // statement's messages: cancelUntilFinished repeats it until the statement ends.
+      const onAbort = () =>
+        stream ? void stream.cancel() : void cancelUntilFinished(this.params, client, q.finished);
       signal?.addEventListener('abort', onAbort);
+      // An abort while the client was checked out came before the listener: cancel now.
+      if (signal?.aborted) onAbort();
       let fields: Awaited<StreamedQuery['described']>;
       try {
         fields = await q.described;

@@ -15,6 +15,7 @@ function runCli(env: Record<string, string>): Promise<{ code: number | null; std
         HOME: storage.dir,
         TRIBUTARY_STORAGE_DIR: storage.dir,
         TRIBUTARY_HTTP_PORT: '0',
+        TRIBUTARY_MYSQL_PORT: '0',
         ...env,
       },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -15,7 +15,7 @@ test('start-up seals default_headers stored in the clear; the source still works
   try {
     const config = await loadConfig({
       argv: { port: 0 },
-      env: { TRIBUTARY_STORAGE_DIR: dir, TRIBUTARY_HTTP_HOST: '127.0.0.1' },
+      env: { TRIBUTARY_STORAGE_DIR: dir, TRIBUTARY_HTTP_HOST: '127.0.0.1', TRIBUTARY_MYSQL_PORT: '0' },
     });
     const value = `hdr-${randomUUID()}`;
     const old = new EmbeddedCatalogStore({ storageDir: dir, secretKey: config.secretKey, pollMs: 0 });

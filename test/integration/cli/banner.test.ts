@@ -14,7 +14,13 @@ test('banner on a TTY: URL, MCP endpoint, auth, storage, a first command; pretty
   const cmd = `${process.execPath} --import tsx src/cli/main.ts --port 0 --demo`;
   const child = spawn('script', ['-qec', cmd, '/dev/null'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: dir, TRIBUTARY_STORAGE_DIR: dir, TERM: 'dumb' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: dir,
+      TRIBUTARY_STORAGE_DIR: dir,
+      TERM: 'dumb',
+      TRIBUTARY_MYSQL_PORT: '0',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   });

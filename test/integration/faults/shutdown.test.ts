@@ -34,6 +34,7 @@ function startMain(): Promise<{ child: ChildProcess; url: string; stderr: () => 
       TRIBUTARY_STORAGE_DIR: storage,
       TRIBUTARY_HTTP_HOST: '127.0.0.1',
       TRIBUTARY_HTTP_PORT: '0',
+      TRIBUTARY_MYSQL_PORT: '0',
       TRIBUTARY_LOG_FORMAT: 'json',
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -49,7 +49,12 @@ export async function startTestServer(
   const storageDir = opts.storageDir ?? own!.dir;
   const config = await loadConfig({
     argv: { port: 0 },
-    env: { TRIBUTARY_STORAGE_DIR: storageDir, TRIBUTARY_LOG_LEVEL: 'debug', ...env },
+    env: {
+      TRIBUTARY_STORAGE_DIR: storageDir,
+      TRIBUTARY_LOG_LEVEL: 'debug',
+      TRIBUTARY_MYSQL_PORT: '0',
+      ...env,
+    },
   });
   const { logger, logs } = captureLogger();
   const running = await start(config, logger);

@@ -83,6 +83,7 @@ export function testConfig(o: AppOptions): Config {
     api: {
       http: { host: '127.0.0.1', port: 0, trust_proxy: [] },
       metrics: { enabled: false },
+      mysql: { enabled: false, port: 0, tls_cert: null, tls_key: null },
       mcp: {
         cors: { enabled: true, allow_origins: [], allow_origin_regex: '', allow_headers: [] },
         rate_limit: { enabled: false, requests_per_minute: 60 },

@@ -43,6 +43,7 @@ async function start(env: Record<string, string>): Promise<Server> {
       TRIBUTARY_STORAGE_DIR: storageDir,
       TRIBUTARY_HTTP_HOST: '127.0.0.1',
       TRIBUTARY_HTTP_PORT: '0',
+      TRIBUTARY_MYSQL_PORT: '0',
       TRIBUTARY_USERNAME: USER,
       TRIBUTARY_PASSWORD: PASSWORD,
       ...env,

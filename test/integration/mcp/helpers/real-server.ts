@@ -31,6 +31,7 @@ export async function startRealServer(env: Record<string, string> = {}): Promise
       TRIBUTARY_STORAGE_DIR: storageDir,
       TRIBUTARY_HTTP_HOST: '127.0.0.1',
       TRIBUTARY_HTTP_PORT: '0',
+      TRIBUTARY_MYSQL_PORT: '0',
       ...env,
     },
   });

@@ -73,7 +73,7 @@ describe('shared pushdown plans answer as fresh plans do', () => {
     storageDir = mkdtempSync(join(tmpdir(), 'tributary-shape-'));
     const config = await loadConfig({
       argv: {},
-      env: { TRIBUTARY_STORAGE_DIR: storageDir, TRIBUTARY_HTTP_PORT: '0' },
+      env: { TRIBUTARY_STORAGE_DIR: storageDir, TRIBUTARY_HTTP_PORT: '0', TRIBUTARY_MYSQL_PORT: '0' },
     });
     const logger = createLogger('silent');
     deps = await createDeps(config, logger);

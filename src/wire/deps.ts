@@ -1,0 +1,30 @@
+import type { SecureContext } from 'node:tls';
+import type { Logger } from 'pino';
+import type { Limiter } from '../auth/limiters.js';
+import type { SqlEngine } from '../sql/engine-types.js';
+
+/** A connection as another one's KILL sees it. */
+export interface Killable {
+  /** KILL QUERY: stop its running statement. */
+  cancel(): void;
+  /** KILL [CONNECTION]. */
+  close(): void;
+}
+
+/** What every connection of the listener shares. */
+export interface WireDeps {
+  engine: SqlEngine;
+  logger: Logger;
+  /** The configured username and password (token auth); null: any user on loopback. */
+  auth: { username: string; password: string } | null;
+  /** Failed-login limiter shared with /api/login (null when auth is off). */
+  loginLimiter: Limiter | null;
+  readOnly: boolean;
+  tls: SecureContext | null;
+  serverVersion: string;
+  productVersion: string;
+  handshakeTimeoutMs: number;
+  port(): number;
+  /** Open connections by id (KILL, COM_STATISTICS). */
+  sessions: Map<number, Killable>;
+}

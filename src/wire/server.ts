@@ -1,0 +1,92 @@
+/**
+ * The MySQL wire protocol face (docs/reference/wire.md): a TCP listener whose connections
+ * each get a Session. Built by cli/ with what it needs, like MCP's deps.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { createSecureContext } from 'node:tls';
+import type { Logger } from 'pino';
+import type { Limiter } from '../auth/limiters.js';
+import type { SqlEngine } from '../sql/engine-types.js';
+import type { WireDeps } from './deps.js';
+import { Session } from './session.js';
+
+export interface WireOptions {
+  host: string;
+  port: number;
+  engine: SqlEngine;
+  logger: Logger;
+  auth: { username: string; password: string } | null;
+  loginLimiter: Limiter | null;
+  readOnly: boolean;
+  tlsCert: string | null;
+  tlsKey: string | null;
+  version: string;
+  handshakeTimeoutMs?: number;
+}
+
+export interface WireServer {
+  port: number;
+  /** Connections open now. */
+  connections(): number;
+  close(): Promise<void>;
+}
+
+/** Connection ids: MySQL's are 32-bit and clients echo them in KILL. */
+let lastId = 0;
+
+export async function startWireServer(o: WireOptions): Promise<WireServer> {
+  const tls =
+    o.tlsCert && o.tlsKey
+      ? createSecureContext({ cert: readFileSync(o.tlsCert), key: readFileSync(o.tlsKey) })
+      : null;
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  const deps: WireDeps = {
+    engine: o.engine,
+    logger: o.logger,
+    auth: o.auth,
+    loginLimiter: o.loginLimiter,
+    readOnly: o.readOnly,
+    tls,
+    // Clients read the major version for features; the suffix says who answers.
+    serverVersion: `8.0.40-tributary-${o.version}`,
+    productVersion: o.version,
+    handshakeTimeoutMs: o.handshakeTimeoutMs ?? 10_000,
+    port: () => {
+      const a = server?.address();
+      return typeof a === 'object' && a ? a.port : o.port;
+    },
+    sessions: new Map(),
+  };
+  server = createServer({ noDelay: true }, (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    lastId = (lastId % 0x7fffffff) + 1;
+    try {
+      deps.sessions.set(lastId, new Session(socket, lastId, deps));
+    } catch (e) {
+      o.logger.error({ err: (e as Error)?.message }, 'mysql connection failed to start');
+      socket.destroy();
+    }
+  });
+  const srv = server;
+  await new Promise<void>((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen({ host: o.host, port: o.port }, () => {
+      srv.off('error', reject);
+      resolve();
+    });
+  });
+  srv.on('error', (e) => o.logger.error({ err: e.message }, 'mysql listener error'));
+  return {
+    port: deps.port(),
+    connections: () => sockets.size,
+    close: async () => {
+      const closed = new Promise<void>((resolve) => srv.close(() => resolve()));
+      for (const s of deps.sessions.values()) s.close();
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/** The password plugins against what clients compute (the formulas of mysql2 and libmysqlclient). */
+import assert from 'node:assert/strict';
+import { constants, publicEncrypt } from 'node:crypto';
+import { test } from 'node:test';
+import {
+  CACHING_SHA2,
+  checkToken,
+  NATIVE,
+  nativeToken,
+  newScramble,
+  rsaKeys,
+  sha2Token,
+} from '../../../src/wire/auth.js';
+import { PasswordExchange } from '../../../src/wire/handshake.js';
+
+test('scrambles are 20 bytes without NUL', () => {
+  for (let i = 0; i < 50; i++) {
+    const s = newScramble();
+    assert.equal(s.length, 20);
+    assert.ok(!s.includes(0));
+  }
+});
+
+test('mysql_native_password: a known vector and a wrong password', () => {
+  // From MySQL's own test suite formula: SHA1(pw) XOR SHA1(scramble + SHA1(SHA1(pw))).
+  const scramble = Buffer.from('0123456789abcdefghij');
+  const token = nativeToken('secret', scramble);
+  assert.equal(token.length, 20);
+  assert.ok(checkToken(NATIVE, 'secret', scramble, token));
+  assert.ok(!checkToken(NATIVE, 'Secret', scramble, token));
+  assert.ok(!checkToken(NATIVE, 'secret', Buffer.from('0123456789abcdefghiX'), token));
+});
+
+test('caching_sha2_password: fast path succeeds, a wrong token asks for the full path', async () => {
+  const scramble = newScramble();
+  const ok = new PasswordExchange('pw', scramble, false);
+  assert.deepEqual(ok.first(CACHING_SHA2, sha2Token('pw', scramble)), {
+    kind: 'sendThenOk',
+    payload: Buffer.from([1, 3]),
+  });
+  const tls = new PasswordExchange('pw', scramble, true);
+  assert.deepEqual(tls.first(CACHING_SHA2, sha2Token('nope', scramble)), {
+    kind: 'send',
+    payload: Buffer.from([1, 4]),
+  });
+  assert.deepEqual(await tls.next(Buffer.from('pw\0')), { kind: 'ok' });
+  const tls2 = new PasswordExchange('pw', scramble, true);
+  tls2.first(CACHING_SHA2, Buffer.alloc(0));
+  assert.deepEqual(await tls2.next(Buffer.from('nope\0')), { kind: 'denied' });
+});
+
+test('caching_sha2_password full path without TLS: the public key, then RSA-OAEP as clients encrypt', async () => {
+  const scramble = newScramble();
+  const ex = new PasswordExchange('pässword', scramble, false);
+  ex.first(CACHING_SHA2, sha2Token('wrong', scramble));
+  const key = await ex.next(Buffer.from([2]));
+  assert.equal(key.kind, 'send');
+  const pem = key.kind === 'send' ? key.payload.subarray(1).toString() : '';
+  assert.match(pem, /BEGIN PUBLIC KEY/);
+  const plain = Buffer.from('pässword\0', 'utf8');
+  for (let i = 0; i < plain.length; i++) plain[i] ^= scramble[i % scramble.length];
+  const enc = publicEncrypt({ key: pem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' }, plain);
+  assert.deepEqual(await ex.next(enc), { kind: 'ok' });
+  // A cleartext password over plain TCP is refused.
+  const clear = new PasswordExchange('pässword', scramble, false);
+  clear.first(CACHING_SHA2, Buffer.alloc(0));
+  assert.deepEqual(await clear.next(Buffer.from('pässword\0')), { kind: 'denied' });
+  assert.ok((await rsaKeys()).publicPem.length > 100);
+});
+
+test('a client offering another plugin is switched to mysql_native_password', async () => {
+  const scramble = newScramble();
+  const ex = new PasswordExchange('pw', scramble, false);
+  const step = ex.first('client_ed25519', Buffer.alloc(32));
+  assert.equal(step.kind, 'send');
+  assert.equal(step.kind === 'send' && step.payload[0], 0xfe);
+  assert.deepEqual(await ex.next(nativeToken('pw', scramble)), { kind: 'ok' });
+});
