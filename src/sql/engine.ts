@@ -12,12 +12,12 @@ const DEADLINE_TICK_MS = 100;
 
 import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
 import type { ExecutionContext, Outcome } from './execute/context.js';
+import { explain } from './execute/explain.js';
 import { infoSchemaRows } from './execute/info-schema.js';
 import { runKbWrite } from './execute/kb-writes.js';
 import type { LocalEngine } from './execute/local.js';
 import { runPlan } from './execute/run-plan.js';
 import { runService } from './execute/service.js';
-import type { MemTable } from './execute/show.js';
 import { runWrite } from './execute/writes.js';
 import type { KbSearch, KnowledgeBases } from './kb-port.js';
 import { dialectHint } from './parse/hints.js';
@@ -424,7 +424,7 @@ export class Engine implements SqlEngine, ExecutionContext {
   }
 
   async runStatement(stmt: Statement, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
-    if (stmt.kind === 'explain') return { kind: 'table', table: await this.explain(stmt.inner, ctx) };
+    if (stmt.kind === 'explain') return { kind: 'table', table: await explain(this, stmt.inner, ctx) };
     if (KB_KINDS.has(stmt.kind)) {
       const out = await this.kb().run(stmt as KbStatement, ctx);
       return 'affected' in out ? { kind: 'ok', affected: out.affected } : { kind: 'table', table: out };
@@ -478,35 +478,6 @@ export class Engine implements SqlEngine, ExecutionContext {
       tableType: (s, schema, table) => this.tableType(s, schema, table),
       defaultSource: async () => (ctx.db ? this.deps.sources.get(ctx.db).catch(() => null) : null),
     });
-  }
-
-  private async explain(stmt: Statement, ctx: QueryContext): Promise<MemTable> {
-    if (stmt.kind !== 'sql' || stmt.ast.type !== 'select') {
-      throw new SqlError(ErrorCode.NOT_SUPPORTED, 'EXPLAIN supports SELECT statements');
-    }
-    const plan = await this.plan(stmt.ast, ctx);
-    const rows: [number, string, string, string][] = [];
-    if (plan.kind === 'pushdown') rows.push([1, plan.source.name, 'pushdown', plan.sql]);
-    else {
-      let i = 1;
-      plan.fragments.forEach((f, n) => {
-        rows.push([i++, f.source.name, fragmentAgreement(plan, n), f.sql]);
-      });
-      for (const r of plan.info)
-        rows.push([i++, 'information_schema', `catalog -> __info_${r.table.toLowerCase()}`, '']);
-      for (const k of plan.kb)
-        rows.push([i++, `knowledge_base ${k.ref.table}`, `search -> ${k.temp}`, JSON.stringify(k.search)]);
-      rows.push([i, 'local', 'duckdb', plan.localSql]);
-    }
-    return {
-      columns: [
-        { name: 'step', type: 'INT' },
-        { name: 'source', type: 'VARCHAR' },
-        { name: 'operation', type: 'VARCHAR' },
-        { name: 'query', type: 'TEXT' },
-      ],
-      rows,
-    };
   }
 
   /** Columns of a source table, cached briefly (planning asks for them on every cross-source query). */
@@ -586,30 +557,6 @@ export class Engine implements SqlEngine, ExecutionContext {
     await this.deps.sources.close();
     this.deps.local.close();
   }
-}
-
-/**
- * What a fragment's source agreed to, as EXPLAIN shows it: the filters it answers exactly,
- * those it narrows with a local re-check (and why), the limit, and a dynamic filter.
- */
-function fragmentAgreement(plan: Extract<Plan, { kind: 'local' }>, n: number): string {
-  const f = plan.fragments[n];
-  const exact = f.filters.filter((x) => x.support === 'exact');
-  const inexact = f.filters.filter((x) => x.support === 'inexact');
-  const parts = [`fragment -> ${f.temp}`];
-  parts.push(exact.length ? `exact filters: ${exact.map((x) => x.text).join(' AND ')}` : 'no exact filters');
-  if (inexact.length)
-    parts.push(
-      `inexact filters (re-checked locally): ${inexact.map((x) => `${x.text} [${x.why}]`).join(' AND ')}`,
-    );
-  parts.push(f.limit === null ? 'limit not pushed' : `limit ${f.limit} pushed`);
-  for (const d of plan.dynamic) {
-    if (d.probe === n)
-      parts.push(
-        `dynamic filter: ${d.probeColumn} IN (keys of ${plan.fragments[d.build].temp}.${d.buildColumn}, at most ${d.maxKeys})`,
-      );
-  }
-  return parts.join('; ');
 }
 
 /** The tighter of the server's limit and the call's (0: none). */
