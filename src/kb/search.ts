@@ -16,21 +16,21 @@ export interface Hit {
 export type SearchMode = 'vector' | 'keyword' | 'hybrid';
 
 /**
- * Rank a store's chunks for one question. Filters are applied inside each arm's scan, so
- * the top k is taken among matching chunks only (a filter never empties a top-k). Vector
- * arm: exact cosine over every live chunk. Keyword arm: BM25. Hybrid: reciprocal rank
- * fusion of the two candidate lists, or, with `alpha`, a min-max weighted sum; relevance is
- * always in [0,1] and rows come best first.
+ * Rank a store's chunks for one question. `keep` is a bitmap over slots (live and passing
+ * the metadata filter, see `filterMask`), applied inside each arm's scan, so the top k is
+ * taken among matching chunks only (a filter never empties a top-k). Vector arm: exact
+ * cosine over every kept chunk (no approximate index: results equal a brute-force scan).
+ * Keyword arm: BM25. Hybrid: reciprocal rank fusion of the two candidate lists, or, with
+ * `alpha`, a min-max weighted sum; relevance is always in [0,1] and rows come best first.
  */
 export function rank(
   store: EmbeddedStore,
   req: KbSearch,
   queryVector: Float32Array | null,
-  pass: ((slot: number) => boolean) | null,
+  keep: Uint8Array,
   mode: SearchMode,
 ): Hit[] {
   const k = Math.min(Math.max(1, req.limit ?? DEFAULT_K), MAX_K);
-  const keep = (slot: number) => store.isLive(slot) && (pass === null || pass(slot));
   let hits: Hit[];
   if (mode === 'vector') {
     hits = vectorTop(store, queryVector!, keep, k).map(([slot, sim]) => ({
@@ -73,18 +73,19 @@ export function rank(
   return hits;
 }
 
-function vectorTop(
+/** Cosine (dot product of unit vectors) of every kept slot, the k best kept. */
+export function vectorTop(
   store: EmbeddedStore,
   q: Float32Array,
-  keep: (slot: number) => boolean,
+  keep: Uint8Array,
   k: number,
 ): [number, number][] {
   const dim = store.dimension;
   const v = store.vectorsView();
-  const n = store.slotCount();
+  const n = Math.min(store.slotCount(), keep.length);
   const top = new TopK(k);
   for (let slot = 0; slot < n; slot++) {
-    if (!keep(slot)) continue;
+    if (keep[slot] !== 1) continue;
     let s = 0;
     const o = slot * dim;
     for (let j = 0; j < dim; j++) s += v[o + j] * q[j];
@@ -93,14 +94,9 @@ function vectorTop(
   return top.sorted();
 }
 
-function keywordTop(
-  store: EmbeddedStore,
-  query: string,
-  keep: (slot: number) => boolean,
-  k: number,
-): [number, number][] {
+function keywordTop(store: EmbeddedStore, query: string, keep: Uint8Array, k: number): [number, number][] {
   const top = new TopK(k);
-  for (const [slot, s] of store.keywords.score(query, keep)) top.offer(slot, s);
+  store.keywords.score(query, keep, (slot, s) => top.offer(slot, s));
   return top.sorted();
 }
 
@@ -144,14 +140,16 @@ class TopK {
   }
 }
 
-/** A metadata filter as a predicate over a row's fields; unknown columns are 1054 naming them. */
-export function compileFilters(
+/**
+ * The bitmap of slots a search may return: live chunks whose fields pass every filter.
+ * Unknown columns are 1054 naming them (checked before anything is scanned).
+ */
+export function filterMask(
   kb: string,
+  store: EmbeddedStore,
   filters: KbFilter[],
   metadataColumns: string[],
-  field: (column: string, slot: number) => unknown,
-): ((slot: number) => boolean) | null {
-  if (filters.length === 0) return null;
+): Uint8Array {
   const known = new Map<string, string>();
   for (const c of ['id', 'chunk_id', 'chunk_content', ...metadataColumns]) known.set(c.toLowerCase(), c);
   const tests = filters.map((f) => {
@@ -161,10 +159,21 @@ export function compileFilters(
         ErrorCode.UNKNOWN_COLUMN,
         `Unknown column '${f.column}' in knowledge base '${kb}': filter on id, chunk_id, chunk_content${metadataColumns.length ? ` or a metadata column (${metadataColumns.join(', ')})` : ' (it has no metadata columns)'}`,
       );
-    const test = predicate(f);
-    return (slot: number) => test(field(col, slot));
+    return { col, test: predicate(f) };
   });
-  return (slot) => tests.every((t) => t(slot));
+  const mask = store.liveBitmap();
+  for (const { col, test } of tests) {
+    if (col === 'id' || col === 'chunk_id' || col === 'chunk_content') {
+      const field =
+        col === 'id'
+          ? (s: number) => store.docOf(s).id
+          : col === 'chunk_id'
+            ? (s: number) => store.chunkIdOf(s)
+            : (s: number) => store.contentOf(s);
+      for (let s = 0; s < mask.length; s++) if (mask[s] === 1 && !test(field(s))) mask[s] = 0;
+    } else store.filterMetadata(mask, col, test);
+  }
+  return mask;
 }
 
 function predicate(f: KbFilter): (v: unknown) => boolean {

@@ -13,8 +13,8 @@ export interface ExecOptions {
   readOnly?: boolean;
   /** Stop reading after this many rows and mark the result `truncated: true`. */
   maxRows?: number;
-  /** Progress of a long query (rows read so far). */
-  onProgress?: (rowsRead: number) => void;
+  /** Progress of a long statement: rows read so far (rows stored, for INSERT INTO a KB, with a message). */
+  onProgress?: (rows: number, message?: string) => void;
 }
 
 /** A row result whose rows are not yet read; values already encoded per docs/reference/sql.md. */

@@ -136,7 +136,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     try {
       const out = await this.run(sql, ctx, opts);
       if (out.kind !== 'stream') deadline.clear();
-      if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
+      if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected, ...out.counts };
       if (out.kind === 'table') {
         const t = out.table;
         return {
@@ -199,7 +199,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     } catch (e) {
       return this.fail(deadline.map(e), sql);
     }
-    if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
+    if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected, ...out.counts };
     const max = opts.maxRows ?? Number.POSITIVE_INFINITY;
     const data: unknown[][] = [];
     let truncated = false;
