@@ -5,7 +5,8 @@ import type { EmbeddedStore } from './store/embedded.js';
 
 export const DEFAULT_K = 10;
 export const MAX_K = 100;
-const RRF_K = 60;
+/** Weight of the vector arm in hybrid search without hybrid_search_alpha. */
+const DEFAULT_ALPHA = 0.5;
 
 export interface Hit {
   slot: number;
@@ -21,7 +22,7 @@ export type SearchMode = 'vector' | 'keyword' | 'hybrid';
  * taken among matching chunks only (a filter never empties a top-k). Vector arm: exact
  * cosine over every kept chunk (no approximate index: results equal a brute-force scan).
  * Keyword arm: BM25. Hybrid: reciprocal rank fusion of the two candidate lists, or, with
- * `alpha`, a min-max weighted sum; relevance is always in [0,1] and rows come best first.
+ * `alpha`, see `fuse`; relevance is always in [0,1] and rows come best first.
  */
 export function rank(
   store: EmbeddedStore,
@@ -46,28 +47,7 @@ export function rank(
     const depth = Math.max(k * 5, 50);
     const vec = vectorTop(store, queryVector!, keep, depth);
     const kw = keywordTop(store, req.query!, keep, depth);
-    const sims = new Map(vec);
-    const fused = new Map<number, number>();
-    if (req.alpha !== null) {
-      const nv = minMax(vec);
-      const nk = minMax(kw);
-      for (const slot of new Set([...nv.keys(), ...nk.keys()]))
-        fused.set(slot, req.alpha * (nv.get(slot) ?? 0) + (1 - req.alpha) * (nk.get(slot) ?? 0));
-    } else {
-      const best = 2 / (RRF_K + 1);
-      for (const list of [vec, kw])
-        for (let i = 0; i < list.length; i++) {
-          const slot = list[i][0];
-          fused.set(slot, (fused.get(slot) ?? 0) + 1 / (RRF_K + i + 1) / best);
-        }
-    }
-    hits = [...fused]
-      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-      .slice(0, k)
-      .map(([slot, r]) => {
-        const sim = sims.get(slot) ?? dot(store, slot, queryVector!);
-        return { slot, distance: 1 - sim, relevance: clamp(r) };
-      });
+    hits = fuse(store, vec, kw, queryVector!, req.alpha ?? DEFAULT_ALPHA, k);
   }
   if (req.minRelevance !== null) hits = hits.filter((h) => (h.relevance ?? 0) >= req.minRelevance!);
   return hits;
@@ -107,13 +87,33 @@ function dot(store: EmbeddedStore, slot: number, q: Float32Array): number {
   return s;
 }
 
-function minMax(list: [number, number][]): Map<number, number> {
-  const out = new Map<number, number>();
-  if (list.length === 0) return out;
-  const max = list[0][1];
-  const min = list[list.length - 1][1];
-  for (const [slot, s] of list) out.set(slot, max === min ? 1 : (s - min) / (max - min));
-  return out;
+/**
+ * Hybrid relevance: `alpha` × cosine + (1 − alpha) × BM25 / the best BM25, over the union of
+ * both arms' candidates. Raw scores, not ranks: an arm that cannot tell documents apart
+ * (every cosine about the same, or no query word in any chunk) adds about the same to every
+ * candidate and leaves the order to the other arm, where rank fusion would let its noise
+ * push the answer down (measured on the labelled set of test/integration/kb: RRF fell below
+ * BM25 alone on identifier and keyword questions).
+ */
+function fuse(
+  store: EmbeddedStore,
+  vec: [number, number][],
+  kw: [number, number][],
+  q: Float32Array,
+  alpha: number,
+  k: number,
+): Hit[] {
+  const sims = new Map(vec);
+  const bm25 = new Map(kw);
+  const best = kw[0]?.[1] ?? 0;
+  const out: [number, number, number][] = [];
+  for (const slot of new Set([...sims.keys(), ...bm25.keys()])) {
+    const sim = sims.get(slot) ?? dot(store, slot, q);
+    const b = best > 0 ? (bm25.get(slot) ?? 0) / best : 0;
+    out.push([slot, alpha * clamp(sim) + (1 - alpha) * b, sim]);
+  }
+  out.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+  return out.slice(0, k).map(([slot, r, sim]) => ({ slot, distance: 1 - sim, relevance: clamp(r) }));
 }
 
 const clamp = (x: number) => Math.min(1, Math.max(0, x));
