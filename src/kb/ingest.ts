@@ -73,10 +73,20 @@ export async function ingest(
   };
 
   let pending = new Map<string, { content: string; metadata: Record<string, unknown> }>();
+  // The previous batch's append and fsync run while this batch is embedded (an fsync on a
+  // busy disk took longer than embedding a batch). A batch that repeats an id of the batch
+  // in flight waits for it, so it is compared with what that batch stored.
+  let writing: Promise<void> = Promise.resolve();
+  let inFlight = new Set<string>();
   const flush = async () => {
     if (pending.size === 0) return;
     const batch = pending;
     pending = new Map();
+    for (const id of batch.keys())
+      if (inFlight.has(id)) {
+        await writing;
+        break;
+      }
     const docs: StoredDoc[] = [];
     const toEmbed: { doc: StoredDoc; texts: string[] }[] = [];
     const tally = { inserted: 0, updated: 0, unchanged: 0, failed: 0 };
@@ -116,12 +126,17 @@ export async function ingest(
         });
       }
     }
-    if (docs.length) await store.put(docs);
-    counts.inserted += tally.inserted;
-    counts.updated += tally.updated;
-    counts.unchanged += tally.unchanged;
-    counts.failed += tally.failed;
-    progress();
+    await writing;
+    inFlight = new Set(docs.map((d) => d.id));
+    writing = (docs.length ? store.put(docs) : Promise.resolve()).then(() => {
+      counts.inserted += tally.inserted;
+      counts.updated += tally.updated;
+      counts.unchanged += tally.unchanged;
+      counts.failed += tally.failed;
+      progress();
+    });
+    // Not awaited here: a failed write is met by the next flush or the final wait.
+    writing.catch(() => {});
   };
   try {
     for await (const rows of src.batches) {
@@ -145,6 +160,7 @@ export async function ingest(
       }
     }
     await flush();
+    await writing;
   } catch (e) {
     const why = e instanceof Error ? e.message : String(e);
     const code = e instanceof SqlError ? e.code : ErrorCode.SOURCE_ERROR;

@@ -7,7 +7,7 @@ export type BuiltinModel = (typeof BUILTIN_MODELS)[number];
 export const BUILTIN_MODEL: BuiltinModel = 'lexical-hash-v2';
 export const BUILTIN_DIMENSION = 256;
 export const BUILTIN_NOTE =
-  'builtin: a deterministic lexical embedding (hashed word stems, words and word pairs); it matches words and their inflections, not meanings';
+  'builtin: a deterministic lexical embedding (hashed word stems, words and word pairs); it matches words, not meanings (inflections meet: refund, refunds, refunded)';
 
 /**
  * The default provider: offline, no key, deterministic. v2 hashes each word's stem (a few
