@@ -140,29 +140,33 @@ class TopK {
   }
 }
 
-/**
- * The bitmap of slots a search may return: live chunks whose fields pass every filter.
- * Unknown columns are 1054 naming them (checked before anything is scanned).
- */
-export function filterMask(
-  kb: string,
-  store: EmbeddedStore,
-  filters: KbFilter[],
-  metadataColumns: string[],
-): Uint8Array {
+export interface FilterTest {
+  column: string;
+  test: (v: unknown) => boolean;
+}
+
+/** The filters as tests on a column; unknown columns are 1054 naming them. */
+export function compileFilters(kb: string, filters: KbFilter[], metadataColumns: string[]): FilterTest[] {
   const known = new Map<string, string>();
   for (const c of ['id', 'chunk_id', 'chunk_content', ...metadataColumns]) known.set(c.toLowerCase(), c);
-  const tests = filters.map((f) => {
+  return filters.map((f) => {
     const col = known.get(f.column.toLowerCase());
     if (!col)
       throw new SqlError(
         ErrorCode.UNKNOWN_COLUMN,
         `Unknown column '${f.column}' in knowledge base '${kb}': filter on id, chunk_id, chunk_content${metadataColumns.length ? ` or a metadata column (${metadataColumns.join(', ')})` : ' (it has no metadata columns)'}`,
       );
-    return { col, test: predicate(f) };
+    return { column: col, test: predicate(f) };
   });
+}
+
+/**
+ * The bitmap of slots a search may return: live chunks whose fields pass every test. Built
+ * and used without an await in between, so no insert or delete lands while it is read.
+ */
+export function filterMask(store: EmbeddedStore, tests: FilterTest[]): Uint8Array {
   const mask = store.liveBitmap();
-  for (const { col, test } of tests) {
+  for (const { column: col, test } of tests) {
     if (col === 'id' || col === 'chunk_id' || col === 'chunk_content') {
       const field =
         col === 'id'

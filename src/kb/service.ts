@@ -19,7 +19,7 @@ import { BUILTIN_NOTE } from './embed/builtin.js';
 import { createProvider, type EgressSettings, type EmbeddingProvider } from './embed/index.js';
 import { evaluate } from './evaluate.js';
 import { ingest, text } from './ingest.js';
-import { filterMask, rank, type SearchMode } from './search.js';
+import { compileFilters, filterMask, rank, type SearchMode } from './search.js';
 import { EmbeddedStore } from './store/embedded.js';
 
 interface Kb {
@@ -233,9 +233,10 @@ export class KbService implements KnowledgeBases {
     const kb = this.get(name);
     const store = await kb.store;
     const meta = kb.def.metadata_columns;
-    const keep = filterMask(kb.rec.name, store, req.filters, meta);
+    const tests = compileFilters(kb.rec.name, req.filters, meta);
     let hits: { slot: number; distance: number | null; relevance: number | null }[];
     if (req.query === null) {
+      const keep = filterMask(store, tests);
       hits = [];
       const limit = req.limit ?? Number.POSITIVE_INFINITY;
       for (let slot = 0; slot < keep.length && hits.length < limit; slot++)
@@ -246,7 +247,8 @@ export class KbService implements KnowledgeBases {
         [q] = await kb.provider.embed([req.query]);
         checkDimension(kb, q);
       }
-      hits = rank(store, req, q, keep, mode);
+      // After the await: the bitmap must see the chunks as they are when ranked.
+      hits = rank(store, req, q, filterMask(store, tests), mode);
     }
     const field = (col: string, slot: number): unknown => store.docOf(slot).metadata[col] ?? null;
     const metaTypes = meta.map((c) => typeOf(hits.map((h) => field(c, h.slot))));
