@@ -55,7 +55,11 @@ export async function writeAnswer(
     else if (format === 'table')
       await put(
         out,
-        `OK${answer.affected_rows === null ? '' : `, ${answer.affected_rows} row(s) affected`}\n`,
+        `OK${answer.affected_rows === null ? '' : `, ${answer.affected_rows} row(s) affected`}${
+          answer.inserted === undefined
+            ? ''
+            : ` (${answer.inserted} inserted, ${answer.updated} updated, ${answer.unchanged} unchanged, ${answer.failed} failed)`
+        }\n`,
       );
     return;
   }

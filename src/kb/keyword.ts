@@ -3,18 +3,28 @@ import { tokenize } from './text.js';
 const K1 = 1.2;
 const B = 0.75;
 
+/** One term's postings: `[slot, tf, slot, tf, ...]` in a typed array that doubles as it fills. */
+interface Posting {
+  data: Int32Array;
+  len: number;
+  /** Live chunks holding the term (dead slots stay in `data` and are skipped). */
+  df: number;
+}
+
 /**
  * A BM25 index kept up to date on every insert and delete (never rebuilt per query).
- * Postings are flat arrays `[slot, tf, slot, tf, ...]` per term; a deleted chunk's slot is
- * dead and skipped (its term counts leave the statistics at once), and slots are not
- * reused while the store is open, so a posting never points at another chunk.
+ * Postings are typed arrays per term; a deleted chunk's slot is dead and skipped (its term
+ * counts leave the statistics at once), and slots are not reused while the store is open, so
+ * a posting never points at another chunk. Scores accumulate in one Float64Array indexed by
+ * slot (no Map per query): the arms of a 100,000-chunk search touch every posting of common
+ * words, and a Map of that size cost more than the scoring itself.
  */
 export class KeywordIndex {
-  private readonly postings = new Map<string, number[]>();
-  private readonly df = new Map<string, number>();
+  private readonly postings = new Map<string, Posting>();
   private lengths = new Uint32Array(1024);
   private totalLength = 0;
   private docs = 0;
+  private scratch = new Float64Array(0);
 
   add(slot: number, text: string): void {
     const tf = termCounts(text);
@@ -22,11 +32,17 @@ export class KeywordIndex {
     for (const [term, n] of tf) {
       let p = this.postings.get(term);
       if (!p) {
-        p = [];
+        p = { data: new Int32Array(4), len: 0, df: 0 };
         this.postings.set(term, p);
       }
-      p.push(slot, n);
-      this.df.set(term, (this.df.get(term) ?? 0) + 1);
+      if (p.len + 2 > p.data.length) {
+        const grown = new Int32Array(p.data.length * 2);
+        grown.set(p.data);
+        p.data = grown;
+      }
+      p.data[p.len++] = slot;
+      p.data[p.len++] = n;
+      p.df++;
       len += n;
     }
     if (slot >= this.lengths.length) {
@@ -41,35 +57,43 @@ export class KeywordIndex {
 
   remove(slot: number, text: string): void {
     for (const term of termCounts(text).keys()) {
-      const d = (this.df.get(term) ?? 1) - 1;
-      if (d <= 0) {
-        this.df.delete(term);
-        this.postings.delete(term);
-      } else this.df.set(term, d);
+      const p = this.postings.get(term);
+      if (!p) continue;
+      if (--p.df <= 0) this.postings.delete(term);
     }
     this.totalLength -= this.lengths[slot];
     this.docs--;
   }
 
-  /** BM25 scores of live slots accepted by `keep` for the terms of `query`. */
-  score(query: string, live: (slot: number) => boolean): Map<number, number> {
-    const scores = new Map<number, number>();
-    if (this.docs === 0) return scores;
+  /**
+   * Calls `hit(slot, score)` once per slot that holds a term of `query` and is accepted by
+   * `keep` (a bitmap over slots: live and passing the filter).
+   */
+  score(query: string, keep: Uint8Array, hit: (slot: number, score: number) => void): void {
+    if (this.docs === 0) return;
     const avg = this.totalLength / this.docs;
+    if (this.scratch.length < keep.length) this.scratch = new Float64Array(keep.length);
+    const acc = this.scratch;
+    const touched: number[] = [];
+    const lengths = this.lengths;
     for (const term of new Set(tokenize(query))) {
       const p = this.postings.get(term);
-      const df = this.df.get(term);
-      if (!p || !df) continue;
-      const idf = Math.log(1 + (this.docs - df + 0.5) / (df + 0.5));
-      for (let i = 0; i < p.length; i += 2) {
-        const slot = p[i];
-        if (!live(slot)) continue;
-        const tf = p[i + 1];
-        const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * this.lengths[slot]) / avg));
-        scores.set(slot, (scores.get(slot) ?? 0) + s);
+      if (!p || p.df <= 0) continue;
+      const idf = Math.log(1 + (this.docs - p.df + 0.5) / (p.df + 0.5));
+      const data = p.data;
+      for (let i = 0; i < p.len; i += 2) {
+        const slot = data[i];
+        if (keep[slot] !== 1) continue;
+        const tf = data[i + 1];
+        const s = (idf * tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * lengths[slot]) / avg));
+        if (acc[slot] === 0) touched.push(slot);
+        acc[slot] += s;
       }
     }
-    return scores;
+    for (const slot of touched) {
+      hit(slot, acc[slot]);
+      acc[slot] = 0;
+    }
   }
 }
 

@@ -1,21 +1,26 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { CatalogConflictError, type CatalogStore, type KnowledgeBaseRecord } from '../catalog/types.js';
 import { ErrorCode, SqlError } from '../core/errors.js';
 import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../core/types.js';
 import type { QueryContext, SqlEngine } from '../sql/engine-types.js';
-import type { KbRowSource, KbRows, KbSearch, KnowledgeBases } from '../sql/kb-port.js';
+import type {
+  KbInsertCounts,
+  KbInsertOptions,
+  KbRowSource,
+  KbRows,
+  KbSearch,
+  KnowledgeBases,
+} from '../sql/kb-port.js';
 import type { KbStatement } from '../sql/parse/index.js';
-import { chunkText } from './chunker.js';
 import { type KbDefinition, parseDefinition, shownModel } from './definition.js';
 import { BUILTIN_NOTE } from './embed/builtin.js';
 import { createProvider, type EgressSettings, type EmbeddingProvider } from './embed/index.js';
 import { evaluate } from './evaluate.js';
-import { compileFilters, rank, type SearchMode } from './search.js';
-import { EmbeddedStore, type StoredDoc } from './store/embedded.js';
-
-const BATCH_ROWS = 64;
+import { ingest, text } from './ingest.js';
+import { compileFilters, filterMask, rank, type SearchMode } from './search.js';
+import { EmbeddedStore } from './store/embedded.js';
 
 interface Kb {
   rec: KnowledgeBaseRecord;
@@ -228,29 +233,24 @@ export class KbService implements KnowledgeBases {
     const kb = this.get(name);
     const store = await kb.store;
     const meta = kb.def.metadata_columns;
-    const field = (col: string, slot: number): unknown => {
-      const s = store.slot(slot);
-      if (col === 'id') return s.doc;
-      if (col === 'chunk_id') return s.chunkId;
-      if (col === 'chunk_content') return s.content;
-      return store.docs.get(s.doc)?.metadata[col] ?? null;
-    };
-    const pass = compileFilters(kb.rec.name, req.filters, meta, field);
+    const tests = compileFilters(kb.rec.name, req.filters, meta);
     let hits: { slot: number; distance: number | null; relevance: number | null }[];
     if (req.query === null) {
+      const keep = filterMask(store, tests);
       hits = [];
       const limit = req.limit ?? Number.POSITIVE_INFINITY;
-      for (let slot = 0; slot < store.slotCount() && hits.length < limit; slot++)
-        if (store.isLive(slot) && (pass === null || pass(slot)))
-          hits.push({ slot, distance: null, relevance: null });
+      for (let slot = 0; slot < keep.length && hits.length < limit; slot++)
+        if (keep[slot] === 1) hits.push({ slot, distance: null, relevance: null });
     } else {
       let q: Float32Array | null = null;
       if (mode !== 'keyword') {
         [q] = await kb.provider.embed([req.query]);
         checkDimension(kb, q);
       }
-      hits = rank(store, req, q, pass, mode);
+      // After the await: the bitmap must see the chunks as they are when ranked.
+      hits = rank(store, req, q, filterMask(store, tests), mode);
     }
+    const field = (col: string, slot: number): unknown => store.docOf(slot).metadata[col] ?? null;
     const metaTypes = meta.map((c) => typeOf(hits.map((h) => field(c, h.slot))));
     const columns = fields([
       ['id', 'VARCHAR'],
@@ -262,12 +262,12 @@ export class KbService implements KnowledgeBases {
       ['relevance', 'DOUBLE'],
     ]);
     const rows: Row[] = hits.map((h) => {
-      const s = store.slot(h.slot);
-      const m = store.docs.get(s.doc)?.metadata ?? {};
+      const d = store.docOf(h.slot);
+      const m = d.metadata;
       return [
-        s.doc,
-        s.chunkId,
-        s.content,
+        d.id,
+        store.chunkIdOf(h.slot),
+        store.contentOf(h.slot),
         JSON.stringify(m),
         ...meta.map((c, i) => canonical(m[c], metaTypes[i])),
         h.distance,
@@ -277,127 +277,31 @@ export class KbService implements KnowledgeBases {
     return { columns, rows };
   }
 
-  async insert(
-    name: string,
-    src: KbRowSource,
-    opts: { signal?: AbortSignal; onProgress?: (rows: number) => void },
-  ): Promise<number> {
+  async insert(name: string, src: KbRowSource, opts: KbInsertOptions): Promise<KbInsertCounts> {
     const kb = this.get(name);
     const prev = this.locks.get(kb.rec.id) ?? Promise.resolve();
-    const run = prev.catch(() => {}).then(() => this.insertLocked(kb, src, opts));
+    const run = prev
+      .catch(() => {})
+      .then(async () =>
+        ingest(
+          {
+            name: kb.rec.name,
+            def: kb.def,
+            provider: kb.provider,
+            store: await kb.store,
+            checkDimension: (v) => checkDimension(kb, v),
+          },
+          src,
+          opts,
+          this.o.logger,
+        ),
+      );
     this.locks.set(kb.rec.id, run);
     try {
       return await run;
     } finally {
       if (this.locks.get(kb.rec.id) === run) this.locks.delete(kb.rec.id);
     }
-  }
-
-  private async insertLocked(
-    kb: Kb,
-    src: KbRowSource,
-    opts: { signal?: AbortSignal; onProgress?: (rows: number) => void },
-  ): Promise<number> {
-    const store = await kb.store;
-    const def = kb.def;
-    const cols = src.columns.map((c) => c.toLowerCase());
-    const find = (c: string) => cols.indexOf(c.toLowerCase());
-    const idAt = find(def.id_column);
-    const contentAt = def.content_columns.map(find);
-    const missing = def.content_columns.find((_, i) => contentAt[i] < 0);
-    if (missing)
-      throw new SqlError(
-        ErrorCode.UNKNOWN_COLUMN,
-        `Knowledge base '${kb.rec.name}': the rows have no content column '${missing}' (columns: ${src.columns.join(', ')})`,
-      );
-    const metaAt = def.metadata_columns.map(find);
-    const known = new Set(
-      [def.id_column, ...def.content_columns, ...def.metadata_columns].map((c) => c.toLowerCase()),
-    );
-    const extra = src.columns.find((c) => !known.has(c.toLowerCase()));
-    if (extra)
-      throw new SqlError(
-        ErrorCode.UNKNOWN_COLUMN,
-        `Unknown column '${extra}' for knowledge base '${kb.rec.name}': it takes ${def.id_column}, ${def.content_columns.join(', ')}${def.metadata_columns.length ? `, ${def.metadata_columns.join(', ')}` : ''}`,
-      );
-    const counts = { inserted: 0, updated: 0, unchanged: 0 };
-    let stored = 0;
-    let pending: { id: string; content: string; metadata: Record<string, unknown> }[] = [];
-    const flush = async () => {
-      if (pending.length === 0) return;
-      const batch = pending;
-      pending = [];
-      const docs: StoredDoc[] = [];
-      const toEmbed: { doc: StoredDoc; texts: string[] }[] = [];
-      for (const r of batch) {
-        const contentHash = sha(r.content);
-        const rowHash = sha(`${contentHash}\u0000${JSON.stringify(r.metadata)}`);
-        const old = store.docs.get(r.id);
-        if (old?.rowHash === rowHash) {
-          counts.unchanged++;
-          continue;
-        }
-        if (old) counts.updated++;
-        else counts.inserted++;
-        const texts = chunkText(r.content, def.preprocessing.chunk_size, def.preprocessing.chunk_overlap);
-        const doc: StoredDoc = { id: r.id, contentHash, rowHash, metadata: r.metadata, chunks: [] };
-        if (old?.contentHash === contentHash) {
-          // Only metadata changed: the vectors stay, no embedding call.
-          const vecs = store.vectorsOfDoc(r.id);
-          doc.chunks = texts.map((t, i) => ({ chunkId: `${r.id}:${i}`, content: t, vector: vecs[i] }));
-        } else toEmbed.push({ doc, texts });
-        docs.push(doc);
-      }
-      const all = toEmbed.flatMap((x) => x.texts);
-      if (all.length) {
-        const vectors = await kb.provider.embed(all, opts.signal);
-        let i = 0;
-        for (const { doc, texts } of toEmbed) {
-          doc.chunks = texts.map((t, n) => {
-            const v = vectors[i++];
-            checkDimension(kb, v);
-            return { chunkId: `${doc.id}:${n}`, content: t, vector: v };
-          });
-        }
-      }
-      if (docs.length) await store.put(docs);
-      stored += batch.length;
-      opts.onProgress?.(stored);
-    };
-    const seen = new Set<string>();
-    try {
-      for await (const rows of src.batches) {
-        for (const row of rows) {
-          const content = contentAt
-            .map((i) => text(row[i]))
-            .filter((s) => s !== '')
-            .join('\n');
-          const id =
-            idAt >= 0 && row[idAt] !== null && row[idAt] !== undefined
-              ? text(row[idAt])
-              : sha(content).slice(0, 16);
-          const metadata: Record<string, unknown> = {};
-          def.metadata_columns.forEach((c, i) => {
-            metadata[c] = metaAt[i] >= 0 ? jsonValue(row[metaAt[i]]) : null;
-          });
-          // The same id twice in one INSERT: the later row wins, as an upsert would.
-          if (seen.has(id)) pending = pending.filter((p) => p.id !== id);
-          seen.add(id);
-          pending.push({ id, content, metadata });
-          if (pending.length >= BATCH_ROWS) await flush();
-        }
-      }
-      await flush();
-    } catch (e) {
-      const why = e instanceof Error ? e.message : String(e);
-      const code = e instanceof SqlError ? e.code : ErrorCode.SOURCE_ERROR;
-      throw new SqlError(
-        code,
-        `INSERT INTO knowledge base '${kb.rec.name}' stopped after ${stored} rows were stored (re-run the same INSERT to resume; stored rows are not embedded again): ${why}`,
-      );
-    }
-    this.o.logger.info({ kb: kb.rec.name, ...counts, chunks: store.chunks }, 'knowledge base insert');
-    return stored;
   }
 
   async delete(name: string, ids: CanonicalValue[]): Promise<number> {
@@ -413,20 +317,6 @@ function checkDimension(kb: Kb, v: Float32Array): void {
       1105,
       `Knowledge base '${kb.rec.name}': embedding provider '${kb.provider.provider}' (model ${kb.provider.model}) returned a vector of ${v.length} dimensions; the knowledge base holds ${kb.def.dimension}`,
     );
-}
-
-const sha = (s: string) => createHash('sha256').update(s).digest('hex');
-
-function text(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  if (v instanceof Uint8Array) return Buffer.from(v).toString('utf8');
-  return String(v);
-}
-
-function jsonValue(v: unknown): unknown {
-  if (typeof v === 'bigint') return Number.isSafeInteger(Number(v)) ? Number(v) : v.toString();
-  if (v instanceof Uint8Array) return Buffer.from(v).toString('base64');
-  return v ?? null;
 }
 
 function typeOf(values: unknown[]): MysqlType {

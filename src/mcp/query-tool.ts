@@ -111,7 +111,7 @@ export type QueryArgs = z.infer<typeof queryInput>;
 export interface QueryCall {
   signal: AbortSignal;
   sessionId?: string;
-  onProgress?: (rows: number) => void;
+  onProgress?: (rows: number, message?: string) => void;
   /** This call's time limit (`_meta["tributary/timeout_ms"]`), within query.timeout_ms. */
   timeoutMs?: number;
   /** Who is calling (audit log); null without auth. */
@@ -216,13 +216,16 @@ async function runQuery(
  * Turns the engine's rows-read callback into `notifications/progress` when the client
  * asked for progress (sent a progressToken); throttled, and never after cancellation.
  */
-function progressReporter(ctx: ServerContext, intervalMs: number): ((rows: number) => void) | undefined {
+function progressReporter(
+  ctx: ServerContext,
+  intervalMs: number,
+): ((rows: number, message?: string) => void) | undefined {
   const token = ctx.mcpReq._meta?.progressToken;
   if (token === undefined) return undefined;
   // The first batch is reported at once (the client asked); later ones at most every interval.
   let lastSentAt = Number.NEGATIVE_INFINITY;
   let lastSent = 0;
-  return (rows: number) => {
+  return (rows: number, message?: string) => {
     if (rows <= lastSent || ctx.mcpReq.signal.aborted) return;
     const now = performance.now();
     if (intervalMs > 0 && now - lastSentAt < intervalMs) return;
@@ -231,7 +234,7 @@ function progressReporter(ctx: ServerContext, intervalMs: number): ((rows: numbe
     ctx.mcpReq
       .notify({
         method: 'notifications/progress',
-        params: { progressToken: token, progress: rows, message: `${rows} rows read` },
+        params: { progressToken: token, progress: rows, message: message ?? `${rows} rows read` },
       })
       .catch(() => {
         // a client that went away cannot be told; the call itself ends on its own

@@ -30,10 +30,14 @@ const RESULT_JSON_SCHEMA = {
         {
           type: 'object',
           description:
-            'A write or DDL statement succeeded; affected_rows is null when the source does not say.',
+            'A write or DDL statement succeeded; affected_rows is null when the source does not say. INSERT INTO a knowledge base adds inserted, updated, unchanged and failed row counts.',
           properties: {
             type: { const: 'ok' },
             affected_rows: { type: ['integer', 'null'] },
+            inserted: { type: 'integer' },
+            updated: { type: 'integer' },
+            unchanged: { type: 'integer' },
+            failed: { type: 'integer' },
           },
           required: ['type', 'affected_rows'],
         },

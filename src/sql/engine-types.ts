@@ -21,8 +21,8 @@ export interface ExecOptions {
   timeoutMs?: number;
   /** Who asked and through which face (audit log, metrics); absent: an internal statement, not reported. */
   caller?: Caller;
-  /** Progress of a long query (rows read so far). */
-  onProgress?: (rowsRead: number) => void;
+  /** Progress of a long statement: rows read so far (rows stored, for INSERT INTO a KB, with a message). */
+  onProgress?: (rows: number, message?: string) => void;
 }
 
 /** A row result whose rows are not yet read; values already encoded per docs/reference/sql.md. */

@@ -145,7 +145,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       if (out.kind !== 'stream') deadline.clear();
       if (out.kind === 'ok') {
         report(0, undefined, out.affected);
-        return { type: 'ok', affected_rows: out.affected };
+        return { type: 'ok', affected_rows: out.affected, ...out.counts };
       }
       if (out.kind === 'table') {
         const t = out.table;
@@ -263,7 +263,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     } catch (e) {
       return this.fail(deadline.map(e), sql);
     }
-    if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected };
+    if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected, ...out.counts };
     const max = opts.maxRows ?? Number.POSITIVE_INFINITY;
     const data: unknown[][] = [];
     let truncated = false;

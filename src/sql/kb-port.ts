@@ -41,18 +41,31 @@ export interface KbRowSource {
   batches: AsyncIterable<unknown[][]>;
 }
 
+/** What an INSERT INTO kb did, row by row; `affected` = inserted + updated + unchanged. */
+export interface KbInsertCounts {
+  affected: number;
+  inserted: number;
+  updated: number;
+  /** Same content and metadata as stored: nothing written, nothing embedded. */
+  unchanged: number;
+  /** Not stored: the row had no content. */
+  failed: number;
+}
+
+export interface KbInsertOptions {
+  signal?: AbortSignal;
+  /** Rows handled so far (MCP progress notifications carry `message`). */
+  onProgress?: (rows: number, message?: string) => void;
+}
+
 export interface KnowledgeBases {
   /** Whether `name` is a knowledge base (case-insensitive); answered from memory. */
   has(name: string): boolean;
   /** CREATE / DROP / ALTER / DESCRIBE / SHOW / EVALUATE. */
   run(stmt: KbStatement, ctx: QueryContext): Promise<KbRows | { affected: number }>;
   search(name: string, req: KbSearch, signal?: AbortSignal): Promise<KbRows>;
-  /** INSERT INTO kb: rows upserted by id; returns rows stored (inserted + updated + unchanged). */
-  insert(
-    name: string,
-    rows: KbRowSource,
-    opts: { signal?: AbortSignal; onProgress?: (rows: number) => void },
-  ): Promise<number>;
+  /** INSERT INTO kb: rows upserted by id, in batches. */
+  insert(name: string, rows: KbRowSource, opts: KbInsertOptions): Promise<KbInsertCounts>;
   /** DELETE FROM kb WHERE id = ... / id IN (...): returns documents deleted. */
   delete(name: string, ids: CanonicalValue[]): Promise<number>;
   /** Flush and close the stores (server shutdown). */

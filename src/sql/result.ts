@@ -8,7 +8,14 @@ export interface TableResult {
   data: unknown[][];
   truncated?: true;
 }
-export interface OkResult {
+/** What INSERT INTO a knowledge base did, row by row (extra fields of its ok result). */
+export interface RowCounts {
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  failed: number;
+}
+export interface OkResult extends Partial<RowCounts> {
   type: 'ok';
   affected_rows: number | null;
 }

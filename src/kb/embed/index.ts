@@ -1,5 +1,11 @@
 import { SqlError } from '../../core/errors.js';
-import { BUILTIN_DIMENSION, BuiltinEmbedder } from './builtin.js';
+import {
+  BUILTIN_DIMENSION,
+  BUILTIN_MODEL,
+  BUILTIN_MODELS,
+  BuiltinEmbedder,
+  type BuiltinModel,
+} from './builtin.js';
 import { OllamaEmbedder } from './ollama.js';
 import { OpenAiEmbedder } from './openai.js';
 import type { EgressSettings, EmbeddingModelSpec, EmbeddingProvider } from './provider.js';
@@ -47,6 +53,14 @@ export function parseModelSpec(kb: string, raw: unknown): EmbeddingModelSpec {
   };
   if (provider !== 'builtin' && !spec.model_name)
     throw new SqlError(1210, `Knowledge base '${kb}': embedding provider '${provider}' needs model_name`);
+  if (provider === 'builtin') {
+    spec.model_name ??= BUILTIN_MODEL;
+    if (!(BUILTIN_MODELS as readonly string[]).includes(spec.model_name))
+      throw new SqlError(
+        1210,
+        `Knowledge base '${kb}': unknown builtin model_name '${spec.model_name}' (${BUILTIN_MODELS.join(', ')})`,
+      );
+  }
   if (provider === 'ollama' && !spec.base_url) spec.base_url = 'http://127.0.0.1:11434';
   if (provider === 'openai' && !spec.base_url) spec.base_url = 'https://api.openai.com/v1';
   return spec;
@@ -55,7 +69,11 @@ export function parseModelSpec(kb: string, raw: unknown): EmbeddingModelSpec {
 export function createProvider(spec: EmbeddingModelSpec, egress: EgressSettings): EmbeddingProvider {
   switch (spec.provider) {
     case 'builtin':
-      return new BuiltinEmbedder(spec.dimension ?? BUILTIN_DIMENSION);
+      // A KB made before v2 existed has no model_name: it keeps v1, its stored vectors' model.
+      return new BuiltinEmbedder(
+        spec.dimension ?? BUILTIN_DIMENSION,
+        (spec.model_name ?? 'lexical-hash-v1') as BuiltinModel,
+      );
     case 'openai':
       return new OpenAiEmbedder(
         spec.model_name!,

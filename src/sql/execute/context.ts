@@ -10,6 +10,7 @@ import type { Source, TableInfo } from '../../sources/types.js';
 import type { SqlStatement } from '../ast/nodes.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
 import type { Plan } from '../plan/plan-types.js';
+import type { RowCounts } from '../result.js';
 import type { LocalEngine } from './local.js';
 import type { RunOptions } from './run-plan.js';
 import type { MemTable } from './show.js';
@@ -30,4 +31,4 @@ export interface ExecutionContext {
 export type Outcome =
   | { kind: 'stream'; stream: import('../../sources/types.js').QueryStream }
   | { kind: 'table'; table: MemTable }
-  | { kind: 'ok'; affected: number | null };
+  | { kind: 'ok'; affected: number | null; counts?: RowCounts };

@@ -3,7 +3,7 @@ import type { CanonicalValue } from '../../core/types.js';
 import type { Expr, SqlStatement, TableItem } from '../ast/nodes.js';
 import { conjuncts, nameOf } from '../ast/walk.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
-import type { KnowledgeBases } from '../kb-port.js';
+import type { KbInsertCounts, KbInsertOptions, KnowledgeBases } from '../kb-port.js';
 import type { ExecutionContext, Outcome } from './context.js';
 import { runPlan } from './run-plan.js';
 
@@ -32,19 +32,19 @@ export async function runKbWrite(
           `INSERT INTO knowledge base '${name}' VALUES needs a column list: INSERT INTO ${name} (id, content, ...) VALUES (...)`,
         );
       const rows = ast.values.values.map((list) => (list.value as Expr[]).map((e) => literal(e, name)));
-      const affected = await kb.insert(name, { columns, batches: once(rows) }, opts);
-      return { kind: 'ok', affected };
+      return okCounts(await kb.insert(name, { columns, batches: once(rows) }, kbOpts(opts)));
     }
     if (ast.values?.type === 'select') {
       const plan = await engine.plan(ast.values, ctx);
-      const stream = await runPlan(plan, engine.local, engine.runOpts(opts));
+      // Progress counts rows stored in the KB, not rows read from the source.
+      const stream = await runPlan(plan, engine.local, engine.runOpts({ ...opts, onProgress: undefined }));
       try {
-        const affected = await kb.insert(
+        const counts = await kb.insert(
           name,
           { columns: columns ?? stream.columns.map((c) => c.name), batches: stream.batches },
-          opts,
+          kbOpts(opts),
         );
-        return { kind: 'ok', affected };
+        return okCounts(counts);
       } finally {
         await stream.cancel().catch(() => {});
       }
@@ -80,6 +80,15 @@ export async function runKbWrite(
     ErrorCode.NOT_SUPPORTED,
     `${String(ast.type).toUpperCase()} on knowledge base '${name}' is not supported: use INSERT (upsert by id) or DELETE`,
   );
+}
+
+function kbOpts(opts: ExecOptions): KbInsertOptions {
+  return { signal: opts.signal, onProgress: opts.onProgress };
+}
+
+function okCounts(c: KbInsertCounts): Outcome {
+  const { affected, inserted, updated, unchanged, failed } = c;
+  return { kind: 'ok', affected, counts: { inserted, updated, unchanged, failed } };
 }
 
 function targetOf(ast: SqlStatement): TableItem | null {

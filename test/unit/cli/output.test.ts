@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
 import { splitRows } from '../../../src/cli/json-rows.js';
-import { type RowsAnswer, writeAnswer } from '../../../src/cli/output.js';
+import { type Answer, type RowsAnswer, writeAnswer } from '../../../src/cli/output.js';
 
 function rows(n: number, batch = 1000): RowsAnswer & { cancelled: boolean } {
   const a = {
@@ -23,7 +23,7 @@ function rows(n: number, batch = 1000): RowsAnswer & { cancelled: boolean } {
   return a;
 }
 
-async function print(a: RowsAnswer, format: 'table' | 'json' | 'csv', maxRows?: number): Promise<string> {
+async function print(a: Answer, format: 'table' | 'json' | 'csv', maxRows?: number): Promise<string> {
   const out = new PassThrough();
   const parts: Buffer[] = [];
   out.on('data', (d: Buffer) => parts.push(d));
@@ -32,6 +32,16 @@ async function print(a: RowsAnswer, format: 'table' | 'json' | 'csv', maxRows?: 
 }
 
 describe('CLI output', () => {
+  test('an ok answer shows affected rows, and the row counts of an INSERT into a knowledge base', async () => {
+    assert.equal(await print({ type: 'ok', affected_rows: 2 }, 'table'), 'OK, 2 row(s) affected\n');
+    const kb = { type: 'ok' as const, affected_rows: 3, inserted: 1, updated: 2, unchanged: 0, failed: 1 };
+    assert.equal(
+      await print(kb, 'table'),
+      'OK, 3 row(s) affected (1 inserted, 2 updated, 0 unchanged, 1 failed)\n',
+    );
+    assert.deepEqual(JSON.parse(await print(kb, 'json')), kb);
+  });
+
   test('a table shows the first rows and counts the rest', async () => {
     const a = rows(1_000_000);
     const text = await print(a, 'table', 5);
