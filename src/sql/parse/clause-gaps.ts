@@ -22,7 +22,7 @@
  * `MEMBER OF`, `JSON_TABLE`, `VALUES ROW(...)`, RANGE frames with INTERVAL bounds.
  */
 import { ErrorCode, SqlError } from '../../core/errors.js';
-import { isKeyword, type Token, tokenize } from './lexer.js';
+import { closing, isKeyword, isPunct, type Token, tokenize } from './lexer.js';
 import { operandEnd, operandStart } from './operands.js';
 
 /** Stands in a USING list for "the columns both sides share" (normalize.ts reads it). */
@@ -129,17 +129,6 @@ interface Edit {
   start: number;
   end: number;
   text: string;
-}
-
-const isPunct = (t: Token | undefined, v: string) => t?.kind === 'punct' && t.value === v;
-
-function closing(t: Token[], open: number): number {
-  let depth = 0;
-  for (let i = open; i < t.length; i++) {
-    if (isPunct(t[i], '(')) depth++;
-    else if (isPunct(t[i], ')') && --depth === 0) return i;
-  }
-  return -1;
 }
 
 function enclosingOpen(t: Token[], at: number): number {

@@ -8,24 +8,13 @@
  *   or 0, never NULL, as `<=>` is, and a boolean where one is needed, on every target.
  */
 import { rewriteClauseGaps } from './clause-gaps.js';
-import { isKeyword, type Token, tokenize } from './lexer.js';
+import { closing, isKeyword, isPunct, type Token, tokenize } from './lexer.js';
 import { operandEnd, operandStart } from './operands.js';
 
 interface Edit {
   start: number;
   end: number;
   text: string;
-}
-
-const isPunct = (t: Token | undefined, v: string) => t?.kind === 'punct' && t.value === v;
-
-function closing(t: Token[], open: number): number {
-  let depth = 0;
-  for (let i = open; i < t.length; i++) {
-    if (isPunct(t[i], '(')) depth++;
-    else if (isPunct(t[i], ')') && --depth === 0) return i;
-  }
-  return -1;
 }
 
 /** `USE INDEX (...)` and the like after a table: [start token, end token] to drop, or null. */

@@ -161,3 +161,27 @@ export function isName(t: Token | undefined): t is Token {
 export function isKeyword(t: Token | undefined, ...words: string[]): boolean {
   return !!t && t.kind === 'ident' && words.includes(t.value.toUpperCase());
 }
+
+export function isPunct(t: Token | undefined, v: string): boolean {
+  return !!t && t.kind === 'punct' && t.value === v;
+}
+
+/** Index of the ')' closing the '(' at `open`, or -1. */
+export function closing(t: Token[], open: number): number {
+  let depth = 0;
+  for (let i = open; i < t.length; i++) {
+    if (isPunct(t[i], '(')) depth++;
+    else if (isPunct(t[i], ')') && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** Index of the '(' opening the ')' at `close`, or -1. */
+export function opening(t: Token[], close: number): number {
+  let depth = 0;
+  for (let i = close; i >= 0; i--) {
+    if (isPunct(t[i], ')')) depth++;
+    else if (isPunct(t[i], '(') && --depth === 0) return i;
+  }
+  return -1;
+}

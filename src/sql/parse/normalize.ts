@@ -29,7 +29,7 @@
  */
 import type { SqlStatement } from '../ast/nodes.js';
 import { NATURAL_MARK, RANGE_MARK } from './clause-gaps.js';
-import { isKeyword, type Token, tokenize } from './lexer.js';
+import { closing, isKeyword, isPunct, type Token, tokenize } from './lexer.js';
 import { SCHEMA_SEP } from './prepass.js';
 
 /**
@@ -462,18 +462,6 @@ const DISTINCT_AGGREGATES = new Set([
   'BIT_XOR',
   'COUNT',
 ]);
-
-const isPunct = (t: Token | undefined, v: string) => !!t && t.kind === 'punct' && t.value === v;
-
-/** Index of the ')' closing the '(' at `open`, or -1. */
-function closing(tokens: Token[], open: number): number {
-  let depth = 0;
-  for (let i = open; i < tokens.length; i++) {
-    if (isPunct(tokens[i], '(')) depth++;
-    else if (isPunct(tokens[i], ')') && --depth === 0) return i;
-  }
-  return -1;
-}
 
 /**
  * Rewrites MySQL that node-sql-parser 5.4 rejects into equivalent text it accepts:

@@ -3,27 +3,7 @@
  * read (`<=>`, `SOUNDS LIKE`): an operand is an arithmetic chain of primaries (names,
  * literals, calls, parenthesized groups). Anything looser is left to the parser.
  */
-import type { Token } from './lexer.js';
-
-const isPunct = (t: Token | undefined, v: string) => t?.kind === 'punct' && t.value === v;
-
-function closing(t: Token[], open: number): number {
-  let depth = 0;
-  for (let i = open; i < t.length; i++) {
-    if (isPunct(t[i], '(')) depth++;
-    else if (isPunct(t[i], ')') && --depth === 0) return i;
-  }
-  return -1;
-}
-
-function opening(t: Token[], close: number): number {
-  let depth = 0;
-  for (let i = close; i >= 0; i--) {
-    if (isPunct(t[i], ')')) depth++;
-    else if (isPunct(t[i], '(') && --depth === 0) return i;
-  }
-  return -1;
-}
+import { closing, isPunct, opening, type Token } from './lexer.js';
 
 const OPERAND_JOINERS = new Set(['+', '-', '*', '/', '%', '.']);
 const STOP_WORDS = new Set([
