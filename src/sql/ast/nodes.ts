@@ -490,3 +490,19 @@ export function wordOf(e: Expr | null | undefined): string {
 export function unexpectedKind(x: never): string {
   return String((x as { type?: unknown } | null)?.type ?? 'unknown');
 }
+
+/** A literal's value (string, number, boolean, NULL); undefined for anything that is not one. */
+export function literalValue(e: Expr | undefined): string | number | boolean | null | undefined {
+  switch (e?.type) {
+    case 'string':
+      return String(e.value);
+    case 'number':
+      return Number(e.value);
+    case 'bool':
+      return Boolean(e.value);
+    case 'null':
+      return null;
+    default:
+      return undefined;
+  }
+}

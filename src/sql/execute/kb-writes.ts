@@ -1,6 +1,6 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import type { CanonicalValue } from '../../core/types.js';
-import type { Expr, SqlStatement, TableItem } from '../ast/nodes.js';
+import { type Expr, literalValue, type SqlStatement, type TableItem } from '../ast/nodes.js';
 import { conjuncts, nameOf } from '../ast/walk.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
 import type { KbInsertCounts, KbInsertOptions, KnowledgeBases } from '../kb-port.js';
@@ -105,21 +105,13 @@ function targetOf(ast: SqlStatement): TableItem | null {
 }
 
 function literal(e: Expr, kb: string): CanonicalValue {
-  switch (e.type) {
-    case 'string':
-      return String(e.value);
-    case 'number':
-      return Number(e.value);
-    case 'bool':
-      return Boolean(e.value);
-    case 'null':
-      return null;
-    default:
-      throw new SqlError(
-        ErrorCode.NOT_SUPPORTED,
-        `Knowledge base '${kb}': VALUES and WHERE id take literals (strings, numbers, true/false, NULL)`,
-      );
-  }
+  const v = literalValue(e);
+  if (v === undefined)
+    throw new SqlError(
+      ErrorCode.NOT_SUPPORTED,
+      `Knowledge base '${kb}': VALUES and WHERE id take literals (strings, numbers, true/false, NULL)`,
+    );
+  return v;
 }
 
 async function* once<T>(x: T): AsyncGenerator<T> {

@@ -22,6 +22,7 @@
  * `MEMBER OF`, `JSON_TABLE`, `VALUES ROW(...)`, RANGE frames with INTERVAL bounds.
  */
 import { ErrorCode, SqlError } from '../../core/errors.js';
+import { SELECT_MODIFIERS, SELECT_OPTIONS } from './labels.js';
 import { closing, isKeyword, isPunct, type Token, tokenize } from './lexer.js';
 import { operandEnd, operandStart } from './operands.js';
 
@@ -32,24 +33,6 @@ export const RANGE_MARK = '\u001drange';
 
 const QUICK =
   /\b(?:NATURAL|RANGE|HIGH_PRIORITY|STRAIGHT_JOIN|SQL_SMALL_RESULT|SQL_BIG_RESULT|SQL_BUFFER_RESULT|SQL_CACHE|SQL_NO_CACHE|DISTINCTROW|SOUNDS|MEMBER|JSON_TABLE|VALUES)\b|\b_[a-z0-9]+\s*['"]/i;
-
-const SELECT_MODIFIERS = new Set([
-  'HIGH_PRIORITY',
-  'STRAIGHT_JOIN',
-  'SQL_SMALL_RESULT',
-  'SQL_BIG_RESULT',
-  'SQL_BUFFER_RESULT',
-  'SQL_CACHE',
-  'SQL_NO_CACHE',
-]);
-/** What may stand between SELECT and a modifier. */
-const SELECT_OPTIONS = new Set([
-  ...SELECT_MODIFIERS,
-  'ALL',
-  'DISTINCT',
-  'DISTINCTROW',
-  'SQL_CALC_FOUND_ROWS',
-]);
 
 /** MySQL's character sets, as introducers name them. */
 const CHARSETS = new Set([

@@ -8,10 +8,8 @@
 import type { SelectStmt } from '../ast/nodes.js';
 import { isKeyword, type Token, tokenize } from './lexer.js';
 
-const SELECT_OPTIONS = new Set([
-  'ALL',
-  'DISTINCT',
-  'DISTINCTROW',
+/** SELECT's modifiers that only advise MySQL's optimizer (clause-gaps.ts drops them). */
+export const SELECT_MODIFIERS = new Set([
   'HIGH_PRIORITY',
   'STRAIGHT_JOIN',
   'SQL_SMALL_RESULT',
@@ -19,6 +17,13 @@ const SELECT_OPTIONS = new Set([
   'SQL_BUFFER_RESULT',
   'SQL_CACHE',
   'SQL_NO_CACHE',
+]);
+/** Every word that may stand between SELECT and its first item. */
+export const SELECT_OPTIONS = new Set([
+  ...SELECT_MODIFIERS,
+  'ALL',
+  'DISTINCT',
+  'DISTINCTROW',
   'SQL_CALC_FOUND_ROWS',
 ]);
 

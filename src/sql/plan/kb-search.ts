@@ -1,6 +1,6 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import type { CanonicalValue } from '../../core/types.js';
-import type { Expr, SqlStatement } from '../ast/nodes.js';
+import { type Expr, literalValue, type SqlStatement } from '../ast/nodes.js';
 import { andAll, conjuncts, nameOf } from '../ast/walk.js';
 import type { KbFilter, KbFilterOp, KbSearch } from '../kb-port.js';
 import type { BoundRef } from './bind.js';
@@ -66,7 +66,7 @@ export function takeKbSearch(ast: SqlStatement, ref: BoundRef, refs: BoundRef[])
       op = FLIP[op] ?? op;
     }
     if (!col) return false;
-    const value = op === 'IN' || op === 'NOT IN' ? listOf(lit) : literal(lit);
+    const value = op === 'IN' || op === 'NOT IN' ? listOf(lit) : literalValue(lit);
     if (value === undefined) return false;
     const lower = col.toLowerCase();
     if (lower === 'content') {
@@ -111,28 +111,11 @@ export function takeKbSearch(ast: SqlStatement, ref: BoundRef, refs: BoundRef[])
   }
 }
 
-/** A literal's value; undefined for anything that is not one. */
-function literal(e: Expr | undefined): CanonicalValue | undefined {
-  if (!e) return undefined;
-  switch (e.type) {
-    case 'string':
-      return String(e.value);
-    case 'number':
-      return Number(e.value);
-    case 'bool':
-      return Boolean(e.value);
-    case 'null':
-      return null;
-    default:
-      return undefined;
-  }
-}
-
 function listOf(e: Expr | undefined): CanonicalValue[] | undefined {
   if (e?.type !== 'expr_list') return undefined;
   const out: CanonicalValue[] = [];
   for (const x of e.value as Expr[]) {
-    const v = literal(x);
+    const v = literalValue(x);
     if (v === undefined || v === null) return undefined;
     out.push(v);
   }
