@@ -103,6 +103,20 @@ export function foldSql(c: Compiler, node: Expr): string {
 }
 
 /**
+ * A string expression as a sort key under MySQL's collation: folded like foldSql, but
+ * trailing spaces kept. MySQL's PAD SPACE compares as if the shorter value were padded with
+ * spaces, so a byte-order sort of the untrimmed fold agrees with it wherever rtrim's does
+ * (values equal but for trailing spaces are ties, and either order is MySQL's), and more
+ * often ('a\t' < 'a ' in MySQL; rtrim would sort 'A' first); rtrim costs about a third of
+ * the key (PostgreSQL, 100k rows, top 10). Only for the last key of a sort, whose ties are
+ * free: not before another key (it decides those ties), nor for window peers or grouping.
+ */
+export function sortKeySql(c: Compiler, node: Expr): string {
+  if (node?.type === 'string') return c.stringLiteral(c.foldText(String(node.value)));
+  return foldExpr(c, c.text(node), node?.type === 'column_ref', false);
+}
+
+/**
  * `sql` folded as MySQL's collation compares it (upper case, accents, and trailing spaces
  * when `trim`). translate() is the costly part (DuckDB: 490 ms per 1M values against 40
  * for upper()), and pure ASCII needs none of it: an expression cheap to say twice (`simple`,

@@ -43,7 +43,7 @@ export interface Compiler {
   setOperator(op: string): string;
   setMember(m: SelectStmt): string;
   sortItems(list: OrderItem[] | null | undefined): OrderItem[];
-  orderItem(o: OrderItem, fold: boolean): string;
+  orderItem(o: OrderItem, fold: boolean, last?: boolean): string;
   nullsOrder(desc: boolean): string;
   limitClause(s: { limit?: Limit | null; _limit?: Limit | null }, key: 'limit' | '_limit'): string;
   representative(sql: string): string;

@@ -52,7 +52,7 @@ import {
   type Variable,
   type With,
 } from '../ast/nodes.js';
-import { foldExpr, foldedSubquery, foldSql, foldStrings, textEquality } from './collation.js';
+import { foldExpr, foldedSubquery, foldSql, foldStrings, sortKeySql, textEquality } from './collation.js';
 import type { Compiler, Ctx } from './compiler-api.js';
 import { parseJsonPath } from './functions/json-path.js';
 import { groupingPlan } from './grouping.js';
@@ -330,7 +330,9 @@ export abstract class SqlCompiler implements Compiler {
         const orderby = this.sortItems(s.orderby);
         if (orderby.length) {
           const fold = !s.distinct || distinctAsGroup;
-          parts.push(`ORDER BY ${orderby.map((o) => this.orderItem(o, fold)).join(', ')}`);
+          parts.push(
+            `ORDER BY ${orderby.map((o, i) => this.orderItem(o, fold, i === orderby.length - 1)).join(', ')}`,
+          );
         }
       } finally {
         this.grouping = null;
@@ -405,7 +407,8 @@ export abstract class SqlCompiler implements Compiler {
     return `ROLLUP (${list.join(', ')})`;
   }
 
-  orderItem(o: OrderItem, fold: boolean): string {
+  /** `last`: no sort key follows, so values equal but for trailing spaces are free ties (sortKeySql). */
+  orderItem(o: OrderItem, fold: boolean, last = false): string {
     const desc = String(o.type ?? '').toUpperCase() === 'DESC';
     const e = o.expr;
     const scope = this.currentScope();
@@ -424,7 +427,8 @@ export abstract class SqlCompiler implements Compiler {
       const prev = scope?.substitute ?? false;
       if (scope) scope.substitute = this.emulate;
       try {
-        sql = foldIt ? this.foldSql(alias ? alias.expr : e) : this.expr(e, 'value');
+        const key = alias ? alias.expr : e;
+        sql = foldIt ? (last ? sortKeySql(this, key) : this.foldSql(key)) : this.expr(e, 'value');
       } finally {
         if (scope) scope.substitute = prev;
       }
