@@ -284,6 +284,19 @@ export async function benchSourceSpeed(): Promise<Record<string, unknown>> {
           : {}),
       };
     }
+    // The fixed cost of asking through a server at all (HTTP, parse, plan, JSON), on the
+    // cheapest pushed statement there is: what the 1.1x target of a few-ms question must fit in.
+    const pk = 'SELECT id, name FROM users WHERE id = 4242';
+    const [pkTrib, pkAlone] = await sideBySide(
+      [via(sourceMode ? 'pgsrc' : 'pg'), native],
+      [pk, pk],
+      expectRows(1),
+    );
+    single.primary_key_lookup_round_trip = {
+      native_ms: round(pkAlone, 3),
+      tributary_ms: round(pkTrib, 3),
+      fixed_overhead_ms: round(pkTrib - pkAlone, 3),
+    };
     // An indexed text equality in `source` mode: the source's own plan must use the index.
     const indexed = "SELECT id, email FROM users WHERE email = 'u4242@example.com'";
     const idxDb = sourceMode ? 'pgsrc' : 'pg';
