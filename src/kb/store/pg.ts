@@ -373,16 +373,12 @@ function parseVector(text: string): Float32Array {
   return body === '' ? new Float32Array(0) : Float32Array.from(body.split(','), Number);
 }
 
-const toRow = (x: {
-  id: string;
-  chunk_id: string;
-  content: string;
-  metadata: Record<string, unknown>;
-}): ChunkRow => ({
+/** A chunk row; a source's pool returns jsonb as text (its type parsers keep values canonical). */
+const toRow = (x: { id: string; chunk_id: string; content: string; metadata: unknown }): ChunkRow => ({
   id: x.id,
   chunkId: x.chunk_id,
   content: x.content,
-  metadata: x.metadata,
+  metadata: (typeof x.metadata === 'string' ? JSON.parse(x.metadata) : x.metadata) as Record<string, unknown>,
 });
 
 // biome-ignore lint/suspicious/noExplicitAny: a row of the arms' queries
