@@ -59,9 +59,15 @@ describe('knowledge bases with a shared PostgreSQL catalog (two replicas, no pgv
         `CREATE KNOWLEDGE_BASE shared_kb USING metadata_columns = ['team'], preprocessing = {"chunk_size": 150, "chunk_overlap": 20}`,
       ),
     );
-    const values = Array.from({ length: 120 }, (_, i) => `(${i}, '${docText(i)}', 'team${i % 3}')`).join(', ');
+    const values = Array.from({ length: 120 }, (_, i) => `(${i}, '${docText(i)}', 'team${i % 3}')`).join(
+      ', ',
+    );
     assert.equal(ok(await a.sql(`INSERT INTO shared_kb (id, content, team) VALUES ${values}`)), 120);
-    ok(await a.sql(`INSERT INTO shared_kb (id, content, team) VALUES (500, 'Error ACME-213 at checkout', 'team1')`));
+    ok(
+      await a.sql(
+        `INSERT INTO shared_kb (id, content, team) VALUES (500, 'Error ACME-213 at checkout', 'team1')`,
+      ),
+    );
     // The chunks live in the catalog database, as plain arrays (no pgvector there).
     const tables = await client.query(
       `SELECT tablename FROM pg_tables WHERE schemaname = 'tributary' AND tablename LIKE 'kb\\_%' ORDER BY 1`,
@@ -91,13 +97,23 @@ describe('knowledge bases with a shared PostgreSQL catalog (two replicas, no pgv
         `SELECT chunk_id, embedding::text AS e, metadata, seq FROM tributary.${tables.rows.find((r) => !/_(docs|terms|stats)$/.test(r.tablename)).tablename}`,
       )
     ).rows;
-    assertSameTopK(fromB[0], bruteForce(chunks, 'refund delay customer', () => true, 10), 'unfiltered');
-    assertSameTopK(fromB[1], bruteForce(chunks, 'server outage', (m) => m.team === 'team2', 10), 'team2');
+    assertSameTopK(
+      fromB[0],
+      bruteForce(chunks, 'refund delay customer', () => true, 10),
+      'unfiltered',
+    );
+    assertSameTopK(
+      fromB[1],
+      bruteForce(chunks, 'server outage', (m) => m.team === 'team2', 10),
+      'team2',
+    );
   });
 
   test('a delete through B is seen by A; a drop through A is seen by B', async () => {
     assert.equal(ok(await b.sql(`DELETE FROM shared_kb WHERE id = 500`)), 1);
-    const h = table(await a.sql(`SELECT id FROM shared_kb WHERE content = 'ACME-213' AND hybrid_search = true LIMIT 5`));
+    const h = table(
+      await a.sql(`SELECT id FROM shared_kb WHERE content = 'ACME-213' AND hybrid_search = true LIMIT 5`),
+    );
     assert.ok(!h.data.some((r) => String(r[0]) === '500'));
     assert.equal(table(await a.sql(`SELECT * FROM shared_kb WHERE id = '500'`)).data.length, 0);
     assert.equal(table(await a.sql(`SHOW KNOWLEDGE_BASES`)).data[0][6], 120);
