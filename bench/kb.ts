@@ -12,6 +12,7 @@ import { createLogger } from '../src/core/logger.js';
 import { BuiltinEmbedder } from '../src/kb/embed/builtin.js';
 import { KbService } from '../src/kb/service.js';
 import type { EmbeddedStore } from '../src/kb/store/embedded.js';
+import type { EmbeddedKbStore } from '../src/kb/store/embedded-kb.js';
 import type { SqlEngine } from '../src/sql/engine-types.js';
 import type { KbSearch } from '../src/sql/kb-port.js';
 
@@ -39,10 +40,10 @@ const cpuS = (since: NodeJS.CpuUsage) => {
 
 /** The bench reaches into the service for the store (to scan it) and the provider (to count calls). */
 interface KbInternals {
-  kbs: Map<string, { store: Promise<EmbeddedStore>; provider: { embed: (...a: never[]) => unknown } }>;
+  kbs: Map<string, { store: Promise<EmbeddedKbStore>; provider: { embed: (...a: never[]) => unknown } }>;
 }
 async function storeOf(kb: KbService, name: string): Promise<EmbeddedStore> {
-  return (kb as unknown as KbInternals).kbs.get(name)!.store;
+  return (await (kb as unknown as KbInternals).kbs.get(name)!.store).store;
 }
 const calls = new WeakMap<object, number>();
 function countEmbedCalls(kb: KbService): number {

@@ -9,6 +9,7 @@ const suites: [string, string, string][] = [
   ['soak', './soak.js', 'benchSoak'],
   ['cli', './cli.js', 'benchCli'],
   ['kb', './kb.js', 'benchKb'],
+  ['kb-pgvector', './kb-pgvector.js', 'benchKbPgvector'],
   ['wire', './wire.js', 'benchWire'],
 ];
 

@@ -90,6 +90,7 @@ export class PgCatalogStore implements CatalogStore {
   /** Notifications carry the sender's id so a store ignores its own. */
   private readonly instanceId = randomUUID();
   private readonly listeners = new Set<() => void>();
+  private readonly kbListeners = new Set<() => void>();
   private listenClient: pg.Client | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private reconnectDelay = 500;
@@ -180,8 +181,12 @@ export class PgCatalogStore implements CatalogStore {
       this.opts.logger?.warn({ err: why }, 'catalog change feed lost; reconnecting');
       this.scheduleReconnect();
     };
+    // Payloads: the sender's id (sources changed), or `kb:` and its id (knowledge bases).
     client.on('notification', (m) => {
-      if (m.channel === this.channel && m.payload !== this.instanceId) this.emit();
+      if (m.channel !== this.channel || m.payload === this.instanceId) return;
+      if (m.payload?.startsWith('kb:')) {
+        if (m.payload !== `kb:${this.instanceId}`) this.emitTo(this.kbListeners);
+      } else this.emit();
     });
     client.on('error', (e) => lost(e.message));
     client.on('end', () => lost('connection ended'));
@@ -212,6 +217,7 @@ export class PgCatalogStore implements CatalogStore {
         this.opts.logger?.info('catalog change feed reconnected');
         // Whatever changed while the feed was down went unannounced.
         this.emit();
+        this.emitTo(this.kbListeners);
       } catch (e) {
         this.opts.logger?.warn({ err: (e as Error).message }, 'catalog change feed reconnect failed');
         this.scheduleReconnect();
@@ -221,7 +227,11 @@ export class PgCatalogStore implements CatalogStore {
   }
 
   private emit(): void {
-    for (const l of this.listeners) {
+    this.emitTo(this.listeners);
+  }
+
+  private emitTo(listeners: Set<() => void>): void {
+    for (const l of listeners) {
       try {
         l();
       } catch (e) {
@@ -427,29 +437,36 @@ export class PgCatalogStore implements CatalogStore {
     const table = this.t('tributary_knowledge_bases');
     if (create) {
       const r = await this.pool.query(
-        `INSERT INTO ${table} (id, name, params, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-        [rec.id, rec.name, JSON.stringify(params), rec.createdAt],
+        `WITH ins AS (INSERT INTO ${table} (id, name, params, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING 1)
+         SELECT pg_notify($5, $6) FROM ins`,
+        [rec.id, rec.name, JSON.stringify(params), rec.createdAt, this.channel, `kb:${this.instanceId}`],
       );
       if ((r.rowCount ?? 0) === 0)
         throw new CatalogConflictError(`A knowledge base named '${rec.name}' already exists`);
       return;
     }
-    await this.pool.query(`UPDATE ${table} SET params = $2 WHERE lower(name) = lower($1)`, [
-      rec.name,
-      JSON.stringify(params),
-    ]);
+    await this.pool.query(
+      `WITH up AS (UPDATE ${table} SET params = $2 WHERE lower(name) = lower($1) RETURNING 1)
+       SELECT pg_notify($3, $4) FROM up`,
+      [rec.name, JSON.stringify(params), this.channel, `kb:${this.instanceId}`],
+    );
   }
 
   async deleteKnowledgeBase(name: string): Promise<boolean> {
     const r = await this.pool.query(
-      `DELETE FROM ${this.t('tributary_knowledge_bases')} WHERE lower(name) = lower($1)`,
-      [name],
+      `WITH del AS (DELETE FROM ${this.t('tributary_knowledge_bases')} WHERE lower(name) = lower($1) RETURNING 1)
+       SELECT pg_notify($2, $3) FROM del`,
+      [name, this.channel, `kb:${this.instanceId}`],
     );
     return (r.rowCount ?? 0) > 0;
   }
 
   onSourcesChanged(listener: () => void): void {
     this.listeners.add(listener);
+  }
+
+  onKnowledgeBasesChanged(listener: () => void): void {
+    this.kbListeners.add(listener);
   }
 
   private closing: Promise<void> | null = null;
@@ -464,6 +481,7 @@ export class PgCatalogStore implements CatalogStore {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     this.reconnectTimer = null;
     this.listeners.clear();
+    this.kbListeners.clear();
     const c = this.listenClient;
     this.listenClient = null;
     if (c) {

@@ -70,6 +70,8 @@ export interface CatalogStore {
 
   /** Called when another process changed sources (PostgreSQL LISTEN/NOTIFY; file change). */
   onSourcesChanged(listener: () => void): void;
+  /** Called when another process created, altered or dropped a knowledge base (PostgreSQL LISTEN/NOTIFY). */
+  onKnowledgeBasesChanged?(listener: () => void): void;
   close(): Promise<void>;
 }
 

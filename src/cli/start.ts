@@ -65,6 +65,8 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     engine,
     storageDir: config.storageDir,
     logger: log,
+    sources,
+    catalogUrl: config.catalogUrl,
     egress: {
       allowPrivate: config.passthrough.allow_private_networks,
       timeoutMs: config.passthrough.timeout_ms,

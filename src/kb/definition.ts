@@ -4,7 +4,7 @@ import { type EmbeddingModelSpec, parseModelSpec } from './embed/index.js';
 /** A knowledge base as the catalog keeps it (its `params`), validated. */
 export interface KbDefinition {
   embedding_model: EmbeddingModelSpec;
-  /** `source.table` for pgvector; null: the embedded store. */
+  /** `source.table` (or `source.schema.table`) for pgvector; null: the embedded store, or the shared catalog's database. */
   storage: string | null;
   content_columns: string[];
   metadata_columns: string[];
@@ -59,11 +59,7 @@ export function parseDefinition(kb: string, p: Record<string, unknown>): Omit<Kb
       `Knowledge base '${kb}': chunk_overlap must be an integer from 0 to chunk_size - 1`,
     );
   const storage = p.storage === undefined || p.storage === null ? null : String(p.storage);
-  if (storage !== null)
-    throw new SqlError(
-      1235,
-      `Knowledge base '${kb}': storage = ${storage} (pgvector) is not supported yet; omit storage to use the embedded store`,
-    );
+  if (storage !== null) parseStorage(kb, storage);
   const id = p.id_column === undefined ? 'id' : String(p.id_column);
   const content = list('content_columns', ['content']);
   const metadata = list('metadata_columns', []);
@@ -100,4 +96,22 @@ export function shownModel(m: EmbeddingModelSpec, dimension: number): Record<str
   if (m.base_url) out.base_url = m.base_url;
   out.dimension = dimension;
   return out;
+}
+
+/** `source.table` or `source.schema.table`. */
+export function parseStorage(
+  kb: string,
+  storage: string,
+): { source: string; schema: string | null; table: string } {
+  const parts = storage.split('.');
+  if (parts.length < 2 || parts.length > 3 || parts.some((p) => !/^[A-Za-z_][A-Za-z0-9_$]{0,49}$/.test(p)))
+    throw new SqlError(
+      1210,
+      `Knowledge base '${kb}': storage must be source.table (or source.schema.table) with plain names of at most 50 characters, not '${storage}'`,
+    );
+  // Unquoted names, folded as PostgreSQL folds them.
+  const [source, a, b] = parts;
+  return b === undefined
+    ? { source, schema: null, table: a.toLowerCase() }
+    : { source, schema: a.toLowerCase(), table: b.toLowerCase() };
 }

@@ -5,7 +5,7 @@ import type { KbInsertCounts, KbInsertOptions, KbRowSource } from '../sql/kb-por
 import { chunkText } from './chunker.js';
 import type { KbDefinition } from './definition.js';
 import type { EmbeddingProvider } from './embed/index.js';
-import type { EmbeddedStore, StoredDoc } from './store/embedded.js';
+import type { KbStore, StoredDoc } from './store/types.js';
 
 /**
  * Rows per write: one embedding call (HTTP providers split it into their `batch_size`) and
@@ -20,7 +20,7 @@ export interface IngestTarget {
   name: string;
   def: KbDefinition;
   provider: EmbeddingProvider;
-  store: EmbeddedStore;
+  store: KbStore;
   checkDimension(v: Float32Array): void;
 }
 
@@ -90,10 +90,11 @@ export async function ingest(
     const docs: StoredDoc[] = [];
     const toEmbed: { doc: StoredDoc; texts: string[] }[] = [];
     const tally = { inserted: 0, updated: 0, unchanged: 0, failed: 0 };
+    const stored = await store.hashes([...batch.keys()]);
     for (const [id, r] of batch) {
       const contentHash = sha(r.content);
       const rowHash = sha(`${contentHash}\u0000${JSON.stringify(r.metadata)}`);
-      const old = store.docs.get(id);
+      const old = stored.get(id);
       if (old?.rowHash === rowHash) {
         tally.unchanged++;
         continue;
@@ -109,7 +110,7 @@ export async function ingest(
       const doc: StoredDoc = { id, contentHash, rowHash, metadata: r.metadata, chunks: [] };
       if (old?.contentHash === contentHash) {
         // Only metadata changed: the vectors stay, no embedding call.
-        const vecs = store.vectorsOfDoc(id);
+        const vecs = await store.vectorsOfDoc(id);
         doc.chunks = texts.map((t, i) => ({ chunkId: `${id}:${i}`, content: t, vector: vecs[i] }));
       } else toEmbed.push({ doc, texts });
       docs.push(doc);
@@ -170,7 +171,7 @@ export async function ingest(
     );
   }
   logger.info(
-    { kb: kb.name, ...counts, chunks: store.chunks, ms: Math.round(performance.now() - started) },
+    { kb: kb.name, ...counts, ms: Math.round(performance.now() - started) },
     'knowledge base insert',
   );
   return { affected: counts.inserted + counts.updated + counts.unchanged, ...counts };

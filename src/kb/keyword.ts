@@ -97,7 +97,8 @@ export class KeywordIndex {
   }
 }
 
-function termCounts(text: string): Map<string, number> {
+/** Each word of `text` with its count (the keyword index's and the PostgreSQL store's postings). */
+export function termCounts(text: string): Map<string, number> {
   const tf = new Map<string, number>();
   for (const t of tokenize(text)) tf.set(t, (tf.get(t) ?? 0) + 1);
   return tf;

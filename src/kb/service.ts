@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { SourceManager } from '../catalog/source-manager-types.js';
 import { CatalogConflictError, type CatalogStore, type KnowledgeBaseRecord } from '../catalog/types.js';
 import { ErrorCode, SqlError } from '../core/errors.js';
 import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../core/types.js';
@@ -18,15 +18,17 @@ import { type KbDefinition, parseDefinition, shownModel } from './definition.js'
 import { BUILTIN_NOTE } from './embed/builtin.js';
 import { createProvider, type EgressSettings, type EmbeddingProvider } from './embed/index.js';
 import { evaluate } from './evaluate.js';
+import { resolveFilters } from './filters.js';
 import { ingest, text } from './ingest.js';
-import { compileFilters, filterMask, rank, type SearchMode } from './search.js';
-import { EmbeddedStore } from './store/embedded.js';
+import { type Hit, rank, type SearchMode } from './search.js';
+import { KbStores } from './store/open.js';
+import type { KbStore } from './store/types.js';
 
 interface Kb {
   rec: KnowledgeBaseRecord;
   def: KbDefinition;
   provider: EmbeddingProvider;
-  store: Promise<EmbeddedStore>;
+  store: Promise<KbStore>;
 }
 
 export interface KbServiceOptions {
@@ -36,38 +38,79 @@ export interface KbServiceOptions {
   storageDir: string;
   logger: Logger;
   egress: EgressSettings;
+  /** Sources, for KBs stored in one (`storage = src.table`). */
+  sources?: SourceManager;
+  /** TRIBUTARY_CATALOG_URL: KB data lives in that database so every replica sees it. */
+  catalogUrl?: string | null;
 }
 
 /**
  * Knowledge bases (docs/reference/sql.md, "Knowledge bases"): definitions in the catalog
- * (the provider's api_key sealed), chunks in the embedded store, answers for the engine
- * through `KnowledgeBases` (sql/kb-port.ts).
+ * (the provider's api_key sealed), chunks in a store (kb/store/open.ts says which), answers
+ * for the engine through `KnowledgeBases` (sql/kb-port.ts). With a shared catalog, KBs
+ * another replica creates, alters or drops are followed through the catalog's change feed.
  */
 export class KbService implements KnowledgeBases {
   private readonly kbs = new Map<string, Kb>();
-  private readonly dir: string;
+  private readonly stores: KbStores;
   /** One write at a time per KB: two INSERTs into one KB must not interleave their upserts. */
   private readonly locks = new Map<string, Promise<unknown>>();
 
   constructor(private readonly o: KbServiceOptions) {
-    this.dir = join(o.storageDir, 'kb');
+    this.stores = new KbStores({
+      storageDir: o.storageDir,
+      sources: o.sources ?? noSources,
+      catalogUrl: o.catalogUrl ?? null,
+      logger: o.logger,
+    });
   }
 
   async init(): Promise<void> {
     for (const rec of await this.o.catalog.listKnowledgeBases()) this.attach(rec);
+    this.o.catalog.onKnowledgeBasesChanged?.(() => {
+      this.sync().catch((e) =>
+        this.o.logger.warn({ err: (e as Error).message }, 'knowledge bases: re-reading the catalog failed'),
+      );
+    });
   }
 
-  private attach(rec: KnowledgeBaseRecord): Kb {
+  /** Follow the catalog: KBs created, altered or dropped elsewhere (another replica). */
+  async sync(): Promise<void> {
+    const recs = await this.o.catalog.listKnowledgeBases();
+    const seen = new Set<string>();
+    for (const rec of recs) {
+      const key = rec.name.toLowerCase();
+      seen.add(key);
+      const kb = this.kbs.get(key);
+      if (!kb || kb.rec.id !== rec.id) {
+        if (kb) this.detach(key, kb);
+        this.attach(rec);
+      } else if (JSON.stringify(kb.rec.params) !== JSON.stringify(rec.params)) {
+        kb.rec = rec;
+        kb.def = rec.params as unknown as KbDefinition;
+        kb.provider = createProvider(kb.def.embedding_model, this.o.egress);
+      }
+    }
+    for (const [key, kb] of this.kbs) if (!seen.has(key)) this.detach(key, kb);
+  }
+
+  private attach(rec: KnowledgeBaseRecord, store?: KbStore): Kb {
     const def = rec.params as unknown as KbDefinition;
     const kb: Kb = {
       rec,
       def,
       provider: createProvider(def.embedding_model, this.o.egress),
-      store: EmbeddedStore.open(this.dir, rec.id, def.dimension),
+      store: store ? Promise.resolve(store) : this.stores.open(rec.id, rec.name, def),
     };
     kb.store.catch(() => {});
     this.kbs.set(rec.name.toLowerCase(), kb);
     return kb;
+  }
+
+  /** Forget a KB dropped elsewhere: close its store, keep its data (the dropper removed it). */
+  private detach(key: string, kb: Kb): void {
+    this.kbs.delete(key);
+    kb.store.then((s) => s.close()).catch(() => {});
   }
 
   has(name: string): boolean {
@@ -82,6 +125,7 @@ export class KbService implements KnowledgeBases {
 
   async close(): Promise<void> {
     for (const kb of this.kbs.values()) await (await kb.store.catch(() => null))?.close();
+    await this.stores.close();
   }
 
   async run(stmt: KbStatement, ctx: QueryContext): Promise<KbRows | { affected: number }> {
@@ -96,15 +140,26 @@ export class KbService implements KnowledgeBases {
         }
         await this.o.catalog.deleteKnowledgeBase(kb.rec.name);
         this.kbs.delete(stmt.name.toLowerCase());
-        await (await kb.store.catch(() => null))?.close();
-        await EmbeddedStore.destroy(this.dir, kb.rec.id);
+        // The definition is gone first: a store that cannot be reached now (its source down)
+        // leaves tables behind, named in the log, rather than a KB that cannot be dropped.
+        try {
+          const store = await kb.store.catch(() => this.stores.open(kb.rec.id, kb.rec.name, kb.def));
+          await store.drop();
+        } catch (e) {
+          this.o.logger.warn(
+            { kb: kb.rec.name, storage: this.stores.storageOf(kb.def), err: (e as Error).message },
+            'knowledge base dropped, but its stored chunks could not be removed',
+          );
+        }
         return { affected: 0 };
       }
       case 'alter_kb':
         return this.alter(stmt.name, stmt.params);
       case 'show_kbs':
+        await this.sync();
         return this.show(stmt.like);
       case 'describe_kb':
+        await this.sync();
         return this.describe(stmt.name);
       case 'evaluate_kb':
         return evaluate(stmt.name, stmt.params, ctx, this.o.engine, (req, mode) =>
@@ -129,16 +184,20 @@ export class KbService implements KnowledgeBases {
       params: def as unknown as Record<string, unknown>,
       createdAt: new Date().toISOString(),
     };
+    // The store first (a missing pgvector, a taken table: nothing is recorded), then the
+    // definition; a definition refused (the name taken meanwhile) removes the store again.
+    const store = await this.stores.create(rec.id, name, def);
     try {
       await this.o.catalog.putKnowledgeBase(rec, true);
     } catch (e) {
+      await store.drop().catch(() => {});
       if (e instanceof CatalogConflictError) {
         if (ifNotExists) return { affected: 0 };
         throw new SqlError(1050, `Knowledge base '${name}' already exists`);
       }
       throw e;
     }
-    await this.attach(rec).store;
+    this.attach(rec, store);
     return { affected: 1 };
   }
 
@@ -173,16 +232,16 @@ export class KbService implements KnowledgeBases {
     const rows: Row[] = [];
     for (const kb of [...this.kbs.values()].sort((a, b) => a.rec.name.localeCompare(b.rec.name))) {
       if (re && !re.test(kb.rec.name)) continue;
-      const store = await kb.store;
+      const counts = await (await kb.store).counts();
       rows.push([
         kb.rec.name,
         JSON.stringify(shownModel(kb.def.embedding_model, kb.def.dimension)),
-        kb.def.storage ?? 'embedded',
+        this.stores.storageOf(kb.def),
         JSON.stringify(kb.def.metadata_columns),
         JSON.stringify(kb.def.content_columns),
         kb.def.id_column,
-        store.rows,
-        store.chunks,
+        counts.rows,
+        counts.chunks,
       ]);
     }
     return {
@@ -205,10 +264,11 @@ export class KbService implements KnowledgeBases {
     const shown = await this.show(null);
     const row = shown.rows.find((r) => String(r[0]).toLowerCase() === kb.rec.name.toLowerCase())!;
     const m = kb.def.embedding_model;
-    const note =
+    const model =
       m.provider === 'builtin'
         ? BUILTIN_NOTE
         : `${m.provider} model ${m.model_name}: semantic embeddings from ${m.base_url}`;
+    const note = `${model} ${STORE_NOTES[(await kb.store).kind] ?? ''}`.trim();
     return {
       columns: [
         ...shown.columns,
@@ -233,25 +293,20 @@ export class KbService implements KnowledgeBases {
     const kb = this.get(name);
     const store = await kb.store;
     const meta = kb.def.metadata_columns;
-    const tests = compileFilters(kb.rec.name, req.filters, meta);
-    let hits: { slot: number; distance: number | null; relevance: number | null }[];
+    const resolved = { ...req, filters: resolveFilters(kb.rec.name, req.filters, meta) };
+    let hits: Hit[];
     if (req.query === null) {
-      const keep = filterMask(store, tests);
-      hits = [];
-      const limit = req.limit ?? Number.POSITIVE_INFINITY;
-      for (let slot = 0; slot < keep.length && hits.length < limit; slot++)
-        if (keep[slot] === 1) hits.push({ slot, distance: null, relevance: null });
+      const rows = await store.scan(resolved.filters, req.limit);
+      hits = rows.map((r) => ({ ...r, distance: null, relevance: null }));
     } else {
       let q: Float32Array | null = null;
       if (mode !== 'keyword') {
         [q] = await kb.provider.embed([req.query]);
         checkDimension(kb, q);
       }
-      // After the await: the bitmap must see the chunks as they are when ranked.
-      hits = rank(store, req, q, filterMask(store, tests), mode);
+      hits = await rank(store, resolved, q, mode);
     }
-    const field = (col: string, slot: number): unknown => store.docOf(slot).metadata[col] ?? null;
-    const metaTypes = meta.map((c) => typeOf(hits.map((h) => field(c, h.slot))));
+    const metaTypes = meta.map((c) => typeOf(hits.map((h) => h.metadata[c] ?? null)));
     const columns = fields([
       ['id', 'VARCHAR'],
       ['chunk_id', 'VARCHAR'],
@@ -261,19 +316,15 @@ export class KbService implements KnowledgeBases {
       ['distance', 'DOUBLE'],
       ['relevance', 'DOUBLE'],
     ]);
-    const rows: Row[] = hits.map((h) => {
-      const d = store.docOf(h.slot);
-      const m = d.metadata;
-      return [
-        d.id,
-        store.chunkIdOf(h.slot),
-        store.contentOf(h.slot),
-        JSON.stringify(m),
-        ...meta.map((c, i) => canonical(m[c], metaTypes[i])),
-        h.distance,
-        h.relevance,
-      ];
-    });
+    const rows: Row[] = hits.map((h) => [
+      h.id,
+      h.chunkId,
+      h.content,
+      JSON.stringify(h.metadata),
+      ...meta.map((c, i) => canonical(h.metadata[c], metaTypes[i])),
+      h.distance,
+      h.relevance,
+    ]);
     return { columns, rows };
   }
 
@@ -310,6 +361,28 @@ export class KbService implements KnowledgeBases {
     return store.delete(ids.map(text));
   }
 }
+
+/** How each store searches, for DESCRIBE. */
+const STORE_NOTES: Record<string, string> = {
+  embedded: 'Stored in the embedded store: exact search.',
+  pgvector:
+    'Stored with pgvector: an HNSW index (cosine) without filters; exact search when a filter is given.',
+  array: 'Stored in PostgreSQL without pgvector: exact search computed in SQL.',
+};
+
+/** For services built without sources (benchmarks): storage = src.table names an unknown source. */
+const noSources: SourceManager = {
+  getRecord: async () => null,
+  get: async (name) => {
+    throw new SqlError(ErrorCode.UNKNOWN_DATABASE, `Unknown database '${name}'`);
+  },
+  names: async () => [],
+  create: async () => {
+    throw new SqlError(ErrorCode.NOT_SUPPORTED, 'no sources here');
+  },
+  drop: async () => {},
+  close: async () => {},
+};
 
 function checkDimension(kb: Kb, v: Float32Array): void {
   if (v.length !== kb.def.dimension)

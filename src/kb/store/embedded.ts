@@ -3,24 +3,9 @@ import { type FileHandle, mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { KeywordIndex } from '../keyword.js';
+import type { StoredDoc } from './types.js';
 
-/** One chunk as stored. */
-export interface StoredChunk {
-  chunkId: string;
-  content: string;
-  vector: Float32Array;
-}
-
-/** One source row as stored: its chunks, metadata and the hashes that spare re-embedding. */
-export interface StoredDoc {
-  id: string;
-  /** Hash of the content alone: same content, same vectors. */
-  contentHash: string;
-  /** Hash of content and metadata: same, nothing to write. */
-  rowHash: string;
-  metadata: Record<string, unknown>;
-  chunks: StoredChunk[];
-}
+export type { StoredChunk, StoredDoc } from './types.js';
 
 type LogLine =
   | {

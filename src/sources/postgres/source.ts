@@ -388,6 +388,25 @@ export class PostgresSource implements Source {
     }
   }
 
+  /**
+   * Run `fn` on one client of this source's pool, in a writable session, outside the SQL
+   * engine: a knowledge base stored here (kb/store/pg.ts) sends parameterised statements and
+   * transactions of its own. The pool's gate and error mapping apply as to statements; a
+   * source created read-only refuses with 1290.
+   */
+  async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (this.params.read_only) throw readOnlyRefusal(this.name, 'a knowledge base stored in it');
+    const client = await this.checkout(undefined, false);
+    try {
+      const out = await fn(client);
+      this.checkin(client, false);
+      return out;
+    } catch (e) {
+      this.checkin(client, isBrokenConnection(e));
+      throw mapPgError(this.ctx, e);
+    }
+  }
+
   /** What an abort signal does to a statement running on `client`: a protocol CancelRequest. */
   private cancelOnAbort(client: pg.PoolClient): () => void {
     const c = client as pg.PoolClient & { processID?: number; secretKey?: number };

@@ -3,8 +3,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compileFilters, filterMask, vectorTop } from '../../../../src/kb/search.js';
+import { compileFilters } from '../../../../src/kb/filters.js';
 import { EmbeddedStore, type StoredDoc } from '../../../../src/kb/store/embedded.js';
+import { filterMask, vectorTop } from '../../../../src/kb/store/embedded-search.js';
 
 const DIM = 4;
 function doc(id: string, team: string | number | null, contents: string[], seed: number): StoredDoc {

@@ -1,0 +1,90 @@
+import type { FilterTest } from '../filters.js';
+import type { EmbeddedStore } from './embedded.js';
+
+/**
+ * The embedded store's scans: a filter is a bitmap over slots built first, then each arm
+ * scores kept slots only, so the top k is taken among matching chunks (a filter never empties
+ * it). Exact: every kept chunk is scored, no approximate index.
+ */
+
+/**
+ * The bitmap of slots a search may return: live chunks whose fields pass every test. Built
+ * and used without an await in between, so no insert or delete lands while it is read.
+ */
+export function filterMask(store: EmbeddedStore, tests: FilterTest[]): Uint8Array {
+  const mask = store.liveBitmap();
+  for (const { column: col, test } of tests) {
+    if (col === 'id' || col === 'chunk_id' || col === 'chunk_content') {
+      const field =
+        col === 'id'
+          ? (s: number) => store.docOf(s).id
+          : col === 'chunk_id'
+            ? (s: number) => store.chunkIdOf(s)
+            : (s: number) => store.contentOf(s);
+      for (let s = 0; s < mask.length; s++) if (mask[s] === 1 && !test(field(s))) mask[s] = 0;
+    } else store.filterMetadata(mask, col, test);
+  }
+  return mask;
+}
+
+/** Cosine (dot product of unit vectors) of every kept slot, the k best kept. */
+export function vectorTop(
+  store: EmbeddedStore,
+  q: Float32Array,
+  keep: Uint8Array,
+  k: number,
+): [number, number][] {
+  const dim = store.dimension;
+  const v = store.vectorsView();
+  const n = Math.min(store.slotCount(), keep.length);
+  const top = new TopK(k);
+  for (let slot = 0; slot < n; slot++) {
+    if (keep[slot] !== 1) continue;
+    let s = 0;
+    const o = slot * dim;
+    for (let j = 0; j < dim; j++) s += v[o + j] * q[j];
+    top.offer(slot, s);
+  }
+  return top.sorted();
+}
+
+/** BM25 of every kept slot holding a word of `query`, the k best. */
+export function keywordTop(
+  store: EmbeddedStore,
+  query: string,
+  keep: Uint8Array,
+  k: number,
+): [number, number][] {
+  const top = new TopK(k);
+  store.keywords.score(query, keep, (slot, s) => top.offer(slot, s));
+  return top.sorted();
+}
+
+export function dot(store: EmbeddedStore, slot: number, q: Float32Array): number {
+  const v = store.vectorOf(slot);
+  let s = 0;
+  for (let j = 0; j < v.length; j++) s += v[j] * q[j];
+  return s;
+}
+
+/** The k best (slot, score), ties broken by slot so results are deterministic. */
+class TopK {
+  private readonly items: [number, number][] = [];
+  private floor = Number.NEGATIVE_INFINITY;
+  constructor(private readonly k: number) {}
+  offer(slot: number, score: number): void {
+    if (this.items.length >= this.k && score <= this.floor) return;
+    this.items.push([slot, score]);
+    if (this.items.length > this.k * 2) this.trim();
+  }
+  private trim(): void {
+    this.items.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    this.items.length = this.k;
+    this.floor = this.items[this.k - 1][1];
+  }
+  sorted(): [number, number][] {
+    this.items.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    if (this.items.length > this.k) this.items.length = this.k;
+    return this.items;
+  }
+}
