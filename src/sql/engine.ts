@@ -10,6 +10,7 @@ import { Deadline } from './deadline.js';
 /** How often running statements are checked against query.timeout_ms (its precision). */
 const DEADLINE_TICK_MS = 100;
 
+import { CutAnswer } from './cut-answer.js';
 import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
 import type { ExecutionContext, Outcome } from './execute/context.js';
 import { explain } from './execute/explain.js';
@@ -264,41 +265,44 @@ export class Engine implements SqlEngine, ExecutionContext {
       return this.fail(deadline.map(e), sql);
     }
     if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected, ...out.counts };
-    const max = opts.maxRows ?? Number.POSITIVE_INFINITY;
-    const data: unknown[][] = [];
-    let truncated = false;
-    const take = (rows: unknown[][]) => {
-      for (const row of rows) {
-        if (data.length >= max) {
-          truncated = true;
-          return;
-        }
-        data.push(row);
-      }
+    const columns: FieldInfo[] = out.kind === 'table' ? out.table.columns : out.stream.columns;
+    const names = columns.map((c) => c.name);
+    const answer = new CutAnswer(names, opts.maxRows ?? Number.POSITIVE_INFINITY, opts.maxBytes);
+    // The rows past a cut go to keepRest when the caller keeps them (MCP result handles).
+    const keep = async (after: unknown[][], more: AsyncIterator<unknown[][]> | null, read: number) => {
+      if (!opts.keepRest) return;
+      const batches = restOf(after, more, columns, opts.onProgress, read);
+      await opts.keepRest({ column_names: names, shown: answer.data, batches }).catch(() => {});
     };
-    let columns: FieldInfo[];
     if (out.kind === 'table') {
-      columns = out.table.columns;
-      take(encodeRows(columns, out.table.rows));
+      const rows = encodeRows(columns, out.table.rows);
+      const at = answer.take(rows);
+      if (answer.truncated) await keep(rows.slice(at), null, rows.length);
     } else {
       const s = out.stream;
-      columns = s.columns;
+      // Iterated by hand: after a cut the same iterator goes on feeding keepRest.
+      const it = s.batches[Symbol.asyncIterator]();
       let read = 0;
       try {
-        for await (const b of s.batches) {
-          read += b.length;
+        for (let n = await it.next(); !n.done; n = await it.next()) {
+          read += n.value.length;
           opts.onProgress?.(read);
-          take(encodeRows(columns, b));
-          if (truncated) break;
+          const rows = encodeRows(columns, n.value);
+          const at = answer.take(rows);
+          if (answer.truncated) {
+            await keep(rows.slice(at), it, read);
+            break;
+          }
         }
       } catch (e) {
         await s.cancel().catch(() => {});
         return this.fail(deadline.map(e), sql);
       }
+      await it.return?.().catch(() => {});
       await s.cancel().catch(() => {});
     }
-    const result: Result = { type: 'table', column_names: columns.map((c) => c.name), data };
-    if (truncated) result.truncated = true;
+    const result: Result = { type: 'table', column_names: names, data: answer.data };
+    if (answer.truncated) result.truncated = true;
     return result;
   }
 
@@ -586,6 +590,26 @@ function relabel(stream: QueryStream, labels: string[] | null | undefined): Quer
     batches: stream.batches,
     cancel: () => stream.cancel(),
   };
+}
+
+/**
+ * The rows after a cut: what was left of the batch that was cut, then the batches still
+ * to come from the statement's iterator (encoded, progress reported as before).
+ */
+async function* restOf(
+  after: unknown[][],
+  more: AsyncIterator<unknown[][]> | null,
+  columns: FieldInfo[],
+  onProgress: ((rows: number) => void) | undefined,
+  read: number,
+): AsyncGenerator<unknown[][]> {
+  if (after.length) yield after;
+  if (!more) return;
+  for (let n = await more.next(); !n.done; n = await more.next()) {
+    read += n.value.length;
+    onProgress?.(read);
+    yield encodeRows(columns, n.value);
+  }
 }
 
 async function* once<T>(x: T): AsyncGenerator<T> {
