@@ -69,4 +69,6 @@ export interface Config {
     /** The audit log: a file path, `stderr`, or null (off). */
     audit_log: string | null;
   };
+  /** OpenTelemetry traces (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, OTEL_SERVICE_NAME); endpoint null: off. */
+  tracing: { endpoint: string | null; serviceName: string };
 }

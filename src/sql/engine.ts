@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { SourceManager } from '../catalog/source-manager-types.js';
 import { ErrorCode, isTooDeep, SqlError } from '../core/errors.js';
 import type { ColumnInfo, FieldInfo } from '../core/types.js';
-import type { StatementSink } from '../observe/statement.js';
+import type { FragmentReport, StatementSink } from '../observe/statement.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { SqlStatement } from './ast/nodes.js';
 import { Deadline } from './deadline.js';
@@ -111,7 +111,7 @@ export class Engine implements SqlEngine, ExecutionContext {
   private ticker: NodeJS.Timeout | null = null;
 
   /** The statement's deadline and the options that carry its signal. */
-  private deadline(opts: ExecOptions): [Deadline, ExecOptions] {
+  private deadline(opts: ExecOptions): [Deadline, RunExecOptions] {
     const ms = statementLimit(this.deps.timeoutMs ?? 0, opts.timeoutMs);
     const d = new Deadline(ms, opts.signal, this.forget);
     this.runningStatements.add(d);
@@ -126,7 +126,9 @@ export class Engine implements SqlEngine, ExecutionContext {
       }, DEADLINE_TICK_MS);
       this.ticker.unref();
     }
-    return [d, { ...opts, signal: d.signal }];
+    // Fragments are recorded only for a statement a face sent, and only when traces are on.
+    const fragments = opts.caller && this.deps.observe?.traces ? [] : undefined;
+    return [d, { ...opts, signal: d.signal, fragments }];
   }
 
   /** Cancel every running statement at its sources; each is answered 1053 (server shutdown). */
@@ -230,7 +232,7 @@ export class Engine implements SqlEngine, ExecutionContext {
   private report(
     sql: string,
     ctx: QueryContext,
-    opts: ExecOptions,
+    opts: RunExecOptions,
     started: number,
     rows: number,
     truncated: boolean,
@@ -249,6 +251,8 @@ export class Engine implements SqlEngine, ExecutionContext {
       affectedRows,
       durationMs: performance.now() - started,
       errorCode,
+      startedAt: performance.timeOrigin + started,
+      fragments: opts.fragments,
     });
   }
 
@@ -445,7 +449,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     return runWrite(this, ast, ctx, opts);
   }
 
-  runOpts(opts: ExecOptions) {
+  runOpts(opts: RunExecOptions) {
     return {
       signal: opts.signal,
       onProgress: opts.onProgress,
@@ -454,6 +458,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       kbRows: (name: string, search: KbSearch, signal?: AbortSignal) =>
         this.kb().search(name, search, signal),
       readOnly: opts.readOnly,
+      fragments: opts.fragments,
     };
   }
 
@@ -562,6 +567,9 @@ export class Engine implements SqlEngine, ExecutionContext {
     this.deps.local.close();
   }
 }
+
+/** A statement's options inside the engine: what the face gave, plus what traces record. */
+type RunExecOptions = ExecOptions & { fragments?: FragmentReport[] };
 
 /** The tighter of the server's limit and the call's (0: none). */
 function statementLimit(server: number, call: number | undefined): number {
