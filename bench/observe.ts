@@ -4,8 +4,14 @@
  * (TRIBUTARY_METRICS_ENABLED=false, no audit log), one with both on (the audit log to a
  * file), measured in one run with the targets taking turns (mcp-load.ts runInterleaved).
  * Target: server CPU per call with both on at most 5% above the one with both off.
+ *
+ * A third server has traces on as well (OTEL_EXPORTER_OTLP_ENDPOINT), exporting to a collector
+ * stand-in in this process on 127.0.0.1 that reads and drops what it gets: what a span per
+ * statement and per fragment costs on top (no target; traces are opt-in).
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPgDatabase, pgExec } from '../test/helpers/services.js';
@@ -29,13 +35,35 @@ export async function benchObserve(): Promise<Record<string, unknown>> {
        INSERT INTO t SELECT g, 'item-' || g, g % 97 FROM generate_series(1, ${ROWS}) g; ANALYZE t;`,
     );
     const auditPath = join(dir, 'audit.jsonl');
+    let traceBytes = 0;
+    let tracePosts = 0;
+    const collector = createServer((req, res) => {
+      req.on('data', (c: Buffer) => {
+        traceBytes += c.length;
+      });
+      req.on('end', () => {
+        tracePosts++;
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise((r) => collector.close(r)));
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
+    // Empty counts as unset: an OTEL_ variable of the bench's own environment must not leak in.
+    const noTraces = { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' };
     const servers = {
-      off: await startChildServer({ TRIBUTARY_METRICS_ENABLED: 'false' }),
-      on: await startChildServer({ TRIBUTARY_AUDIT_LOG: auditPath }),
+      off: await startChildServer({ ...noTraces, TRIBUTARY_METRICS_ENABLED: 'false' }),
+      on: await startChildServer({ ...noTraces, TRIBUTARY_AUDIT_LOG: auditPath }),
+      traced: await startChildServer({
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+        TRIBUTARY_AUDIT_LOG: join(dir, 'audit-traced.jsonl'),
+      }),
     };
     cleanups.unshift(
       () => servers.off.stop(),
       () => servers.on.stop(),
+      () => servers.traced.stop(),
     );
     const targets = [];
     for (const [name, s] of Object.entries(servers)) {
@@ -55,30 +83,38 @@ export async function benchObserve(): Promise<Record<string, unknown>> {
     const out: Record<string, unknown> = {};
     for (const c of [1, 16]) {
       const calls = Math.max(20, Math.round((c === 1 ? 2400 : 3000) * SCALE));
-      const [off, on] = await runInterleaved(targets, {
+      const [off, on, traced] = await runInterleaved(targets, {
         concurrency: c,
         calls,
         warmup: Math.max(10, Math.round(calls / 20)),
         rounds: 3,
       });
-      const overhead =
-        off.server_cpu_ms_per_call && on.server_cpu_ms_per_call
-          ? round(
-              ((on.server_cpu_ms_per_call - off.server_cpu_ms_per_call) / off.server_cpu_ms_per_call) * 100,
-              1,
-            )
-          : null;
-      out[`point_lookup c=${c}`] = { observe_off: off, observe_on: on, cpu_overhead_pct: overhead };
+      const overhead = pctAbove(on.server_cpu_ms_per_call, off.server_cpu_ms_per_call);
+      const tracedOverhead = pctAbove(traced.server_cpu_ms_per_call, off.server_cpu_ms_per_call);
+      out[`point_lookup c=${c}`] = {
+        observe_off: off,
+        observe_on: on,
+        observe_on_traced: traced,
+        cpu_overhead_pct: overhead,
+        traced_cpu_overhead_pct: tracedOverhead,
+        traces_over_audit_metrics_pct: pctAbove(traced.server_cpu_ms_per_call, on.server_cpu_ms_per_call),
+      };
       process.stderr.write(
-        `bench observe: c=${c} off ${off.server_cpu_ms_per_call} ms/call, on ${on.server_cpu_ms_per_call} ms/call (${overhead}%)\n`,
+        `bench observe: c=${c} off ${off.server_cpu_ms_per_call} ms/call, on ${on.server_cpu_ms_per_call} ms/call (${overhead}%), traced ${traced.server_cpu_ms_per_call} ms/call (${tracedOverhead}%)\n`,
       );
     }
     out.audit_log_bytes = statSync(auditPath).size;
-    out.target = 'cpu_overhead_pct <= 5';
+    out.trace_export = { posts: tracePosts, bytes: traceBytes };
+    out.target = 'cpu_overhead_pct <= 5 (audit + metrics); traces: reported only';
     return out;
   } finally {
     for (const c of cleanups) await c().catch(() => {});
   }
+}
+
+/** How far `x` is above `base`, in percent (null when either is unknown). */
+function pctAbove(x: number | null | undefined, base: number | null | undefined): number | null {
+  return x && base ? round(((x - base) / base) * 100, 1) : null;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

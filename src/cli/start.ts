@@ -12,7 +12,7 @@ import type { AppDeps } from '../http/deps.js';
 import { securityRuntime } from '../http/hooks/runtime.js';
 import { buildHttpServer } from '../http/server.js';
 import { KbService } from '../kb/service.js';
-import { Observer, type PoolUse } from '../observe/index.js';
+import { Observer, type PoolUse, Tracing } from '../observe/index.js';
 import type { Source } from '../sources/types.js';
 import { Engine } from '../sql/engine.js';
 import { LocalEngine } from '../sql/execute/local.js';
@@ -46,11 +46,22 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     tempDir: join(config.storageDir, 'tmp'),
     memoryLimit: localMemoryLimit(),
   });
+  const sourceNames = () => sources.names();
+  // The OpenTelemetry SDK is loaded only when an endpoint is set.
+  const tracing = config.tracing.endpoint
+    ? await Tracing.start({
+        url: config.tracing.endpoint,
+        serviceName: config.tracing.serviceName,
+        version: VERSION,
+        sourceNames,
+      })
+    : null;
   const observer = new Observer({
     metrics: config.api.metrics.enabled,
     auditLog: config.query.audit_log ?? undefined,
-    sourceNames: () => sources.names(),
+    sourceNames,
     pools: () => poolUse(sources),
+    tracing,
   });
   const engine = new Engine({
     sources,

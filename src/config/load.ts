@@ -61,6 +61,10 @@ const DEFAULTS: Record<string, unknown> = {
   'api.mcp.oauth.scope': 'mcp:tools',
   'api.mcp.oauth.public_url': null,
   'api.mcp.max_rows': 10000,
+  'api.mcp.max_result_bytes': 262144,
+  'api.mcp.result_handles.max_bytes': 67108864,
+  'api.mcp.result_handles.ttl_ms': 600000,
+  'api.mcp.result_handles.per_principal': 16,
   'api.mcp.read_only': false,
   'api.mcp.session_idle_timeout_ms': 300000,
   'auth.token_ttl_hours': 720,
@@ -264,6 +268,8 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
     ? checkUrl('TRIBUTARY_REDIS_URL', redisRaw.trim(), ['redis:', 'rediss:'], problems)
     : null;
 
+  const tracing = tracingConfig(env, problems);
+
   if (values.get('api.mcp.oauth.enabled') === true && !values.get('api.mcp.oauth.issuer_url')) {
     problems.list.push(
       'Invalid configuration: api.mcp.oauth.issuer_url: required when api.mcp.oauth.enabled is true (TRIBUTARY_MCP_OAUTH_ISSUER_URL)',
@@ -311,5 +317,23 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
     files: rest.files,
     sources: rest.sources,
     query: rest.query,
+    tracing,
   };
 }
+
+/**
+ * OpenTelemetry's own variables (docs/reference/configuration.md#traces): the traces endpoint
+ * is OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces.
+ */
+function tracingConfig(env: Record<string, string | undefined>, problems: Problems): Config['tracing'] {
+  const serviceName = envString(env, 'OTEL_SERVICE_NAME')?.trim() ?? 'tributary';
+  const signal = envString(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')?.trim();
+  const base = envString(env, 'OTEL_EXPORTER_OTLP_ENDPOINT')?.trim();
+  if (signal)
+    return { endpoint: checkUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', signal, HTTP, problems), serviceName };
+  if (!base) return { endpoint: null, serviceName };
+  const url = `${checkUrl('OTEL_EXPORTER_OTLP_ENDPOINT', base, HTTP, problems).replace(/\/+$/, '')}/v1/traces`;
+  return { endpoint: url, serviceName };
+}
+
+const HTTP = ['http:', 'https:'];

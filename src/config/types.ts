@@ -34,6 +34,10 @@ export interface Config {
         public_url: string | null;
       };
       max_rows: number;
+      /** An MCP answer's JSON never passes this many bytes; rows past it are cut (and kept under a handle). */
+      max_result_bytes: number;
+      /** The rows of cut MCP answers, kept for paging (src/mcp/result-handles.ts). */
+      result_handles: { max_bytes: number; ttl_ms: number; per_principal: number };
       read_only: boolean;
       /** A Streamable HTTP session with no request for this long is closed (clients often leave without DELETE). */
       session_idle_timeout_ms: number;
@@ -65,4 +69,6 @@ export interface Config {
     /** The audit log: a file path, `stderr`, or null (off). */
     audit_log: string | null;
   };
+  /** OpenTelemetry traces (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, OTEL_SERVICE_NAME); endpoint null: off. */
+  tracing: { endpoint: string | null; serviceName: string };
 }

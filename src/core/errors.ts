@@ -14,6 +14,7 @@ export const ErrorCode = {
   NOT_SUPPORTED: 1235,
   READ_ONLY: 1290,
   QUERY_INTERRUPTED: 1317,
+  PACKET_TOO_LARGE: 1153,
 } as const;
 
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | number;

@@ -1,10 +1,14 @@
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { redactSql, sourcesIn, statementKind } from '../observe/redact.js';
-import type { QueryContext } from '../sql/engine-types.js';
-import type { Result } from '../sql/result.js';
+import type { ExecOptions, QueryContext } from '../sql/engine-types.js';
+import type { ErrorResult, Result } from '../sql/result.js';
 import type { McpDeps } from './deps.js';
+import { ResultHandles } from './result-handles.js';
+import { type PageRequest, pageAnswer, parsePageRequest, rowTooLarge, unknownHandle } from './result-page.js';
 import { queryOutputSchema } from './result-schema.js';
+import { LOCAL_OWNER, ownerOf } from './transports/auth-info.js';
+import { type HandleView, NOTE_RESERVE_BYTES, truncationFields, withTruncation } from './truncation.js';
 
 const QUERY_DESCRIPTION = `Run one SQL statement (MySQL syntax) against the connected data sources and return the result.
 
@@ -14,7 +18,8 @@ Read the schema:// resources first to learn the source, table and column names.
 Knowledge bases: SELECT * FROM kb WHERE content = 'question' [AND metadata filters] [AND hybrid_search = true] LIMIT k (ordered by relevance); INSERT INTO kb SELECT id, content, ... FROM source.table; CREATE KNOWLEDGE_BASE kb USING content_columns = ['body'], metadata_columns = ['x'].
 
 Result (also in structuredContent.result):
-- {"type":"table","column_names":[...],"data":[[...],...]} for rows ("truncated": true when rows beyond the row limit were cut; add a LIMIT or aggregate)
+- {"type":"table","column_names":[...],"data":[[...],...]} for rows. A long answer is cut to fit (rows and bytes) and then says so first: "truncated": true, "rows_returned", "rows_available" (or "more_than"), a "handle" and "next".
+  Page on with next (SELECT * FROM result('r_...') LIMIT 100 OFFSET n, for 10 minutes), or better, narrow the question: WHERE, fewer columns, COUNT/GROUP BY, ORDER BY ... LIMIT.
 - {"type":"ok","affected_rows":N} for writes and DDL
 - {"type":"error","error_code":N,"error_message":"..."} on failure (MySQL error codes: 1064 syntax, 1049 unknown database, 1146 unknown table, 1054 unknown column, 1290 read-only mode)`;
 
@@ -99,6 +104,7 @@ export function registerQueryTool(
         onProgress: progress,
         timeoutMs,
         principal: ctx.http?.authInfo?.clientId ?? null,
+        owner: ownerOf(ctx.http?.authInfo),
       });
       return toToolResult(result, deps);
     },
@@ -116,6 +122,8 @@ export interface QueryCall {
   timeoutMs?: number;
   /** Who is calling (audit log); null without auth. */
   principal?: string | null;
+  /** Who owns the result handles this call makes and may read (auth-info.ts `principalKey`); `local` without auth. */
+  owner?: string;
 }
 
 /** The `_meta` key a client sets to give one call a shorter time limit (milliseconds). */
@@ -148,11 +156,69 @@ export async function callQueryTool(
   args: QueryArgs,
   call: QueryCall,
 ): Promise<Result> {
-  const { read_only: readOnly, max_rows: maxRows } = deps.config.api.mcp;
+  const { read_only: readOnly, max_rows: maxRows, max_result_bytes: maxBytes } = deps.config.api.mcp;
+  const owner = call.owner ?? LOCAL_OWNER;
+  const page = parsePageRequest(args.query);
+  if (page) return readHandle(deps, args.query, page, call, owner);
   const qctx: QueryContext = { db: args.context?.db ?? session.db };
-  const result = await runQuery(deps, args.query, qctx, call, { readOnly, maxRows });
+  const handles = resultHandles(deps);
+  let kept: Promise<HandleView | null> = Promise.resolve(null);
+  const result = await runQuery(deps, args.query, qctx, call, {
+    readOnly,
+    maxRows,
+    // The note a cut answer carries is kept free, so the whole answer stays within the budget.
+    maxBytes: Math.max(0, maxBytes - NOTE_RESERVE_BYTES),
+    keepRest: async (rest) => {
+      kept = handles.keep(owner, rest);
+      await kept;
+    },
+  });
   // USE (or an explicit context.db) becomes the session's default for later calls.
   if (result.type !== 'error' && qctx.db !== undefined) session.db = qctx.db;
+  if (result.type !== 'table' || !result.truncated) return result;
+  if (result.data.length === 0) return rowTooLarge(maxBytes);
+  return withTruncation(result, truncationFields(0, result.data.length, await kept));
+}
+
+/** The store of result handles of these deps, made on first use (one per server). */
+function resultHandles(deps: McpDeps): ResultHandles {
+  if (!deps.resultHandles) {
+    const h = deps.config.api.mcp.result_handles;
+    deps.resultHandles = new ResultHandles({
+      maxBytes: h.max_bytes,
+      ttlMs: h.ttl_ms,
+      perPrincipal: h.per_principal,
+    });
+  }
+  return deps.resultHandles;
+}
+
+/** `SELECT * FROM result('r_...') LIMIT n OFFSET m`: a page of a handle the caller owns. */
+function readHandle(
+  deps: McpDeps,
+  sql: string,
+  page: PageRequest | ErrorResult,
+  call: QueryCall,
+  owner: string,
+): Result {
+  const started = performance.now();
+  let result: Result;
+  if ('type' in page) result = page;
+  else {
+    const held = resultHandles(deps).page(owner, page.id);
+    const { max_rows: maxRows, max_result_bytes: maxBytes } = deps.config.api.mcp;
+    result = held ? pageAnswer(held, page, maxRows, maxBytes) : unknownHandle(page.id);
+  }
+  // Reported like any statement (audit log, metrics): the engine never sees it.
+  deps.observer?.statement({
+    sql,
+    principal: call.principal ?? null,
+    transport: 'mcp',
+    rows: result.type === 'table' ? result.data.length : 0,
+    truncated: result.type === 'table' && result.truncated === true,
+    durationMs: performance.now() - started,
+    errorCode: result.type === 'error' ? result.error_code : undefined,
+  });
   return result;
 }
 
@@ -171,13 +237,12 @@ async function runQuery(
   sql: string,
   qctx: QueryContext,
   call: QueryCall,
-  o: { readOnly: boolean; maxRows: number },
+  o: Pick<ExecOptions, 'readOnly' | 'maxRows' | 'maxBytes' | 'keepRest'>,
 ): Promise<Result> {
   const started = performance.now();
   const result = await deps.engine.execute(sql, qctx, {
     signal: call.signal,
-    readOnly: o.readOnly,
-    maxRows: o.maxRows,
+    ...o,
     onProgress: call.onProgress,
     timeoutMs: call.timeoutMs,
     caller: { principal: call.principal ?? null, transport: 'mcp' },

@@ -18,12 +18,18 @@ const RESULT_JSON_SCHEMA = {
         {
           type: 'object',
           description:
-            'Rows. `truncated` is present (true) only when rows beyond api.mcp.max_rows were cut off.',
+            'Rows. When the answer was cut to fit api.mcp.max_rows / api.mcp.max_result_bytes, `truncated` (true) and the fields after it say so; they are absent otherwise.',
           properties: {
             type: { const: 'table' },
             column_names: { type: 'array', items: { type: 'string' } },
-            data: { type: 'array', items: { type: 'array' } },
             truncated: { const: true },
+            rows_returned: { type: 'integer', description: 'Rows in data.' },
+            rows_available: { type: 'integer', description: 'Rows of the whole result, when known.' },
+            more_than: { type: 'integer', description: 'Otherwise: the result has more rows than this.' },
+            handle: { type: 'string', description: 'Names the kept rows: SELECT * FROM result(handle).' },
+            next: { type: 'string', description: 'The statement that reads the following rows.' },
+            hint: { type: 'string', description: 'How to page on or narrow the question.' },
+            data: { type: 'array', items: { type: 'array' } },
           },
           required: ['type', 'column_names', 'data'],
         },
@@ -66,7 +72,7 @@ function envelopeProblem(value: unknown): string | null {
       if (!Array.isArray(r.column_names) || !Array.isArray(r.data))
         return 'table result needs column_names and data';
       if (r.truncated !== undefined && r.truncated !== true) return 'truncated may only be true';
-      return null;
+      return r.truncated ? truncationProblem(r) : null;
     case 'ok':
       return r.affected_rows === null || Number.isInteger(r.affected_rows)
         ? null
@@ -78,6 +84,14 @@ function envelopeProblem(value: unknown): string | null {
     default:
       return `unknown result type ${JSON.stringify(r.type)}`;
   }
+}
+
+function truncationProblem(r: Record<string, unknown>): string | null {
+  for (const k of ['rows_returned', 'rows_available', 'more_than'])
+    if (r[k] !== undefined && !Number.isInteger(r[k])) return `${k} must be an integer`;
+  for (const k of ['handle', 'next', 'hint'])
+    if (r[k] !== undefined && typeof r[k] !== 'string') return `${k} must be a string`;
+  return null;
 }
 
 /** The same envelope check for a bare result (the direct HTTP path builds no wrapper object). */

@@ -14,7 +14,8 @@ Workflow:
 3. Read schema://databases/{database_name}/tables/{table_name}/columns for the columns and their MySQL types.
 4. Call the \`query\` tool with one SQL statement. Qualify tables as source.table (source.schema.table where the source has schemas), or pass context.db. One query may join tables from different sources.
 
-Results come back as {"type":"table","column_names":[...],"data":[[...]]}, {"type":"ok","affected_rows":N} or {"type":"error","error_code":N,"error_message":"..."}. Use LIMIT or aggregates for large tables: long results are truncated ("truncated": true). The prompt sample_table shows a table's first rows.
+Results come back as {"type":"table","column_names":[...],"data":[[...]]}, {"type":"ok","affected_rows":N} or {"type":"error","error_code":N,"error_message":"..."}. Use LIMIT or aggregates for large tables. A long answer is cut to fit and says so first ("truncated": true, "rows_returned", "rows_available" or "more_than", "hint"); its rows stay available for 10 minutes under "handle".
+Page on with the statement in "next" (SELECT * FROM result('r_...') LIMIT 100 OFFSET n), or better, narrow the question. The prompt sample_table shows a table's first rows.
 
 Knowledge bases (schema://knowledge_bases) hold searchable text: SELECT * FROM kb WHERE content = 'question' [AND metadata_col = 'x'] [AND hybrid_search = true] LIMIT 10 returns chunks ordered by relevance (0..1); a KB joins with any table (FROM kb JOIN pg.customers c ON c.id = kb.customer_id).`;
 

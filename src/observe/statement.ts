@@ -20,6 +20,32 @@ export interface StatementReport {
   durationMs: number;
   /** The MySQL error code of a failure; undefined on success. */
   errorCode?: number;
+  /** When it arrived, in milliseconds since the epoch (fractional): traces place it in time. */
+  startedAt?: number;
+  /** What each source ran for it, when the sink asked for fragments (`traces`). */
+  fragments?: FragmentReport[];
+}
+
+/** One source's part of a statement: the whole statement pushed down, or a fragment loaded for local work. */
+export interface FragmentReport {
+  source: string;
+  /** The source's engine (`postgres`, `mysql`, ...). */
+  engine: string;
+  /** True when the source ran the whole statement. */
+  pushdown: boolean;
+  /** Milliseconds since the epoch (fractional). */
+  startedAt: number;
+  /** Absent for a pushdown, whose rows stream until the statement ends. */
+  endedAt?: number;
+  /** Rows the fragment loaded, when counted. */
+  rows?: number;
+  /** Set when this fragment failed. */
+  errorCode?: number;
+}
+
+/** Now, in milliseconds since the epoch, finer than Date.now(). */
+export function epochMs(): number {
+  return performance.timeOrigin + performance.now();
 }
 
 /** Who asked and through which face; the faces fill it in. */
@@ -31,6 +57,8 @@ export interface Caller {
 /** Whatever takes statement reports (the observer, or nothing when all is off). */
 export interface StatementSink {
   statement(r: StatementReport): void;
+  /** True when reports should carry `fragments` (traces are on); the engine records none otherwise. */
+  readonly traces?: boolean;
 }
 
 /** A bounded label for metrics: the outcome of a statement from its error code. */

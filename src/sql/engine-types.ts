@@ -15,6 +15,17 @@ export interface ExecOptions {
   /** Stop reading after this many rows and mark the result `truncated: true`. */
   maxRows?: number;
   /**
+   * Also stop before the answer's JSON (`{"type":"table","column_names":[...],"data":[...],"truncated":true}`)
+   * would pass this many bytes (the MCP budget, api.mcp.max_result_bytes).
+   */
+  maxBytes?: number;
+  /**
+   * When the answer is cut (maxRows / maxBytes), the rows past the cut are offered here
+   * instead of being dropped (MCP result handles); the statement ends once this settles,
+   * so its time limit still holds while the rest is read.
+   */
+  keepRest?: (rest: RestOfRows) => Promise<void>;
+  /**
    * This call's own time limit (MCP `_meta`, an HTTP header): the statement is cancelled and
    * answered 3024 after the smaller of it and query.timeout_ms.
    */
@@ -23,6 +34,18 @@ export interface ExecOptions {
   caller?: Caller;
   /** Progress of a long statement: rows read so far (rows stored, for INSERT INTO a KB, with a message). */
   onProgress?: (rows: number, message?: string) => void;
+}
+
+/** The rows of a cut answer: those in it, and the ones after, still to be read. */
+export interface RestOfRows {
+  column_names: string[];
+  /** The rows the answer holds (encoded). */
+  shown: unknown[][];
+  /**
+   * The rows after them, encoded, in batches. Reading may stop at any point; a failure of
+   * the statement (its time limit, a source error) is thrown from here.
+   */
+  batches: AsyncIterable<unknown[][]>;
 }
 
 /** A row result whose rows are not yet read; values already encoded per docs/reference/sql.md. */

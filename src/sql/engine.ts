@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { SourceManager } from '../catalog/source-manager-types.js';
 import { ErrorCode, isTooDeep, SqlError } from '../core/errors.js';
 import type { ColumnInfo, FieldInfo } from '../core/types.js';
-import type { StatementSink } from '../observe/statement.js';
+import type { FragmentReport, StatementSink } from '../observe/statement.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { SqlStatement } from './ast/nodes.js';
 import { Deadline } from './deadline.js';
@@ -10,6 +10,7 @@ import { Deadline } from './deadline.js';
 /** How often running statements are checked against query.timeout_ms (its precision). */
 const DEADLINE_TICK_MS = 100;
 
+import { CutAnswer } from './cut-answer.js';
 import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
 import type { ExecutionContext, Outcome } from './execute/context.js';
 import { explain } from './execute/explain.js';
@@ -110,7 +111,7 @@ export class Engine implements SqlEngine, ExecutionContext {
   private ticker: NodeJS.Timeout | null = null;
 
   /** The statement's deadline and the options that carry its signal. */
-  private deadline(opts: ExecOptions): [Deadline, ExecOptions] {
+  private deadline(opts: ExecOptions): [Deadline, RunExecOptions] {
     const ms = statementLimit(this.deps.timeoutMs ?? 0, opts.timeoutMs);
     const d = new Deadline(ms, opts.signal, this.forget);
     this.runningStatements.add(d);
@@ -125,7 +126,9 @@ export class Engine implements SqlEngine, ExecutionContext {
       }, DEADLINE_TICK_MS);
       this.ticker.unref();
     }
-    return [d, { ...opts, signal: d.signal }];
+    // Fragments are recorded only for a statement a face sent, and only when traces are on.
+    const fragments = opts.caller && this.deps.observe?.traces ? [] : undefined;
+    return [d, { ...opts, signal: d.signal, fragments }];
   }
 
   /** Cancel every running statement at its sources; each is answered 1053 (server shutdown). */
@@ -229,7 +232,7 @@ export class Engine implements SqlEngine, ExecutionContext {
   private report(
     sql: string,
     ctx: QueryContext,
-    opts: ExecOptions,
+    opts: RunExecOptions,
     started: number,
     rows: number,
     truncated: boolean,
@@ -248,6 +251,8 @@ export class Engine implements SqlEngine, ExecutionContext {
       affectedRows,
       durationMs: performance.now() - started,
       errorCode,
+      startedAt: performance.timeOrigin + started,
+      fragments: opts.fragments,
     });
   }
 
@@ -264,41 +269,44 @@ export class Engine implements SqlEngine, ExecutionContext {
       return this.fail(deadline.map(e), sql);
     }
     if (out.kind === 'ok') return { type: 'ok', affected_rows: out.affected, ...out.counts };
-    const max = opts.maxRows ?? Number.POSITIVE_INFINITY;
-    const data: unknown[][] = [];
-    let truncated = false;
-    const take = (rows: unknown[][]) => {
-      for (const row of rows) {
-        if (data.length >= max) {
-          truncated = true;
-          return;
-        }
-        data.push(row);
-      }
+    const columns: FieldInfo[] = out.kind === 'table' ? out.table.columns : out.stream.columns;
+    const names = columns.map((c) => c.name);
+    const answer = new CutAnswer(names, opts.maxRows ?? Number.POSITIVE_INFINITY, opts.maxBytes);
+    // The rows past a cut go to keepRest when the caller keeps them (MCP result handles).
+    const keep = async (after: unknown[][], more: AsyncIterator<unknown[][]> | null, read: number) => {
+      if (!opts.keepRest) return;
+      const batches = restOf(after, more, columns, opts.onProgress, read);
+      await opts.keepRest({ column_names: names, shown: answer.data, batches }).catch(() => {});
     };
-    let columns: FieldInfo[];
     if (out.kind === 'table') {
-      columns = out.table.columns;
-      take(encodeRows(columns, out.table.rows));
+      const rows = encodeRows(columns, out.table.rows);
+      const at = answer.take(rows);
+      if (answer.truncated) await keep(rows.slice(at), null, rows.length);
     } else {
       const s = out.stream;
-      columns = s.columns;
+      // Iterated by hand: after a cut the same iterator goes on feeding keepRest.
+      const it = s.batches[Symbol.asyncIterator]();
       let read = 0;
       try {
-        for await (const b of s.batches) {
-          read += b.length;
+        for (let n = await it.next(); !n.done; n = await it.next()) {
+          read += n.value.length;
           opts.onProgress?.(read);
-          take(encodeRows(columns, b));
-          if (truncated) break;
+          const rows = encodeRows(columns, n.value);
+          const at = answer.take(rows);
+          if (answer.truncated) {
+            await keep(rows.slice(at), it, read);
+            break;
+          }
         }
       } catch (e) {
         await s.cancel().catch(() => {});
         return this.fail(deadline.map(e), sql);
       }
+      await it.return?.().catch(() => {});
       await s.cancel().catch(() => {});
     }
-    const result: Result = { type: 'table', column_names: columns.map((c) => c.name), data };
-    if (truncated) result.truncated = true;
+    const result: Result = { type: 'table', column_names: names, data: answer.data };
+    if (answer.truncated) result.truncated = true;
     return result;
   }
 
@@ -441,7 +449,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     return runWrite(this, ast, ctx, opts);
   }
 
-  runOpts(opts: ExecOptions) {
+  runOpts(opts: RunExecOptions) {
     return {
       signal: opts.signal,
       onProgress: opts.onProgress,
@@ -450,6 +458,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       kbRows: (name: string, search: KbSearch, signal?: AbortSignal) =>
         this.kb().search(name, search, signal),
       readOnly: opts.readOnly,
+      fragments: opts.fragments,
     };
   }
 
@@ -559,6 +568,9 @@ export class Engine implements SqlEngine, ExecutionContext {
   }
 }
 
+/** A statement's options inside the engine: what the face gave, plus what traces record. */
+type RunExecOptions = ExecOptions & { fragments?: FragmentReport[] };
+
 /** The tighter of the server's limit and the call's (0: none). */
 function statementLimit(server: number, call: number | undefined): number {
   if (!call || call <= 0) return server;
@@ -586,6 +598,26 @@ function relabel(stream: QueryStream, labels: string[] | null | undefined): Quer
     batches: stream.batches,
     cancel: () => stream.cancel(),
   };
+}
+
+/**
+ * The rows after a cut: what was left of the batch that was cut, then the batches still
+ * to come from the statement's iterator (encoded, progress reported as before).
+ */
+async function* restOf(
+  after: unknown[][],
+  more: AsyncIterator<unknown[][]> | null,
+  columns: FieldInfo[],
+  onProgress: ((rows: number) => void) | undefined,
+  read: number,
+): AsyncGenerator<unknown[][]> {
+  if (after.length) yield after;
+  if (!more) return;
+  for (let n = await more.next(); !n.done; n = await more.next()) {
+    read += n.value.length;
+    onProgress?.(read);
+    yield encodeRows(columns, n.value);
+  }
 }
 
 async function* once<T>(x: T): AsyncGenerator<T> {

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callQueryTool, type SessionState } from '../../mcp/query-tool.js';
 import { createMcpServerFactory } from '../../mcp/server.js';
-import { attachAuth } from '../../mcp/transports/auth-info.js';
+import { attachAuth, principalKey } from '../../mcp/transports/auth-info.js';
 import {
   hijack,
   isJsonContentType,
@@ -12,7 +12,7 @@ import {
   useJsonRpcBodyParser,
 } from '../../mcp/transports/http-util.js';
 import { SseEndpoint } from '../../mcp/transports/sse.js';
-import { principalKey, StreamableEndpoint, type StreamableOptions } from '../../mcp/transports/streamable.js';
+import { StreamableEndpoint, type StreamableOptions } from '../../mcp/transports/streamable.js';
 import type { AppDeps } from '../deps.js';
 import { installedGate } from '../hooks/index.js';
 import { addEarlyHandler } from '../server.js';

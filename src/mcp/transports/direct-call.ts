@@ -14,7 +14,7 @@ import {
   type SessionState,
 } from '../query-tool.js';
 import { resultEnvelopeProblem } from '../result-schema.js';
-import { authClientId } from './auth-info.js';
+import { authClientId, authOwner } from './auth-info.js';
 import type { BoundedEventStore } from './event-store.js';
 import { jsonRpcError } from './http-util.js';
 
@@ -45,6 +45,7 @@ export type DirectMatch =
       version: string;
       timeoutMs?: number;
       principal: string | null;
+      owner: string;
     }
   | { kind: 'cancel'; requestId: string | number }
   | { kind: 'resume'; streamId: string };
@@ -148,6 +149,7 @@ export class DirectSession {
       version: version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
       timeoutMs,
       principal: authClientId(req),
+      owner: authOwner(req),
     };
   }
 
@@ -161,7 +163,11 @@ export class DirectSession {
         this.resume(m.streamId, res);
         return Promise.resolve();
       case 'call':
-        return this.call(m.id, m.args, m.version, res, { timeoutMs: m.timeoutMs, principal: m.principal });
+        return this.call(m.id, m.args, m.version, res, {
+          timeoutMs: m.timeoutMs,
+          principal: m.principal,
+          owner: m.owner,
+        });
     }
   }
 
@@ -175,7 +181,7 @@ export class DirectSession {
     args: QueryArgs,
     version: string,
     res: ServerResponse,
-    who: Pick<QueryCall, 'timeoutMs' | 'principal'>,
+    who: Pick<QueryCall, 'timeoutMs' | 'principal' | 'owner'>,
   ) {
     const ac = new AbortController();
     this.calls.set(id, ac);

@@ -11,7 +11,7 @@ import {
 import type { Logger } from 'pino';
 import type { Principal } from '../../auth/types.js';
 import type { SessionState } from '../query-tool.js';
-import { attachAuth } from './auth-info.js';
+import { attachAuth, principalKey } from './auth-info.js';
 import { DirectSession, type RunQueryTool } from './direct-call.js';
 import { BoundedEventStore } from './event-store.js';
 import { jsonRpcError, MCP_BODY_LIMIT } from './http-util.js';
@@ -249,10 +249,4 @@ export class StreamableEndpoint {
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
-}
-
-/** The token that opened a session (its hash), or for OAuth the subject; null without auth. */
-export function principalKey(p: Principal | null): string | null {
-  if (!p) return null;
-  return p.tokenHash ? `token:${p.tokenHash}` : `${p.kind}:${p.id}`;
 }

@@ -2,8 +2,9 @@ import { execFile } from 'node:child_process';
 import { constants, createWriteStream } from 'node:fs';
 import { open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SqlError } from '../../core/errors.js';
+import { ErrorCode, SqlError } from '../../core/errors.js';
 import type { FieldInfo, Row } from '../../core/types.js';
+import { epochMs, type FragmentReport } from '../../observe/statement.js';
 import type { QueryStream } from '../../sources/types.js';
 import type { KbSearch } from '../kb-port.js';
 import type { DynamicFilter } from '../plan/plan-types.js';
@@ -31,11 +32,19 @@ export interface RunOptions {
   maxFragmentRows?: number;
   /** Each source runs its part in its own read-only mode (api.mcp.read_only). */
   readOnly?: boolean;
+  /** When given (traces are on), what each source ran is recorded here. */
+  fragments?: FragmentReport[];
 }
 
 /** Run a plan to a stream of canonical rows. */
 export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions = {}): Promise<QueryStream> {
   if (plan.kind === 'pushdown') {
+    opts.fragments?.push({
+      source: plan.source.name,
+      engine: plan.source.engine,
+      pushdown: true,
+      startedAt: epochMs(),
+    });
     const stream = await plan.source.query(plan.sql, { signal: opts.signal, readOnly: opts.readOnly });
     return plan.json ? jsonTyped(stream, plan.json) : stream;
   }
@@ -86,13 +95,31 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
       // One row past the limit is enough to know it is passed; the source stops there.
       const max = opts.maxFragmentRows;
       const sql = max ? `SELECT * FROM (${planned}) AS __fragment LIMIT ${max + 1}` : planned;
-      await loadFragmentRows(f, sql);
-      if (max) await checkFragmentRows(local, schema, f, max);
+      const report: FragmentReport | undefined = opts.fragments && {
+        source: f.source.name,
+        engine: f.source.engine,
+        pushdown: false,
+        startedAt: epochMs(),
+      };
+      try {
+        const rows = await loadFragmentRows(f, sql);
+        if (report && rows !== undefined) report.rows = rows;
+        if (max) await checkFragmentRows(local, schema, f, max);
+      } catch (e) {
+        if (report) report.errorCode = e instanceof SqlError ? e.code : ErrorCode.SOURCE_ERROR;
+        throw e;
+      } finally {
+        if (report) {
+          report.endedAt = epochMs();
+          opts.fragments!.push(report);
+        }
+      }
     }
-    async function loadFragmentRows(f: Fragment, sql: string): Promise<void> {
+    /** Rows loaded, when counted on the way (the CSV path does not count). */
+    async function loadFragmentRows(f: Fragment, sql: string): Promise<number | undefined> {
       if (f.source.exportCsv && f.columnInfo.length) {
         await loadViaCsv(local, schema, { ...f, sql }, opts.signal, opts.readOnly);
-        return;
+        return undefined;
       }
       const s = await f.source.query(sql, { signal: opts.signal, readOnly: opts.readOnly });
       streams.push(s);
@@ -103,6 +130,7 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
           progress(n - last);
           last = n;
         });
+        return last;
       } finally {
         conn.closeSync();
       }

@@ -303,7 +303,17 @@ describe('truncation at api.mcp.max_rows', () => {
         arguments: { query: `SELECT n FROM ${db.database}.numbers ORDER BY n` },
       }),
     );
-    assert.deepEqual(r, { type: 'table', column_names: ['n'], data: [[1], [2], [3]], truncated: true });
+    // This engine keeps no rest (no keepRest): the answer says so, without a handle.
+    assert.deepEqual(r, {
+      type: 'table',
+      column_names: ['n'],
+      truncated: true,
+      rows_returned: 3,
+      more_than: 3,
+      hint: r.hint,
+      data: [[1], [2], [3]],
+    });
+    assert.match(r.hint, /no more can be paged/);
     assert.equal((small.deps.engine as MariaEngine).seen.at(-1)?.opts.maxRows, 3);
   });
 

@@ -317,9 +317,15 @@ describe('real server with api.mcp.max_rows and api.mcp.read_only', () => {
         assert.deepEqual(big, {
           type: 'table',
           column_names: ['n'],
-          data: [[1], [2], [3], [4], [5]],
           truncated: true,
+          rows_returned: 5,
+          rows_available: big.rows_available,
+          handle: big.handle,
+          next: `SELECT * FROM result('${big.handle}') LIMIT 5 OFFSET 5`,
+          hint: big.hint,
+          data: [[1], [2], [3], [4], [5]],
         });
+        assert.ok(big.rows_available > 5);
         const small = resultOf(
           await c.client.callTool({
             name: 'query',

@@ -98,6 +98,8 @@ export function testConfig(o: AppOptions): Config {
           public_url: null,
         },
         max_rows: 10000,
+        max_result_bytes: 262144,
+        result_handles: { max_bytes: 67108864, ttl_ms: 600_000, per_principal: 16 },
         read_only: false,
         session_idle_timeout_ms: 300_000,
       },
@@ -112,6 +114,7 @@ export function testConfig(o: AppOptions): Config {
     files: { max_upload_bytes: 1_048_576 },
     sources: { pool_wait_timeout_ms: 30_000 },
     query: { timeout_ms: 300_000, max_fragment_rows: 10_000_000, audit_log: null },
+    tracing: { endpoint: null, serviceName: 'tributary' },
   };
 }
 
