@@ -64,6 +64,13 @@ export function mysqlColumnType(c: ColumnInfo): string {
 const q = (s: string) => `\`${s.replace(/`/g, '``')}\``;
 const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
+/** `table.column` of a foreign key (ColumnInfo.references) as its parts. */
+export function splitReference(ref: string | null | undefined): { table: string; column: string } | null {
+  if (!ref) return null;
+  const dot = ref.lastIndexOf('.');
+  return dot > 0 ? { table: ref.slice(0, dot), column: ref.slice(dot + 1) } : null;
+}
+
 export function createTableText(table: string, cols: ColumnInfo[]): string {
   const lines = cols.map((c) => {
     let line = `  ${q(c.name)} ${mysqlColumnType(c)}`;
@@ -78,6 +85,14 @@ export function createTableText(table: string, cols: ColumnInfo[]): string {
   for (const c of cols) {
     if (c.key === 'UNI') lines.push(`  UNIQUE KEY ${q(c.name)} (${q(c.name)})`);
     else if (c.key === 'MUL') lines.push(`  KEY ${q(c.name)} (${q(c.name)})`);
+  }
+  // The constraint names PostgreSQL gives by default; SQLAlchemy's reflection reads these lines.
+  for (const c of cols) {
+    const ref = splitReference(c.references);
+    if (!ref) continue;
+    lines.push(
+      `  CONSTRAINT ${q(`${table}_${c.name}_fkey`)} FOREIGN KEY (${q(c.name)}) REFERENCES ${q(ref.table)} (${q(ref.column)})`,
+    );
   }
   return `CREATE TABLE ${q(table)} (\n${lines.join(',\n')}\n) ENGINE=Tributary DEFAULT CHARSET=utf8mb4`;
 }
