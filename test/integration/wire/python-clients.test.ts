@@ -7,8 +7,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import { ensurePythonClients } from '../../helpers/debian-clients.js';
-import { pgExec } from '../../helpers/services.js';
-import { JOIN, startWireFixture, type WireFixture } from './helpers.js';
+import { addVisits, JOIN, startWireFixture, type WireFixture } from './helpers.js';
 
 const SCRIPT = new URL('./python/clients.py', import.meta.url).pathname;
 const PARAM_SQL = `SELECT o.id, o.amount, c.name FROM mys.orders o JOIN pgs.customers c ON c.id = o.customer_id
@@ -21,20 +20,13 @@ let python = '';
 before(async () => {
   python = ensurePythonClients();
   fx = await startWireFixture();
-  await pgExec(
-    fx.pgDatabase,
-    `CREATE TABLE visits (id int PRIMARY KEY, customer_id int NOT NULL REFERENCES customers(id),
-       day date NOT NULL, note varchar(20) DEFAULT 'none');
-     CREATE INDEX visits_day ON visits (day);
-     INSERT INTO visits VALUES (1, 1, '2024-05-01', 'x'), (2, 2, '2024-05-02', NULL);`,
-  );
+  await addVisits(fx);
 });
 
 after(async () => {
   await fx?.stop();
 });
 
-// biome-ignore lint/suspicious/noExplicitAny: the script's JSON, checked field by field below
 async function runPython(client: string, extra: Record<string, unknown> = {}): Promise<any> {
   const job = JSON.stringify({
     client,
