@@ -5,6 +5,7 @@
  * answer (or null: a real statement for the engine) goes out; test/unit/wire/chatter.test.ts
  * holds the statements real clients send.
  */
+import { stringLiteral } from '../core/sql-text.js';
 import type { FieldInfo } from '../core/types.js';
 
 export interface SessionInfo {
@@ -38,7 +39,7 @@ const SQL_MODE =
   'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
 
 /** System variables with the values this server really has (UTC values, no transactions, utf8mb4). */
-function variables(s: SessionInfo): Map<string, string | number> {
+export function variables(s: SessionInfo): Map<string, string | number> {
   const on = (b: boolean) => (b ? 1 : 0);
   const v = new Map<string, string | number>([
     ['auto_increment_increment', 1],
@@ -255,8 +256,12 @@ function selectItem(
     return [val, typeof val === 'number' ? 'BIGINT' : 'VARCHAR'];
   }
   const fn = /^(\w+)\s*\(\s*\)$/.exec(expr);
-  if (!fn) return undefined;
-  switch (fn[1].toUpperCase()) {
+  return fn ? sessionFunction(fn[1], s) : undefined;
+}
+
+/** The value and type of a function of the connection (`USER()`); undefined for any other name. */
+export function sessionFunction(name: string, s: SessionInfo): [unknown, FieldInfo['type']] | undefined {
+  switch (name.toUpperCase()) {
     case 'DATABASE':
     case 'SCHEMA':
       return [s.db, 'VARCHAR'];
@@ -303,8 +308,10 @@ function splitList(list: string): string[] {
 }
 
 function selectVariables(body: string, s: SessionInfo): Answer | null {
+  // Statements with FROM (every real query) leave at the cheapest test.
+  if (/\bFROM\b/i.test(body)) return null;
   const m = /^SELECT\s+([\s\S]+?)(?:\s+LIMIT\s+(\d+))?$/i.exec(body);
-  if (!m || /\bFROM\b/i.test(m[1])) return null;
+  if (!m) return null;
   const vars = variables(s);
   const columns: FieldInfo[] = [];
   const row: unknown[] = [];
@@ -440,6 +447,27 @@ function show(body: string, s: SessionInfo): Answer | null {
       columns: [n('Id'), v('User'), v('Host'), v('db'), v('Command'), n('Time'), v('State'), v('Info')],
       rows: [[s.connectionId, s.user, s.host, s.db, 'Query', 0, 'executing', body]],
     };
+  const tableStatusQuery = tableStatus(body, s);
+  if (tableStatusQuery) return tableStatusQuery;
+  const grants = /^SHOW\s+GRANTS(?:\s+FOR\s+([\s\S]+))?$/i.exec(body);
+  if (grants) {
+    const who = `\`${s.user}\`@\`%\``;
+    const privileges = s.readOnly ? 'SELECT, SHOW DATABASES, SHOW VIEW' : 'ALL PRIVILEGES';
+    return {
+      kind: 'rows',
+      columns: [v(`Grants for ${s.user}@%`)],
+      rows: [[`GRANT ${privileges} ON *.* TO ${who}`]],
+    };
+  }
+  if (/^SHOW\s+PLUGINS$/i.test(body))
+    return {
+      kind: 'rows',
+      columns: [v('Name'), v('Status'), v('Type'), v('Library'), v('License')],
+      rows: [
+        ['mysql_native_password', 'ACTIVE', 'AUTHENTICATION', null, 'Apache-2.0'],
+        ['caching_sha2_password', 'ACTIVE', 'AUTHENTICATION', null, 'Apache-2.0'],
+      ],
+    };
   const schemas = /^SHOW\s+SCHEMAS\b([\s\S]*)$/i.exec(body);
   if (schemas) return { kind: 'sql', sql: `SHOW DATABASES${schemas[1]}` };
   const create = new RegExp(`^SHOW\\s+CREATE\\s+TABLE\\s+(${NAME}(?:\\.${NAME})?)$`, 'i').exec(body);
@@ -453,4 +481,44 @@ function show(body: string, s: SessionInfo): Answer | null {
     return { kind: 'show_index', db: index[4] ? tableRef(index[4]).table : ref.db, table: ref.table };
   }
   return null;
+}
+
+/** SHOW TABLE STATUS columns and the information_schema.TABLES column each comes from. */
+const TABLE_STATUS: [string, string][] = [
+  ['Name', 'TABLE_NAME'],
+  ['Engine', 'ENGINE'],
+  ['Version', 'VERSION'],
+  ['Row_format', 'ROW_FORMAT'],
+  ['Rows', 'TABLE_ROWS'],
+  ['Avg_row_length', 'AVG_ROW_LENGTH'],
+  ['Data_length', 'DATA_LENGTH'],
+  ['Max_data_length', 'MAX_DATA_LENGTH'],
+  ['Index_length', 'INDEX_LENGTH'],
+  ['Data_free', 'DATA_FREE'],
+  ['Auto_increment', 'AUTO_INCREMENT'],
+  ['Create_time', 'CREATE_TIME'],
+  ['Update_time', 'UPDATE_TIME'],
+  ['Check_time', 'CHECK_TIME'],
+  ['Collation', 'TABLE_COLLATION'],
+  ['Checksum', 'CHECKSUM'],
+  ['Create_options', 'CREATE_OPTIONS'],
+  ['Comment', 'TABLE_COMMENT'],
+];
+
+/** `SHOW TABLE STATUS [FROM db] [LIKE .. | WHERE ..]` as a query of information_schema.TABLES. */
+function tableStatus(body: string, s: SessionInfo): Answer | null {
+  const m = new RegExp(
+    `^SHOW\\s+TABLE\\s+STATUS(?:\\s+(?:FROM|IN)\\s+${NAME})?(?:\\s+(LIKE|WHERE)\\s+([\\s\\S]+))?$`,
+    'i',
+  ).exec(body);
+  if (!m) return null;
+  const db = m[1] ? tableRef(m[1]).table : s.db;
+  if (!db)
+    return { kind: 'error', code: 1046, message: 'No database selected: SHOW TABLE STATUS FROM <source>' };
+  const list = TABLE_STATUS.map(([as, col]) => `${col} AS \`${as}\``).join(', ');
+  let sql = `SELECT ${list} FROM information_schema.TABLES WHERE TABLE_SCHEMA = ${stringLiteral('mysql', db)}`;
+  if (m[2]?.toUpperCase() === 'LIKE') sql += ` AND TABLE_NAME LIKE ${m[3]}`;
+  sql += ' ORDER BY TABLE_NAME';
+  if (m[2]?.toUpperCase() === 'WHERE') sql = `SELECT * FROM (${sql}) AS status WHERE ${m[3]}`;
+  return { kind: 'sql', sql };
 }

@@ -1,117 +1,71 @@
 /**
  * SHOW CREATE TABLE and SHOW INDEX for tools that read a table's shape that way
  * (SQLAlchemy's reflection parses SHOW CREATE TABLE): MySQL's text built from the source's
- * column listing, with MySQL type names so the tools' parsers understand them.
+ * column listing, with MySQL type names so the tools' parsers understand them. The column
+ * description itself is core/mysql-columns.ts, shared with information_schema.
  */
+import {
+  columnFacts,
+  foreignKeyName,
+  indexParts,
+  mysqlColumnType,
+  splitReference,
+} from '../core/mysql-columns.js';
 import type { ColumnInfo } from '../core/types.js';
-
-function args(native: string): string[] {
-  const m = /\(([^)]*)\)/.exec(native);
-  return m ? m[1].split(',').map((x) => x.trim()) : [];
-}
-
-/** The MySQL column type for a source column (`character varying(20)` → `varchar(20)`). */
-export function mysqlColumnType(c: ColumnInfo): string {
-  const a = args(c.nativeType);
-  const num = a.every((x) => /^\d+$/.test(x)) ? a : [];
-  switch (c.type) {
-    case 'TINYINT':
-      return 'tinyint';
-    case 'SMALLINT':
-      return 'smallint';
-    case 'INT':
-      return 'int';
-    case 'BIGINT':
-      return 'bigint';
-    case 'BOOLEAN':
-      return 'tinyint(1)';
-    case 'DECIMAL':
-      return num.length ? `decimal(${num.slice(0, 2).join(',')})` : 'decimal(65,30)';
-    case 'FLOAT':
-      return 'float';
-    case 'DOUBLE':
-      return 'double';
-    case 'CHAR':
-      return num.length ? `char(${num[0]})` : 'char(255)';
-    case 'VARCHAR':
-      return num.length ? `varchar(${num[0]})` : 'text';
-    case 'TEXT':
-      return /long/i.test(c.nativeType) ? 'longtext' : 'text';
-    case 'DATE':
-      return 'date';
-    case 'TIME':
-      return num.length ? `time(${num[0]})` : 'time';
-    case 'DATETIME':
-      return num.length && num[0] !== '0' ? `datetime(${num[0]})` : 'datetime';
-    case 'TIMESTAMP':
-      return num.length && num[0] !== '0' ? `timestamp(${num[0]})` : 'timestamp';
-    case 'YEAR':
-      return 'year';
-    case 'JSON':
-      return 'json';
-    case 'BLOB':
-      return /long/i.test(c.nativeType) ? 'longblob' : 'blob';
-    case 'BINARY':
-      return num.length ? `varbinary(${num[0]})` : 'blob';
-    case 'ENUM':
-    case 'SET':
-      return /^(enum|set)\(/i.test(c.nativeType) ? c.nativeType : 'text';
-    default:
-      return 'text';
-  }
-}
 
 const q = (s: string) => `\`${s.replace(/`/g, '``')}\``;
 const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 export function createTableText(table: string, cols: ColumnInfo[]): string {
   const lines = cols.map((c) => {
+    const facts = columnFacts(c);
     let line = `  ${q(c.name)} ${mysqlColumnType(c)}`;
     if (!c.nullable) line += ' NOT NULL';
-    else if (c.default == null && c.type !== 'TEXT' && c.type !== 'BLOB' && c.type !== 'JSON')
+    if (facts.extra) line += ` ${facts.extra.toUpperCase()}`;
+    else if (facts.default !== null)
+      line += ` DEFAULT ${facts.default === 'CURRENT_TIMESTAMP' || /^-?\d+(\.\d+)?$/.test(facts.default) ? facts.default : lit(facts.default)}`;
+    else if (c.nullable && c.type !== 'TEXT' && c.type !== 'BLOB' && c.type !== 'JSON')
       line += ' DEFAULT NULL';
     if (c.comment) line += ` COMMENT ${lit(c.comment)}`;
     return line;
   });
-  const pk = cols.filter((c) => c.key === 'PRI').map((c) => q(c.name));
+  const parts = indexParts(cols);
+  const pk = parts.filter((p) => p.name === 'PRIMARY').map((p) => q(p.column));
   if (pk.length) lines.push(`  PRIMARY KEY (${pk.join(',')})`);
+  for (const p of parts) {
+    if (p.name === 'PRIMARY') continue;
+    lines.push(`  ${p.unique ? 'UNIQUE KEY' : 'KEY'} ${q(p.name)} (${q(p.column)})`);
+  }
+  // SQLAlchemy's reflection reads foreign keys from these lines.
   for (const c of cols) {
-    if (c.key === 'UNI') lines.push(`  UNIQUE KEY ${q(c.name)} (${q(c.name)})`);
-    else if (c.key === 'MUL') lines.push(`  KEY ${q(c.name)} (${q(c.name)})`);
+    const ref = splitReference(c.references);
+    if (!ref) continue;
+    lines.push(
+      `  CONSTRAINT ${q(foreignKeyName(table, c.name))} FOREIGN KEY (${q(c.name)}) REFERENCES ${q(ref.table)} (${q(ref.column)})`,
+    );
   }
   return `CREATE TABLE ${q(table)} (\n${lines.join(',\n')}\n) ENGINE=Tributary DEFAULT CHARSET=utf8mb4`;
 }
 
 /** SHOW INDEX rows: the primary key, unique and other keys the listing marks. */
 export function indexRows(table: string, cols: ColumnInfo[]): unknown[][] {
-  const rows: unknown[][] = [];
-  let seq = 0;
-  for (const c of cols) {
-    if (c.key !== 'PRI') continue;
-    rows.push([table, 0, 'PRIMARY', ++seq, c.name, 'A', null, null, null, '', 'BTREE', '', '', 'YES', null]);
-  }
-  for (const c of cols) {
-    if (c.key !== 'UNI' && c.key !== 'MUL') continue;
-    const nonUnique = c.key === 'UNI' ? 0 : 1;
-    rows.push([
-      table,
-      nonUnique,
-      c.name,
-      1,
-      c.name,
-      'A',
-      null,
-      null,
-      null,
-      c.nullable ? 'YES' : '',
-      'BTREE',
-      '',
-      '',
-      'YES',
-      null,
-    ]);
-  }
-  return rows;
+  return indexParts(cols).map((p) => [
+    table,
+    p.unique ? 0 : 1,
+    p.name,
+    p.seq,
+    p.column,
+    'A',
+    null,
+    null,
+    null,
+    p.nullable ? 'YES' : '',
+    'BTREE',
+    '',
+    '',
+    'YES',
+    null,
+  ]);
 }
 
 export const INDEX_COLUMNS = [

@@ -42,6 +42,8 @@ export async function startWireServer(o: WireOptions): Promise<WireServer> {
       : null;
   const sockets = new Set<Socket>();
   let server: Server | null = null;
+  // Read once listening: server.address() per statement was 1.5% of a point lookup's CPU.
+  let boundPort = 0;
   const deps: WireDeps = {
     engine: o.engine,
     logger: o.logger,
@@ -53,10 +55,7 @@ export async function startWireServer(o: WireOptions): Promise<WireServer> {
     serverVersion: `8.0.40-tributary-${o.version}`,
     productVersion: o.version,
     handshakeTimeoutMs: o.handshakeTimeoutMs ?? 10_000,
-    port: () => {
-      const a = server?.address();
-      return typeof a === 'object' && a ? a.port : o.port;
-    },
+    port: () => boundPort || o.port,
     sessions: new Map(),
   };
   server = createServer({ noDelay: true }, (socket) => {
@@ -78,6 +77,8 @@ export async function startWireServer(o: WireOptions): Promise<WireServer> {
       resolve();
     });
   });
+  const a = srv.address();
+  boundPort = typeof a === 'object' && a ? a.port : o.port;
   srv.on('error', (e) => o.logger.error({ err: e.message }, 'mysql listener error'));
   return {
     port: deps.port(),

@@ -20,6 +20,7 @@ import { MalformedPacket, PacketIn, PacketOut, PacketParser, PacketTooLarge } fr
 import { bindParams, placeholders, readParams } from './params.js';
 import { writeEof, writeError, writeGreeting, writeOk } from './replies.js';
 import { createTableText, INDEX_COLUMNS, indexRows } from './schema-text.js';
+import { inlineSessionValues, UnknownVariable } from './session-values.js';
 
 const FLUSH_BYTES = 64 * 1024;
 
@@ -340,9 +341,18 @@ export class Session implements Killable {
   }
 
   private async query(sql: string, binary: boolean): Promise<void> {
-    const a = chatter(sql, this.info());
+    const info = this.info();
+    const a = chatter(sql, info);
     if (a) return this.answer(a, binary);
-    return this.run(sql, binary);
+    let text: string;
+    try {
+      text = inlineSessionValues(sql, info);
+    } catch (e) {
+      if (!(e instanceof UnknownVariable)) throw e;
+      writeError(this.out, 1193, e.message);
+      return;
+    }
+    return this.run(text, binary);
   }
 
   private async answer(a: Answer, binary: boolean): Promise<void> {

@@ -1169,7 +1169,10 @@ export abstract class SqlCompiler implements Compiler {
 
   /** CAST(x AS type) with MySQL's type names. */
   cast(e: Expr, target: CastTarget): string {
-    const t = String(target.dataType ?? '').toUpperCase();
+    // `SIGNED INTEGER` is `SIGNED` (the grammar keeps the optional word in the type name).
+    const t = String(target.dataType ?? '')
+      .toUpperCase()
+      .replace(/^(UN)?SIGNED\s+INT(EGER)?$/, '$1SIGNED');
     const sql = this.expr(e);
     const length = target.length != null ? Number(target.length) : null;
     const scale = target.scale != null ? Number(target.scale) : null;

@@ -135,13 +135,15 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
         conn.closeSync();
       }
     }
-    for (const r of plan.info) {
+    // A table named twice (`key_column_usage fk JOIN key_column_usage pk`) is loaded once.
+    const infoTables = new Set(plan.info.map((r) => r.table.toLowerCase()));
+    for (const table of infoTables) {
       loads.push(
         (async () => {
-          const { columns, rows } = await opts.infoRows!(r.table.toLowerCase());
+          const { columns, rows } = await opts.infoRows!(table);
           const conn = await local.connect();
           try {
-            await loadBatches(conn, schema, `__info_${r.table.toLowerCase()}`, columns, one(rows));
+            await loadBatches(conn, schema, `__info_${table}`, columns, one(rows));
           } finally {
             conn.closeSync();
           }

@@ -6,6 +6,7 @@ import type { Source } from '../../sources/types.js';
 import type { QueryContext } from '../engine-types.js';
 import type { Statement, TableName } from '../parse/index.js';
 import type { ExecutionContext, Outcome } from './context.js';
+import { INFO_SCHEMA_TABLES } from './info-schema.js';
 import { likePredicate, memTable } from './show.js';
 
 /** CREATE/DROP DATABASE, SHOW, DESCRIBE, USE, SET: statements answered by the engine itself. */
@@ -63,8 +64,20 @@ export async function runService(
           1046,
           'No database selected: use SHOW TABLES FROM <source>, pass context.db, or USE <source>',
         );
-      const s = await sources.get(db);
       const like = likePredicate(stmt.like);
+      if (db.toLowerCase() === 'information_schema') {
+        const names = INFO_SCHEMA_TABLES.filter((t) => like(t));
+        const cols: [string, 'VARCHAR'][] = [['Tables_in_information_schema', 'VARCHAR']];
+        if (stmt.full) cols.push(['Table_type', 'VARCHAR']);
+        return {
+          kind: 'table',
+          table: memTable(
+            cols,
+            names.map((t) => (stmt.full ? [t, 'SYSTEM VIEW'] : [t])),
+          ),
+        };
+      }
+      const s = await sources.get(db);
       const tables = (await s.listTables()).filter((t) => like(t.name));
       const cols: [string, 'VARCHAR'][] = [[`Tables_in_${s.name}`, 'VARCHAR']];
       if (stmt.full) cols.push(['Table_type', 'VARCHAR']);

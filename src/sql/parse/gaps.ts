@@ -6,6 +6,9 @@
  *   MySQL's optimizer, meaningless on other targets; dropped.
  * - the null-safe `a <=> b`: `((a = b OR a IS NULL AND b IS NULL) IS TRUE)`, which is 1
  *   or 0, never NULL, as `<=>` is, and a boolean where one is needed, on every target.
+ * - `CONVERT(x, type)` → `CAST(x AS type)`, its definition: the grammar reads the comma form
+ *   only for a plain operand and not with `SIGNED INTEGER`, both of which JDBC's
+ *   DatabaseMetaData sends (`CONVERT(CASE ... END, UNSIGNED INTEGER)`).
  */
 import { rewriteClauseGaps } from './clause-gaps.js';
 import { closing, isKeyword, isPunct, type Token, tokenize } from './lexer.js';
@@ -31,12 +34,25 @@ function indexHint(t: Token[], i: number): number | null {
   return close < 0 ? null : close;
 }
 
+/** The top-level comma of `CONVERT(expr, type)` at token i, or -1 (also for `CONVERT(x USING cs)`). */
+function convertComma(t: Token[], i: number): number {
+  if (!isKeyword(t[i], 'CONVERT') || !isPunct(t[i + 1], '(')) return -1;
+  const close = closing(t, i + 1);
+  let depth = 0;
+  for (let j = i + 2; j < close; j++) {
+    if (isPunct(t[j], '(')) depth++;
+    else if (isPunct(t[j], ')')) depth--;
+    else if (depth === 0 && isPunct(t[j], ',')) return j;
+  }
+  return -1;
+}
+
 export function rewriteSyntaxGaps(sql: string): string {
   return rewriteClauseGaps(rewriteOperatorGaps(sql));
 }
 
 function rewriteOperatorGaps(sql: string): string {
-  if (!/<=>|\b(?:USE|FORCE|IGNORE)\s+(?:INDEX|KEY)\b/i.test(sql)) return sql;
+  if (!/<=>|\b(?:USE|FORCE|IGNORE)\s+(?:INDEX|KEY)\b|\bCONVERT\s*\(/i.test(sql)) return sql;
   let t: Token[];
   try {
     t = tokenize(sql);
@@ -45,6 +61,12 @@ function rewriteOperatorGaps(sql: string): string {
   }
   const edits: Edit[] = [];
   for (let i = 0; i < t.length; i++) {
+    const comma = convertComma(t, i);
+    if (comma >= 0) {
+      edits.push({ start: t[i].start, end: t[i].end, text: 'CAST' });
+      edits.push({ start: t[comma].start, end: t[comma].end, text: ' AS ' });
+      continue;
+    }
     const hintEnd = indexHint(t, i);
     if (hintEnd !== null) {
       edits.push({ start: t[i].start, end: t[hintEnd].end, text: '' });
@@ -72,11 +94,13 @@ function rewriteOperatorGaps(sql: string): string {
     i = re;
   }
   if (edits.length === 0) return sql;
+  edits.sort((a, b) => a.start - b.start);
   let out = '';
   let at = 0;
   // Edits do not overlap: each skips past what it consumed. A `<=>` nested inside an
   // operand of another is left as it is, and the parser then names its position.
   for (const e of edits) {
+    if (e.start < at) continue; // inside an operand a `<=>` rewrite already copied
     out += sql.slice(at, e.start) + e.text;
     at = e.end;
   }

@@ -16,6 +16,20 @@ export const JOIN = `SELECT c.name, o.id AS order_id, o.amount, o.placed_at, c.j
   FROM pgs.customers c JOIN mys.orders o ON o.customer_id = c.id
   ORDER BY o.id`;
 
+/**
+ * A third table for the reflection tests (DBeaver, SQLAlchemy, JDBC metadata): a foreign key,
+ * a secondary index, a default.
+ */
+export async function addVisits(fx: WireFixture): Promise<void> {
+  await pgExec(
+    fx.pgDatabase,
+    `CREATE TABLE visits (id int PRIMARY KEY, customer_id int NOT NULL REFERENCES customers(id),
+       day date NOT NULL, note varchar(20) DEFAULT 'none');
+     CREATE INDEX visits_day ON visits (day);
+     INSERT INTO visits VALUES (1, 1, '2024-05-01', 'x'), (2, 2, '2024-05-02', NULL);`,
+  );
+}
+
 export async function startWireFixture(env: Record<string, string> = {}): Promise<WireFixture> {
   const pgdb = await createPgDatabase('wire');
   const maria = await createMariaDatabase('wire');

@@ -37,3 +37,16 @@ test('the statements parse (1064 before)', () => {
   ])
     assert.equal(parseStatement(sql, isSource).kind, 'sql', sql);
 });
+
+test('CONVERT(x, type) becomes CAST(x AS type); CONVERT(x USING cs) stays', () => {
+  assert.equal(
+    rewriteSyntaxGaps('SELECT CONVERT(CASE WHEN a THEN f(1, 2) END, UNSIGNED INTEGER) d FROM t'),
+    'SELECT CAST(CASE WHEN a THEN f(1, 2) END AS  UNSIGNED INTEGER) d FROM t',
+  );
+  assert.equal(rewriteSyntaxGaps('SELECT CONVERT(x USING utf8mb4)'), 'SELECT CONVERT(x USING utf8mb4)');
+  for (const sql of [
+    'SELECT CONVERT(CASE WHEN a THEN 1 ELSE 2 END, UNSIGNED INTEGER) FROM t',
+    'SELECT CONVERT(a <=> b, SIGNED) FROM t',
+  ])
+    assert.equal(parseStatement(sql, isSource).kind, 'sql', sql);
+});
