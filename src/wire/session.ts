@@ -443,6 +443,8 @@ export class Session implements Killable {
       const r = await this.deps.engine.stream(sql, this.ctx, {
         signal: abort.signal,
         readOnly: this.deps.readOnly,
+        // The audit log, metrics and traces see this face as they see the others.
+        caller: { principal: this.deps.auth ? this.user : null, transport: 'mysql' },
       });
       if (r.type === 'error') {
         outcome = 'error';

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import mysql from 'mysql2/promise';
 import { pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
 import { createPgDatabase, pgExec } from '../../helpers/services.js';
 import { connect, resultOf } from '../mcp/helpers/clients.js';
@@ -84,11 +85,24 @@ test('one JSON line per statement: who, how, where, what (masked), rows, duratio
   } finally {
     await mcp.terminate();
   }
-  const lines = await auditLines(4);
+  const wire = await mysql.createConnection({
+    host: '127.0.0.1',
+    port: server.mysql!.port,
+    user: USER,
+    password: PASSWORD,
+  });
+  try {
+    const [rows] = await wire.query("SELECT id FROM pg.people WHERE email = 'ann@example.com'");
+    assert.equal((rows as unknown[]).length, 1);
+  } finally {
+    await wire.end();
+  }
+  const lines = (await auditLines(5)).filter((l) => l.transport !== 'mysql' || l.kind === 'SELECT');
   const text = readFileSync(logPath, 'utf8');
   assert.doesNotMatch(text, /s3cret-in-params|ann@example\.com|pw-0123456789/);
   assert.equal(statSync(logPath).mode & 0o777, 0o600);
   const [create, select, failed, viaMcp] = lines;
+  const viaWire = lines.find((l) => l.transport === 'mysql');
   assert.deepEqual(Object.keys(select).sort(), [
     'affected_rows',
     'duration_ms',
@@ -126,6 +140,11 @@ test('one JSON line per statement: who, how, where, what (masked), rows, duratio
   assert.equal(viaMcp.transport, 'mcp');
   assert.equal(viaMcp.principal, USER);
   assert.equal(viaMcp.rows, 1);
+  // The MySQL listener is a face like the others: its statements are audited too.
+  assert.deepEqual(
+    { ...viaWire, time: undefined, duration_ms: undefined },
+    { ...select, time: undefined, duration_ms: undefined, transport: 'mysql' },
+  );
 });
 
 test('GET /metrics: Prometheus text behind the token, with statements, latency, rows, bytes and pools', async () => {
@@ -139,6 +158,7 @@ test('GET /metrics: Prometheus text behind the token, with statements, latency, 
   assert.ok(value(/tributary_statements_total\{kind="SELECT",outcome="ok",transport="http"\} (\d+)/) >= 1);
   assert.ok(value(/tributary_statements_total\{kind="SELECT",outcome="error",transport="http"\} (\d+)/) >= 1);
   assert.ok(value(/tributary_statements_total\{kind="SELECT",outcome="ok",transport="mcp"\} (\d+)/) >= 1);
+  assert.ok(value(/tributary_statements_total\{kind="SELECT",outcome="ok",transport="mysql"\} (\d+)/) >= 1);
   assert.ok(value(/tributary_statement_duration_seconds_count\{kind="SELECT",transport="http"\} (\d+)/) >= 2);
   assert.ok(value(/tributary_rows_total\{transport="http"\} (\d+)/) >= 1);
   assert.ok(value(/tributary_result_bytes_total\{transport="mcp"\} (\d+)/) > 10);
