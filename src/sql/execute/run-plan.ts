@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { constants, createWriteStream } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
+import { lstat, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import type { FieldInfo, Row } from '../../core/types.js';
@@ -271,9 +271,8 @@ async function loadViaCsv(
   signal?: AbortSignal,
   readOnly?: boolean,
 ): Promise<void> {
-  const path = join(local.tempDir, `${schema}_${f.temp}.csv`);
   const fields = f.columnInfo.map((c) => ({ name: c.name, type: c.type, ...decimalOf(c.nativeType) }));
-  const load = async () => {
+  const load = async (path: string) => {
     const conn = await local.connect();
     try {
       await loadCsvFile(conn, schema, f.temp, fields, path, { hexBinary: f.source.dialect === 'postgres' });
@@ -281,38 +280,72 @@ async function loadViaCsv(
       conn.closeSync();
     }
   };
-  try {
-    const slot = await pipeSlots.acquire(signal);
-    if (!slot || !(await makeFifo(path))) {
-      if (slot) pipeSlots.release();
-      await f.source.exportCsv!(f.sql, createWriteStream(path), { signal, readOnly });
-      await load();
-      return;
-    }
-    const writer = createWriteStream(path);
-    // A failed export must end the pipe, or DuckDB reads it for ever (a source whose pool is
-    // full fails before writing anything).
-    const exported = f.source.exportCsv!(f.sql, writer, { signal, readOnly }).catch((err) => {
-      writer.destroy();
-      throw err;
-    });
-    // DuckDB may fail before it opens the pipe: then release the writer still waiting on it.
-    const loaded = load().catch(async (err) => {
-      await unblockWriter(path);
-      throw err;
-    });
-    let settled: [PromiseSettledResult<void>, PromiseSettledResult<void>];
+  const slot = await pipeSlots.acquire(signal);
+  const fifo = slot ? await takeFifo(local.tempDir) : null;
+  if (!fifo) {
+    if (slot) pipeSlots.release();
+    const path = join(local.tempDir, `${schema}_${f.temp}.csv`);
     try {
-      settled = await Promise.allSettled([exported, loaded]);
+      await f.source.exportCsv!(f.sql, createWriteStream(path), { signal, readOnly });
+      await load(path);
     } finally {
-      pipeSlots.release();
+      await rm(path, { force: true });
     }
-    const [e, l] = settled;
-    if (e.status === 'rejected') throw e.reason;
-    if (l.status === 'rejected') throw l.reason;
-  } finally {
-    await rm(path, { force: true });
+    return;
   }
+  const writer = createWriteStream(fifo);
+  // A failed export must end the pipe, or DuckDB reads it for ever (a source whose pool is
+  // full fails before writing anything).
+  const exported = f.source.exportCsv!(f.sql, writer, { signal, readOnly }).catch((err) => {
+    writer.destroy();
+    throw err;
+  });
+  // DuckDB may fail before it opens the pipe: then release the writer still waiting on it.
+  const loaded = load(fifo).catch(async (err) => {
+    await unblockWriter(fifo);
+    throw err;
+  });
+  let settled: [PromiseSettledResult<void>, PromiseSettledResult<void>];
+  try {
+    settled = await Promise.allSettled([exported, loaded]);
+  } finally {
+    pipeSlots.release();
+  }
+  const [e, l] = settled;
+  if (e.status === 'fulfilled' && l.status === 'fulfilled') {
+    keepFifo(local.tempDir, fifo);
+    return;
+  }
+  await rm(fifo, { force: true });
+  if (e.status === 'rejected') throw e.reason;
+  throw (l as PromiseRejectedResult).reason;
+}
+
+/**
+ * Named pipes kept for the next fragment, per directory: making one spawns `mkfifo`, which
+ * held the event loop about 20 ms per fragment. A pipe is kept only after a load that read
+ * it to its end with the writer closed, so it holds nothing; after a failure it is removed
+ * (bytes left in it would be the next reader's). Before reuse it must still be a pipe: were
+ * it a plain file, DuckDB would read it while it is being written and stop short.
+ */
+const idleFifos = new Map<string, string[]>();
+let fifoSeq = 0;
+
+async function takeFifo(dir: string): Promise<string | null> {
+  const idle = idleFifos.get(dir) ?? [];
+  for (let p = idle.pop(); p; p = idle.pop()) {
+    const st = await lstat(p).catch(() => null);
+    if (st?.isFIFO()) return p;
+    await rm(p, { force: true });
+  }
+  const path = join(dir, `pipe-${process.pid}-${++fifoSeq}.fifo`);
+  return (await makeFifo(path)) ? path : null;
+}
+
+function keepFifo(dir: string, path: string): void {
+  const idle = idleFifos.get(dir);
+  if (idle) idle.push(path);
+  else idleFifos.set(dir, [path]);
 }
 
 /**
