@@ -74,6 +74,17 @@ export function sleep(ms: number): Promise<void> {
 const pools = new Map<string, Pool>();
 
 /** POST /api/sql/query with a keep-alive undici pool (fetch adds ~1 ms of client overhead per call). */
+/** GET a route through the same pooled client as sql(): the HTTP round trip alone. */
+export async function httpGet(url: string, path: string): Promise<unknown> {
+  let pool = pools.get(url);
+  if (!pool) {
+    pool = new Pool(url, { connections: 16, pipelining: 1 });
+    pools.set(url, pool);
+  }
+  const r = await pool.request({ path, method: 'GET' });
+  return r.body.json();
+}
+
 export async function sql(url: string, query: string, db?: string): Promise<any> {
   let pool = pools.get(url);
   if (!pool) {

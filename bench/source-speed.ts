@@ -24,7 +24,7 @@ import {
   PG,
   pgExec,
 } from '../test/helpers/services.js';
-import { round, sql, startChildServer, time } from './lib.js';
+import { httpGet, round, sql, startChildServer, time } from './lib.js';
 
 const EVENTS = 1_000_000;
 const USERS = 100_000;
@@ -292,10 +292,13 @@ export async function benchSourceSpeed(): Promise<Record<string, unknown>> {
       [pk, pk],
       expectRows(1),
     );
+    // The HTTP round trip alone, same client: a route that does no work (GET /api/status).
+    const [httpOnly] = await sideBySide([() => httpGet(server.url, '/api/status').then(() => [])], ['']);
     single.primary_key_lookup_round_trip = {
       native_ms: round(pkAlone, 3),
       tributary_ms: round(pkTrib, 3),
       fixed_overhead_ms: round(pkTrib - pkAlone, 3),
+      http_round_trip_alone_ms: round(httpOnly, 3),
     };
     // An indexed text equality in `source` mode: the source's own plan must use the index.
     const indexed = "SELECT id, email FROM users WHERE email = 'u4242@example.com'";
