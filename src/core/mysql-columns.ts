@@ -5,7 +5,7 @@
  * implies. One description for SHOW CREATE TABLE (the wire face) and information_schema (the
  * engine), so a tool sees the same table both ways.
  */
-import type { ColumnInfo } from './types.js';
+import type { CanonicalValue, ColumnInfo } from './types.js';
 
 function args(native: string): string[] {
   const m = /\(([^)]*)\)/.exec(native);
@@ -192,6 +192,15 @@ export function indexParts(cols: ColumnInfo[]): IndexPart[] {
     if (c.key === 'UNI' || c.key === 'MUL')
       out.push({ name: c.name, unique: c.key === 'UNI', seq: 1, column: c.name, nullable: c.nullable });
   return out;
+}
+
+/**
+ * What SHOW INDEX and information_schema.STATISTICS both say of an index column after its
+ * name: SEQ_IN_INDEX, COLUMN_NAME, COLLATION, CARDINALITY, SUB_PART, PACKED, NULLABLE,
+ * INDEX_TYPE, COMMENT, INDEX_COMMENT, IS_VISIBLE, EXPRESSION.
+ */
+export function indexPartTail(p: IndexPart): CanonicalValue[] {
+  return [p.seq, p.column, 'A', null, null, null, p.nullable ? 'YES' : '', 'BTREE', '', '', 'YES', null];
 }
 
 /** The name a foreign key of `column` gets (PostgreSQL's default naming). */

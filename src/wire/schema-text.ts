@@ -8,6 +8,7 @@ import {
   columnFacts,
   foreignKeyName,
   indexParts,
+  indexPartTail,
   mysqlColumnType,
   splitReference,
 } from '../core/mysql-columns.js';
@@ -49,23 +50,7 @@ export function createTableText(table: string, cols: ColumnInfo[]): string {
 
 /** SHOW INDEX rows: the primary key, unique and other keys the listing marks. */
 export function indexRows(table: string, cols: ColumnInfo[]): unknown[][] {
-  return indexParts(cols).map((p) => [
-    table,
-    p.unique ? 0 : 1,
-    p.name,
-    p.seq,
-    p.column,
-    'A',
-    null,
-    null,
-    null,
-    p.nullable ? 'YES' : '',
-    'BTREE',
-    '',
-    '',
-    'YES',
-    null,
-  ]);
+  return indexParts(cols).map((p) => [table, p.unique ? 0 : 1, p.name, ...indexPartTail(p)]);
 }
 
 export const INDEX_COLUMNS = [

@@ -54,7 +54,7 @@ export class PgKbStore implements KbStore {
 
   private constructor(
     private readonly run: PgRunner,
-    private readonly tables: PgTables,
+    tables: PgTables,
     readonly kind: PgVectorMode,
     readonly dimension: number,
   ) {

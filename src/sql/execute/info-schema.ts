@@ -9,7 +9,13 @@
  * reached is skipped rather than failing the whole listing.
  */
 import { ErrorCode, SqlError } from '../../core/errors.js';
-import { columnFacts, foreignKeyName, indexParts, splitReference } from '../../core/mysql-columns.js';
+import {
+  columnFacts,
+  foreignKeyName,
+  indexParts,
+  indexPartTail,
+  splitReference,
+} from '../../core/mysql-columns.js';
 import type { ColumnInfo, FieldInfo, MysqlType, Row } from '../../core/types.js';
 import type { TableInfo } from '../../sources/types.js';
 import type { ExecutionContext } from './context.js';
@@ -186,26 +192,7 @@ async function rowsOf(engine: ExecutionContext, t: InfoTable): Promise<Row[]> {
         break;
       case 'statistics':
         for (const p of indexParts(cols))
-          rows.push([
-            'def',
-            db,
-            name,
-            p.unique ? 0 : 1,
-            db,
-            p.name,
-            p.seq,
-            p.column,
-            'A',
-            null,
-            null,
-            null,
-            p.nullable ? 'YES' : '',
-            'BTREE',
-            '',
-            '',
-            'YES',
-            null,
-          ]);
+          rows.push(['def', db, name, p.unique ? 0 : 1, db, p.name, ...indexPartTail(p)]);
         break;
       case 'key_column_usage':
         for (const p of indexParts(cols))
