@@ -1,7 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import type { ConnectionOptions } from 'node:tls';
 import pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
 import type { Logger } from 'pino';
 import { SqlError } from '../../core/errors.js';
 import { quoteIdent } from '../../core/sql-text.js';
@@ -13,6 +12,7 @@ import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';
 import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
 import { sendCancelRequest } from './cancel.js';
+import { copyOut } from './copy-out.js';
 import { isBrokenConnection, mapPgError, type PgErrorContext } from './errors.js';
 import {
   type ColumnRow,
@@ -439,7 +439,7 @@ export class PostgresSource implements Source {
     const onAbort = this.cancelOnAbort(client);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const copy = client.query(copyTo(`COPY (${sql}) TO STDOUT WITH (FORMAT csv)`));
+      const copy = client.query(copyOut(`COPY (${sql}) TO STDOUT WITH (FORMAT csv)`));
       await pipeline(copy, dest);
       this.checkin(client, false);
     } catch (e) {
