@@ -1,5 +1,5 @@
 // Runs the whole suite with node's test runner (unit first, then integration).
-// Usage: node scripts/run-tests.mjs [unit|integration] [extra node --test args]
+// Usage: node scripts/run-tests.mjs [unit|integration|integration/<dir> ...] [extra node --test args]
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,14 +20,18 @@ function find(dir) {
   return out.sort();
 }
 
-const which = process.argv[2];
-const kinds = which === 'unit' || which === 'integration' ? [which] : ['unit', 'integration'];
+// Leading arguments that name folders below test/ (`unit`, `integration`,
+// `integration/sources`, ...) choose what runs; without any, everything. The rest go to node --test.
+const args = process.argv.slice(2);
+const roots = [];
+while (args.length && /^(unit|integration)(\/[\w./-]+)?$/.test(args[0])) roots.push(args.shift());
+const kinds = roots.length ? roots : ['unit', 'integration'];
 const files = kinds.flatMap((k) => find(join('test', k)));
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const extra = process.argv.slice(which && kinds.length === 1 ? 3 : 2);
+const extra = args;
 const r = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...extra, ...files],

@@ -3,7 +3,7 @@
 # "engines"), with Node fetched from the npm registry's `node` package. .ci/run runs it after
 # the suite on the installed Node.
 # Usage: scripts/test-node-lines.sh [LINES...] [-- run-tests args]   (default lines: 22 24)
-#   e.g. scripts/test-node-lines.sh 22 -- unit
+#   e.g. scripts/test-node-lines.sh 22 -- unit integration/sources
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
