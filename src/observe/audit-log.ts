@@ -10,6 +10,15 @@ import type { StatementReport } from './statement.js';
  */
 export class AuditLog {
   private out: WriteStream | NodeJS.WriteStream;
+  /**
+   * Lines waiting for the next write. One write a line cost more than everything else the
+   * audit does per statement (a write is a system call, ~0.1-0.2 ms of CPU here): lines are
+   * gathered and written together, at most FLUSH_MS after the first, or at FLUSH_BYTES.
+   * Close and reopen write what waits first; a crash may lose the last FLUSH_MS.
+   */
+  private pending: string[] = [];
+  private pendingBytes = 0;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly target: string,
@@ -30,6 +39,7 @@ export class AuditLog {
   /** Start a new file at the same path (after an external rotation). */
   reopen(): void {
     if (this.target === 'stderr') return;
+    this.flush();
     const old = this.out as WriteStream;
     this.out = this.open();
     old.end();
@@ -41,14 +51,41 @@ export class AuditLog {
       (names) => sourcesIn(r.sql, names, r.db),
       () => [] as string[],
     );
-    void sources.then((touched) => this.out.write(`${JSON.stringify(auditLine(r, touched, at))}\n`));
+    void sources.then((touched) => this.append(`${JSON.stringify(auditLine(r, touched, at))}\n`));
   }
 
-  close(): Promise<void> {
-    if (this.target === 'stderr') return Promise.resolve();
+  private append(line: string): void {
+    this.pending.push(line);
+    this.pendingBytes += line.length;
+    if (this.pendingBytes >= FLUSH_BYTES) this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), FLUSH_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Write the waiting lines now, in one write. */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('');
+    this.pending = [];
+    this.pendingBytes = 0;
+    this.out.write(text);
+  }
+
+  async close(): Promise<void> {
+    // Lines still waiting for the list of sources arrive within a turn of the loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    this.flush();
+    if (this.target === 'stderr') return;
     return new Promise((resolve) => (this.out as WriteStream).end(() => resolve()));
   }
 }
+
+const FLUSH_MS = 100;
+const FLUSH_BYTES = 64 * 1024;
 
 /** The JSON object of one line (docs/reference/configuration.md#audit-log). */
 export function auditLine(r: StatementReport, sources: string[], at: Date): Record<string, unknown> {

@@ -1,0 +1,58 @@
+/**
+ * The audit log gathers lines and writes them together: every statement still gets its line,
+ * in order, within the flush interval, a rotation (reopen) writes what waits to the old file
+ * first, and close writes the rest.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AuditLog } from '../../../src/observe/audit-log.js';
+import type { StatementReport } from '../../../src/observe/statement.js';
+
+const report = (i: number): StatementReport => ({
+  sql: `SELECT * FROM pg.t WHERE id = ${i}`,
+  principal: null,
+  transport: 'http',
+  rows: 1,
+  truncated: false,
+  durationMs: 1,
+});
+
+const lines = (path: string) =>
+  readFileSync(path, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+test('lines written together arrive whole and in order; reopen and close write what waits', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tributary-audit-unit-'));
+  const path = join(dir, 'audit.jsonl');
+  try {
+    const log = new AuditLog(path, async () => ['pg']);
+    for (let i = 0; i < 500; i++) log.record(report(i));
+    await sleep(300);
+    const first = lines(path);
+    assert.equal(first.length, 500);
+    assert.deepEqual(
+      first.map((l) => l.sql),
+      first.map(() => 'SELECT * FROM pg.t WHERE id = ?'),
+    );
+    assert.deepEqual(first[0].sources, ['pg']);
+
+    // Rotation: rename the file, log more, reopen: the waiting lines go to the renamed file.
+    renameSync(path, `${path}.1`);
+    log.record(report(500));
+    await sleep(0);
+    await sleep(0);
+    log.reopen();
+    log.record(report(501));
+    await log.close();
+    assert.equal(lines(`${path}.1`).length, 501);
+    assert.equal(lines(path).length, 1);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
