@@ -26,23 +26,8 @@ import { postgresParams } from '../src/sources/postgres/params.js';
 import { PostgresSource } from '../src/sources/postgres/source.js';
 import type { SqlEngine } from '../src/sql/engine-types.js';
 import type { KbSearch } from '../src/sql/kb-port.js';
+import { doc, pct, WORDS } from './kb-corpus.js';
 
-const WORDS =
-  'refund order invoice shipping delay password login error account billing payment card bank transfer customer support ticket priority urgent weekly report server outage latency database backup restore contract renewal discount coupon delivery warehouse return policy'.split(
-    ' ',
-  );
-
-function doc(i: number): string {
-  let s = `Ticket ACME-${i}: `;
-  let x = i * 2654435761;
-  while (s.length < 500) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    s += `${WORDS[x % WORDS.length]} `;
-  }
-  return s.trim();
-}
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)];
 const ms = (x: number) => Number(x.toFixed(1));
 
 export async function benchKbPgvector(): Promise<Record<string, unknown>> {
