@@ -346,7 +346,7 @@ export class Engine implements SqlEngine, ExecutionContext {
           kind: 'pushdown',
           source: known.source,
           sql: shapeSql(known, shaped.shape!),
-          json: known.json,
+          retype: known.retype,
         };
         const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
         return { kind: 'stream', stream: relabel(stream, known.labels) };

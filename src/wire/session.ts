@@ -73,6 +73,12 @@ export class Session implements Killable {
   private nextStmt = 1;
   /** The running statement's cancel switch (KILL QUERY, a client gone away). */
   private running: AbortController | null = null;
+  /**
+   * The switch the next statement gets. Statements of a connection run one at a time and the
+   * engine's deadline removes its listener when each ends, so one switch serves them all
+   * until it is thrown (an AbortController per statement was 1% of a point lookup).
+   */
+  private switch = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private readonly address: string;
 
@@ -433,7 +439,8 @@ export class Session implements Killable {
 
   /** Run one statement in the engine and stream its answer. */
   private async run(sql: string, binary: boolean): Promise<void> {
-    const abort = new AbortController();
+    if (this.switch.signal.aborted) this.switch = new AbortController();
+    const abort = this.switch;
     this.running = abort;
     const started = performance.now();
     let rows = 0;

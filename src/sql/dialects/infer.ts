@@ -38,6 +38,7 @@ const STRING_FUNCS = new Set([
   'ELT',
   'CHAR',
   'SUBSTRING_INDEX',
+  'TIME_FORMAT',
 ]);
 /** MySQL functions whose result is a JSON value (MariaDB reports it as LONGTEXT). */
 export const JSON_FUNCS = new Set([
@@ -59,28 +60,49 @@ export const JSON_FUNCS = new Set([
 ]);
 
 /**
- * Positions in a SELECT's result of the columns a JSON function (or `->`) computes, so a
- * source that reports them as text (MariaDB: LONGTEXT) still answers JSON values, as for a
- * JSON column. Non-negative: from the first column; negative: from the last (-1 is the last),
- * for columns after a `*` whose width is not known here.
+ * A result column whose MySQL type the AST settles where a source's own report differs:
+ * JSON (a JSON function or `->`; MariaDB says LONGTEXT), TIME (TIMEDIFF, computed as text on
+ * targets whose TIME stops at 24:00) and BIGINT (integer arithmetic: MySQL 8 computes `+`,
+ * `-`, `*`, DIV and MOD of integers in BIGINT where PostgreSQL, DuckDB and MariaDB report INT).
+ * `at` is non-negative from the first column, negative from the last (-1 is the last), for
+ * columns after a `*` whose width is not known here.
  */
-export function jsonResultPositions(columns: { expr: Expr }[] | null | undefined): number[] {
+export interface ResultType {
+  at: number;
+  type: 'JSON' | 'TIME' | 'BIGINT';
+}
+
+export function resultTypes(columns: { expr: Expr }[] | null | undefined): ResultType[] {
   if (!Array.isArray(columns)) return [];
   const star = (e: Expr) => e?.type === 'column_ref' && e.column === '*';
   const firstStar = columns.findIndex((c) => star(c.expr));
   const lastStar = columns.findLastIndex((c) => star(c.expr));
-  const out: number[] = [];
+  const out: ResultType[] = [];
   columns.forEach((c, i) => {
-    if (!producesJson(c.expr)) return;
-    if (firstStar < 0 || i < firstStar) out.push(i);
-    else if (i > lastStar) out.push(i - columns.length);
+    const type = settledType(c.expr);
+    if (!type) return;
+    if (firstStar < 0 || i < firstStar) out.push({ at: i, type });
+    else if (i > lastStar) out.push({ at: i - columns.length, type });
   });
   return out;
 }
 
-function producesJson(e: Expr): boolean {
-  if (e?.type === 'binary_expr') return e.operator === '->';
-  return (e?.type === 'function' || e?.type === 'aggr_func') && JSON_FUNCS.has(String(e.name).toUpperCase());
+const INT_ARITHMETIC = new Set(['+', '-', '*', 'DIV', '%', 'MOD']);
+
+function settledType(e: Expr): ResultType['type'] | null {
+  if (e?.type === 'binary_expr') {
+    if (e.operator === '->') return 'JSON';
+    // Whether the operands are integers is the source's answer (an INT result); only its width is MySQL's.
+    if (INT_ARITHMETIC.has(String(e.operator).toUpperCase())) return 'BIGINT';
+    return null;
+  }
+  if (e?.type === 'unary_expr') return e.operator === '-' ? 'BIGINT' : null;
+  if (e?.type !== 'function' && e?.type !== 'aggr_func') return null;
+  const name = String(e.name).toUpperCase();
+  if (JSON_FUNCS.has(name)) return 'JSON';
+  if (name === 'TIMEDIFF') return 'TIME';
+  if (name === 'MOD') return 'BIGINT';
+  return null;
 }
 
 const NUMBER_FUNCS = new Set([
@@ -157,6 +179,7 @@ const DATETIME_FUNCS = new Set([
   'UTC_TIMESTAMP',
   'FROM_UNIXTIME',
   'TIMESTAMP',
+  'CONVERT_TZ',
 ]);
 const SAME_AS_ARG = new Set([
   'MIN',

@@ -3,9 +3,10 @@ import { constants, createWriteStream } from 'node:fs';
 import { lstat, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, SqlError } from '../../core/errors.js';
-import type { FieldInfo, Row } from '../../core/types.js';
+import type { FieldInfo, MysqlType, Row } from '../../core/types.js';
 import { epochMs, type FragmentReport } from '../../observe/statement.js';
 import type { QueryStream } from '../../sources/types.js';
+import type { ResultType } from '../dialects/infer.js';
 import type { KbSearch } from '../kb-port.js';
 import type { DynamicFilter } from '../plan/plan-types.js';
 import type { Fragment, Plan } from '../plan/planner.js';
@@ -38,6 +39,11 @@ export interface RunOptions {
 
 /** Run a plan to a stream of canonical rows. */
 export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions = {}): Promise<QueryStream> {
+  const stream = await runPlanned(plan, local, opts);
+  return plan.retype ? retyped(stream, plan.retype) : stream;
+}
+
+async function runPlanned(plan: Plan, local: LocalEngine, opts: RunOptions): Promise<QueryStream> {
   if (plan.kind === 'pushdown') {
     opts.fragments?.push({
       source: plan.source.name,
@@ -45,8 +51,7 @@ export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions =
       pushdown: true,
       startedAt: epochMs(),
     });
-    const stream = await plan.source.query(plan.sql, { signal: opts.signal, readOnly: opts.readOnly });
-    return plan.json ? jsonTyped(stream, plan.json) : stream;
+    return plan.source.query(plan.sql, { signal: opts.signal, readOnly: opts.readOnly });
   }
   if (plan.fragments.length === 0 && plan.info.length === 0 && plan.kb.length === 0) {
     // Nothing to load (SELECT 1, CTEs over literals): no per-query schema needed.
@@ -413,16 +418,29 @@ async function* one(rows: Row[]): AsyncGenerator<Row[]> {
   yield rows;
 }
 
-const TEXT_TYPES = new Set(['CHAR', 'VARCHAR', 'TEXT']);
+const TEXT_TYPES = new Set<MysqlType>(['CHAR', 'VARCHAR', 'TEXT']);
+const NARROW_INTS = new Set<MysqlType>(['TINYINT', 'SMALLINT', 'INT']);
 
-/** Columns a JSON function computed that the source reported as text (MariaDB) are JSON values. */
-function jsonTyped(stream: QueryStream, positions: number[]): QueryStream {
+/** Whether a column the source reported as `from` takes the type the statement settles. */
+function takes(from: MysqlType, to: ResultType['type']): boolean {
+  return to === 'BIGINT' ? NARROW_INTS.has(from) : TEXT_TYPES.has(from);
+}
+
+/**
+ * MySQL's type for columns the statement settles (infer.ts resultTypes): JSON and TIME
+ * computed as text, BIGINT for integer arithmetic a source reported narrower. Values are
+ * unchanged: each is already the canonical value of the new type.
+ */
+function retyped(stream: QueryStream, types: ResultType[]): QueryStream {
   const n = stream.columns.length;
-  const at = new Set(positions.map((p) => (p < 0 ? n + p : p)));
-  if (![...at].some((i) => TEXT_TYPES.has(stream.columns[i]?.type))) return stream;
-  return {
-    columns: stream.columns.map((c, i) => (at.has(i) && TEXT_TYPES.has(c.type) ? { ...c, type: 'JSON' } : c)),
-    batches: stream.batches,
-    cancel: () => stream.cancel(),
-  };
+  const want = new Map(types.map((t) => [t.at < 0 ? n + t.at : t.at, t.type]));
+  let changed = false;
+  const columns = stream.columns.map((c, i) => {
+    const to = want.get(i);
+    if (!to || !takes(c.type, to)) return c;
+    changed = true;
+    return { ...c, type: to };
+  });
+  if (!changed) return stream;
+  return { columns, batches: stream.batches, cancel: () => stream.cancel() };
 }

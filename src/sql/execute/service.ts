@@ -1,4 +1,5 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
+import { columnFacts } from '../../core/mysql-columns.js';
 import { tableName } from '../../core/sql-text.js';
 import type { Row } from '../../core/types.js';
 import { describeEngines } from '../../sources/registry.js';
@@ -105,16 +106,28 @@ export async function runService(
         ['Key', 'VARCHAR'],
         ['Default', 'VARCHAR'],
         ['Extra', 'VARCHAR'],
+        ...(full
+          ? ([
+              ['Privileges', 'VARCHAR'],
+              ['Comment', 'VARCHAR'],
+            ] as [string, 'VARCHAR'][])
+          : []),
       ];
-      const rows: Row[] = cols.map((c) => [
-        c.name,
-        c.nativeType || c.type,
-        ...(full ? [null] : []),
-        c.nullable ? 'YES' : 'NO',
-        c.key ?? '',
-        c.default ?? null,
-        '',
-      ]);
+      // As MySQL 8 describes the column (information_schema.COLUMNS says the same): `varchar(40)`,
+      // not PostgreSQL's `character varying(40)`; the source's own name stays in EXPLAIN's world.
+      const rows: Row[] = cols.map((c) => {
+        const f = columnFacts(c);
+        return [
+          c.name,
+          f.columnType,
+          ...(full ? [f.collation] : []),
+          c.nullable ? 'YES' : 'NO',
+          c.key ?? '',
+          f.default,
+          f.extra,
+          ...(full ? ['select,insert,update,references', c.comment ?? ''] : []),
+        ];
+      });
       return { kind: 'table', table: memTable(head, rows) };
     }
     case 'drop_table': {

@@ -6,6 +6,7 @@
 
 import type { ColumnInfo } from '../../core/types.js';
 import type { Source } from '../../sources/types.js';
+import type { ResultType } from '../dialects/infer.js';
 import type { KbSearch } from '../kb-port.js';
 import type { BoundRef } from './bind.js';
 import type { PushedFilter } from './fragments.js';
@@ -42,8 +43,8 @@ export type Plan =
       kind: 'pushdown';
       source: Source;
       sql: string;
-      /** Result columns a JSON function computes (infer.ts jsonResultPositions), typed JSON when the source says text. */
-      json?: number[];
+      /** Result columns whose MySQL type the statement settles (infer.ts resultTypes). */
+      retype?: ResultType[];
     }
   | {
       kind: 'local';
@@ -54,6 +55,7 @@ export type Plan =
       localSql: string;
       /** Fragments whose join keys narrow another's (dynamic-filters.ts). */
       dynamic: DynamicFilter[];
+      retype?: ResultType[];
     };
 
 export interface PlanLookup {

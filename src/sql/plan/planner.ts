@@ -5,7 +5,7 @@ import type { Source } from '../../sources/types.js';
 import type { ColumnRef, Expr, FromItem, SqlStatement, TableItem } from '../ast/nodes.js';
 import { clone, columnRefs, nameOf, tableItems, visit } from '../ast/walk.js';
 import { canCompile, compile, UnsupportedError } from '../dialects/index.js';
-import { jsonResultPositions } from '../dialects/infer.js';
+import { type ResultType, resultTypes } from '../dialects/infer.js';
 import type { CompileOptions } from '../dialects/types.js';
 import type { BoundRef } from './bind.js';
 import { ColumnLookup, type LookupTable } from './column-lookup.js';
@@ -77,7 +77,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
         source.dialect,
         compileOpts(source.dialect, new ColumnLookup([...tables.values()]), source.collation),
       );
-      if (sql !== null) return { kind: 'pushdown', source, sql, json: jsonPositions(ast) };
+      if (sql !== null) return { kind: 'pushdown', source, sql, retype: retypes(ast) };
     }
   }
 
@@ -86,7 +86,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
   if (names.size === 0 && info.length === 0 && kb.length === 0 && lookup.defaultSource) {
     const s = await lookup.defaultSource();
     if (s?.dialect === 'mysql' && s.capabilities.fullStatements && canCompile(ast, 'mysql').ok) {
-      return { kind: 'pushdown', source: s, sql: compileFor(ast, 'mysql'), json: jsonPositions(ast) };
+      return { kind: 'pushdown', source: s, sql: compileFor(ast, 'mysql'), retype: retypes(ast) };
     }
   }
   for (const s of sources.values()) if (s.dialect === null) throw notSql(s);
@@ -168,11 +168,12 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
     kb,
     localSql: compile(local, 'duckdb', localOpts),
     dynamic: planDynamicFilters(ast, fragments),
+    retype: retypes(ast),
   };
 }
 
-function jsonPositions(ast: SqlStatement): number[] | undefined {
-  const out = ast.type === 'select' && !ast._next ? jsonResultPositions(ast.columns) : [];
+function retypes(ast: SqlStatement): ResultType[] | undefined {
+  const out = ast.type === 'select' && !ast._next ? resultTypes(ast.columns) : [];
   return out.length ? out : undefined;
 }
 

@@ -13,6 +13,7 @@
  */
 import type { Source } from '../../sources/types.js';
 import type { SqlStatement } from '../ast/nodes.js';
+import type { ResultType } from '../dialects/infer.js';
 import { selectLabels } from '../parse/labels.js';
 import { tokenize } from '../parse/lexer.js';
 import { markedText, NUMBER_MARKER_BASE, type Shape, setAt, type Template } from '../parse/templates.js';
@@ -25,8 +26,8 @@ export interface ShapePlan {
   sql: SlottedSql;
   /** The statement's column labels: the same for every statement of the shape. */
   labels: string[] | null;
-  /** The plan's JSON result columns (plan-types.ts). */
-  json?: number[];
+  /** The plan's result columns of settled type (plan-types.ts). */
+  retype?: ResultType[];
 }
 
 export class ShapePlans {
@@ -111,7 +112,7 @@ export async function learnShapePlan(input: LearnInput): Promise<ShapePlan | nul
   if (marked.kind !== 'pushdown' || marked.source !== plan.source) return null;
   const cut = cutAtMarkers(marked.sql, markers, marked.source.dialect === 'mysql');
   if (!cut || fillSlots(cut, (slot) => lits[slot].token.value) !== plan.sql) return null;
-  return { source: plan.source, sql: cut, labels: input.labels, json: plan.json };
+  return { source: plan.source, sql: cut, labels: input.labels, retype: plan.retype };
 }
 
 function sameLabels(a: string[] | null, b: string[] | null): boolean {

@@ -11,6 +11,7 @@ import { type Expr, type IntervalExpr, wordOf } from '../../ast/nodes.js';
 import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
 import { formatHasTime, pgDateFormat, pgParseFormat } from './date-format.js';
 import { regexpFunctions } from './regexp.js';
+import { timeFunctions } from './time-value.js';
 
 type C = SqlCompiler;
 
@@ -573,6 +574,7 @@ export const commonFunctions: FunctionMap = {
   STR_TO_DATE: pgStrToDate,
   UNIX_TIMESTAMP: pgUnixTimestamp,
   FROM_UNIXTIME: pgFromUnixtime,
+  ...timeFunctions('postgres'),
   // JSON
   JSON_EXTRACT: jsonExtractFn,
   JSON_UNQUOTE: jsonUnquoteFn((c, x) => `(CAST(${c.expr(x)} AS jsonb) #>> '{}')`),

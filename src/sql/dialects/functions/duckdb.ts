@@ -20,6 +20,7 @@ import {
 } from './common.js';
 import { duckDateFormat, duckParseFormat, formatHasTime } from './date-format.js';
 import { regexpFunctions } from './regexp.js';
+import { timeFunctions } from './time-value.js';
 
 const now = (_c: Parameters<FunctionHandler>[0], p: unknown) =>
   p ? 'current_localtimestamp()' : `date_trunc('second', current_localtimestamp())`;
@@ -73,6 +74,7 @@ const fromUnixtime: FunctionHandler = arity('FROM_UNIXTIME', 1, 2, (c, _n, [x, f
 export const duckdbFunctions: FunctionMap = {
   ...commonFunctions,
   ...regexpFunctions('duckdb'),
+  ...timeFunctions('duckdb'),
   LENGTH: textual('strlen', 1, 1),
   OCTET_LENGTH: textual('strlen', 1, 1),
   CHAR_LENGTH: textual('length', 1, 1),

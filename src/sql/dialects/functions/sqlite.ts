@@ -20,6 +20,7 @@ import {
   trimParts,
 } from './common.js';
 import { sqliteDateFormat, sqliteDayName, sqliteMonthName } from './date-format.js';
+import { timeFunctions } from './time-value.js';
 
 type C = SqlCompiler;
 const t = (c: C, x: Expr) => c.expr(x);
@@ -49,6 +50,7 @@ const drop =
 
 export const sqliteFunctions: FunctionMap = {
   ...commonFunctions,
+  ...timeFunctions('sqlite'),
   // SQLite has no regular expressions (a refusal, never PostgreSQL's syntax).
   REGEXP_REPLACE: (c) => c.unsupported('REGEXP_REPLACE'),
   REGEXP_LIKE: (c) => c.unsupported('REGEXP_LIKE'),

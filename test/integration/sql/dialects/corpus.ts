@@ -183,6 +183,23 @@ export const CORPUS: CorpusQuery[] = [
     sql: "SELECT id FROM customers WHERE joined = '2020-02-29' OR joined BETWEEN '2021-01-01' AND '2021-03-31'",
   },
   { sql: 'SELECT id, DATE(ordered_at), TIME(ordered_at) FROM orders' },
+  // TIME values past 24 hours, and CONVERT_TZ with offsets (MariaDB's time-zone tables are
+  // not loaded here, so named zones are checked in test/unit/sql/dialects/time-value.test.ts).
+  {
+    sql: "SELECT id, TIMEDIFF(ordered_at, '2021-01-01 00:00:00'), TIMEDIFF('2021-03-01 12:00:00', ordered_at), TIMEDIFF(ordered_at, '10:00:00') FROM orders",
+  },
+  {
+    sql: "SELECT id, TIME_FORMAT(TIMEDIFF(ordered_at, '2021-02-01 00:00:00'), '%H:%i:%s %k %h %l %p %T %r'), TIME_FORMAT(ordered_at, '%H.%i'), TIME_FORMAT(ordered_at, '%Y') FROM orders",
+  },
+  {
+    sql: "SELECT TIMEDIFF('10:00:00', '12:30:15'), TIME_FORMAT('100:05:06', '%H %k %h %I %l %i %s %p %T %r'), TIME_FORMAT('-01:02:03', 'x%H'), TIME_FORMAT(NULL, '%H')",
+  },
+  {
+    sql: "SELECT id, CONVERT_TZ(ordered_at, '+00:00', '+05:30'), CONVERT_TZ(ordered_at, '-03:00', 'SYSTEM'), CONVERT_TZ(ordered_at, '+00:00', '+00:00'), CONVERT_TZ(ordered_at, 'Nowhere/City', '+01:00') FROM orders",
+  },
+  {
+    sql: "SELECT CONVERT_TZ('1960-01-01 00:00:00', '+00:00', '+05:00'), CONVERT_TZ('1970-01-01 05:00:00', '+05:00', '+00:00'), CONVERT_TZ('2024-01-01 00:00:00', '00:00', '+01:00'), CONVERT_TZ(joined, '+01:00', '+02:00') FROM customers WHERE id = 1",
+  },
   {
     sql: "SELECT STR_TO_DATE('05/01/2021', '%m/%d/%Y'), STR_TO_DATE('2021-01-05 10:11:12', '%Y-%m-%d %H:%i:%s')",
   },

@@ -89,7 +89,7 @@ describe('SQL statements end to end over HTTP', () => {
     assert.deepEqual(full.data, [['big_orders', 'VIEW']]);
     const cols = (await s.sql('SHOW COLUMNS FROM customers FROM pg')) as any;
     assert.deepEqual(cols.column_names, ['Field', 'Type', 'Null', 'Key', 'Default', 'Extra']);
-    assert.deepEqual(cols.data[0].slice(0, 4), ['id', 'integer', 'NO', 'PRI']);
+    assert.deepEqual(cols.data[0].slice(0, 4), ['id', 'int', 'NO', 'PRI']);
     const d = (await s.sql('DESCRIBE my.products')) as any;
     assert.deepEqual(
       d.data.map((r: any[]) => r[0]),
