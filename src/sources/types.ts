@@ -107,12 +107,31 @@ export interface Source {
    * depend on it, so stale or missing statistics only cost speed.
    */
   knownValues?(table: string, schema: string | null, columns: string[]): Promise<Map<string, string[]>>;
+  /**
+   * Optional (MySQL and MariaDB sources): run a SELECT and hand its result's raw text-protocol
+   * row packets to `sink` untouched, for the MySQL wire face to relay byte for byte. Resolves
+   * to the number of rows relayed, or to null, before anything reached the sink, when the
+   * result has a column whose bytes the normal path would re-encode differently (FLOAT,
+   * DOUBLE, BIT, JSON, ...): the caller then runs the statement the normal way.
+   */
+  relayQuery?(sql: string, sink: ResultPacketSink, opts?: QueryOptions): Promise<number | null>;
   /** Optional: the connection pool's use now (metrics), for sources with a pool. */
   poolStats?(): import('./pool-gate.js').PoolStats;
   /** Try the connection (used by CREATE DATABASE before anything is stored). Throws SqlError 2003/1045/1049. */
   test(): Promise<void>;
   /** Close pools; the source is unusable afterwards. */
   close(): Promise<void>;
+}
+
+/** Where `Source.relayQuery` hands a result's packets. */
+export interface ResultPacketSink {
+  /**
+   * The result's columns (MySQL type names as `query` reports them), before any row.
+   * `resume` restarts the reading after `row` answered false.
+   */
+  head(columns: FieldInfo[], resume: () => void): void;
+  /** One row packet's payload, `buf[start..end)`, valid only during the call. False: pause the source. */
+  row(buf: Buffer, start: number, end: number): boolean;
 }
 
 /** Collects a stream into memory; for small results only (tests, metadata). */

@@ -8,7 +8,7 @@ import { PoolGate } from '../pool-gate.js';
 import { checkReadOnlySql, readOnlyRefusal } from '../read-only.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';
-import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
+import type { QueryOptions, QueryStream, ResultPacketSink, Source, TableInfo } from '../types.js';
 import { isBrokenConnection, type MysqlErrorContext, mapMysqlError } from './errors.js';
 import { JsonColumns } from './json-columns.js';
 import {
@@ -21,10 +21,13 @@ import {
   toTableInfo,
 } from './meta.js';
 import type { MysqlParams } from './params.js';
+import { type RawConnection, RelayCommand, type RelayEnd } from './relay.js';
 import { MysqlStreamReader } from './stream.js';
 import { convertersFor, type MysqlField, mysqlTypeOfField } from './types.js';
 
 const POOL_MAX = 10;
+/** Statement shapes whose results the relay declined (their column types), remembered up to this many. */
+const DECLINED_MAX = 500;
 /** A statement the driver refused because its connection was already closed is tried again this often. */
 const READ_RETRIES = 2;
 /** A connection idle longer than this (ms) is pinged before a statement is sent on it: a restart or a KILL may have closed it. A ping is one loopback round trip; back-to-back statements skip it. */
@@ -59,6 +62,8 @@ export class MysqlSource implements Source {
   private readonly readOnlySource: boolean;
   private closed = false;
   private mariadb: boolean | null = null;
+  /** Statement shapes (digits folded) whose results the relay declined: not tried again. */
+  private readonly declined = new Set<string>();
   private readonly jsonColumns = new JsonColumns((sql, values) => this.side(sql, values));
 
   readonly collation: 'mysql' | 'source';
@@ -313,6 +318,53 @@ export class MysqlSource implements Source {
       const qs = makeQueryStream(this.name, columns, reader, signal, (e) => mapMysqlError(this.ctx, e));
       this.active.add(qs);
       return qs;
+    }
+  }
+
+  /** See Source.relayQuery; relay.ts holds the command that reads the packets. */
+  async relayQuery(sql: string, sink: ResultPacketSink, opts: QueryOptions = {}): Promise<number | null> {
+    const { signal } = opts;
+    // Read-only mode checks the text and switches the session: the normal path does both.
+    if (this.readOnlySource || opts.readOnly) return null;
+    const shape = sql.replace(/\d+/g, '0');
+    if (this.declined.has(shape)) return null;
+    if (signal?.aborted) throw interrupted(this.name);
+    for (let attempt = 0; ; attempt++) {
+      const conn = await this.getConnection(signal, false);
+      let cmd: RelayCommand | null = null;
+      const end = await new Promise<RelayEnd>((resolve) => {
+        const gone = (e?: Error) =>
+          resolve({ error: e ?? Object.assign(new Error('Connection lost'), { fatal: true }) });
+        const onAbort = () => {
+          void this.killQuery(conn.threadId);
+          cmd?.stop(conn as unknown as RawConnection);
+        };
+        conn.on('error', gone);
+        conn.on('end', gone);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        cmd = new RelayCommand(sql, sink, (e) => {
+          conn.off('error', gone);
+          conn.off('end', gone);
+          signal?.removeEventListener('abort', onAbort);
+          resolve(e);
+        });
+        (conn as unknown as RawConnection).addCommand(cmd);
+      });
+      if ('rows' in end) {
+        this.giveBack(conn, !!signal?.aborted);
+        return end.rows;
+      }
+      if ('declined' in end) {
+        this.giveBack(conn, true);
+        if (this.declined.size >= DECLINED_MAX) this.declined.clear();
+        this.declined.add(shape);
+        return null;
+      }
+      const e = end.error;
+      this.giveBack(conn, isBrokenConnection(e) || !!signal?.aborted);
+      if (signal?.aborted) throw interrupted(this.name);
+      if (neverSent(e) && attempt < READ_RETRIES) continue;
+      throw mapMysqlError(this.ctx, e);
     }
   }
 

@@ -1,0 +1,190 @@
+/**
+ * A COM_QUERY whose result rows go to a sink as the server sent them (Source.relayQuery), for
+ * the MySQL wire face: decoding rows with mysql2 and encoding them again was most of a point
+ * lookup's cost through the listener (issue 16). Hand-written as a mysql2 Command because no
+ * library relays a result's packets: mysql2's Query always parses rows, and its server side
+ * has no pool of source connections.
+ *
+ * Pinned on mysql2 3.24.6's internals (package-lock.json): `Connection.addCommand` queues a
+ * command; `handlePacket` feeds it each Packet (`buffer`, `start` at the 4-byte header,
+ * `end`), one Packet object reused for every packet, so nothing is kept past the call; the
+ * base `Command.execute` turns an ERR packet into an 'error' event before a state runs; and
+ * `pause()`/`resume()` hold parsed packets while a slow client drains. mysql2 never asks for
+ * CLIENT_DEPRECATE_EOF, so the column definitions and the rows each end with an EOF packet.
+ */
+import type { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { FieldInfo } from '../../core/types.js';
+import type { ResultPacketSink } from '../types.js';
+import { mysqlTypeOfField, T } from './types.js';
+
+const require = createRequire(import.meta.url);
+// mysql2's package exports hide lib/; a file path is not subject to them.
+const lib = join(dirname(require.resolve('mysql2')), 'lib');
+const Command = require(join(lib, 'commands/command.js')) as new () => EventEmitter;
+const Packets = require(join(lib, 'packets/index.js')) as {
+  Query: new (
+    sql: string,
+    charset: number,
+    attributes: undefined,
+    flags: number,
+  ) => { toPacket(seq: number): unknown };
+  ColumnDefinition: new (p: RawPacket, encoding: string, extended: boolean) => RawField;
+};
+
+interface RawPacket {
+  buffer: Buffer;
+  start: number;
+  end: number;
+  readLengthCodedNumber(): number | null;
+}
+
+/** The parts of a mysql2 connection a command sees (lib/base/connection.js). */
+export interface RawConnection {
+  config: { charsetNumber: number; clientFlags: number };
+  serverCapabilityFlags?: number;
+  clientEncoding: string;
+  _mariadbExtendedMetadata?: boolean;
+  writePacket(p: unknown): void;
+  pause(): void;
+  resume(): void;
+  addCommand(c: unknown): unknown;
+}
+
+interface RawField {
+  name: string;
+  columnType: number;
+  characterSet: number;
+  columnLength: number;
+  flags: number;
+  decimals: number;
+  extendedTypeName?: string;
+  extendedFormat?: string;
+}
+
+type State = ((this: RelayCommand, p: RawPacket, c: RawConnection) => State | null) | null;
+
+const LONGTEXT_LENGTH = 4294967295;
+const BINARY_CHARSET = 63;
+
+/**
+ * Whether the normal path would send a column's values as the very bytes the source sent:
+ * integers, DECIMAL, dates and times (as text), strings and byte strings. Not FLOAT and
+ * DOUBLE (JS number formatting), BIT (bytes become a number), JSON and MariaDB's LONGTEXT
+ * (a JSON column is re-serialised), GEOMETRY, types of MariaDB's extended metadata.
+ */
+export function relayable(f: RawField): boolean {
+  if (f.extendedTypeName || f.extendedFormat) return false;
+  switch (f.columnType) {
+    case T.TINY:
+    case T.SHORT:
+    case T.LONG:
+    case T.INT24:
+    case T.LONGLONG:
+    case T.YEAR:
+    case T.NEWDECIMAL:
+    case T.DATE:
+    case T.DATETIME:
+    case T.TIMESTAMP:
+    case T.TIME:
+    case T.VARCHAR:
+    case T.VAR_STRING:
+    case T.STRING:
+      return true;
+    case T.TINY_BLOB:
+    case T.MEDIUM_BLOB:
+    case T.LONG_BLOB:
+    case T.BLOB:
+      return f.characterSet === BINARY_CHARSET || f.columnLength !== LONGTEXT_LENGTH;
+    default:
+      return false;
+  }
+}
+
+/** How a relayed statement ended. */
+export type RelayEnd = { rows: number } | { declined: true } | { error: unknown };
+
+export class RelayCommand extends Command {
+  private fields: RawField[] = [];
+  private count = 0;
+  private rows = 0;
+  private ended = false;
+  private stopped = false;
+  // Read by Command.execute (err.sql) and by mysql2's debug output.
+  readonly sql: string;
+
+  constructor(
+    sql: string,
+    private readonly sink: ResultPacketSink,
+    private readonly done: (end: RelayEnd) => void,
+  ) {
+    super();
+    this.sql = sql;
+  }
+
+  /** Called by mysql2 for an ERR packet, and for a connection that failed or was closed. */
+  onResult(e: unknown): void {
+    this.finish({ error: e });
+  }
+
+  /** A cancelled statement's remaining rows are read and dropped until the server's ERR. */
+  stop(c: RawConnection): void {
+    this.stopped = true;
+    c.resume();
+  }
+
+  private finish(end: RelayEnd): null {
+    if (!this.ended) {
+      this.ended = true;
+      this.done(end);
+    }
+    return null;
+  }
+
+  start(_p: RawPacket | undefined, c: RawConnection): State {
+    const flags = c.config.clientFlags & (c.serverCapabilityFlags ?? 0);
+    c.writePacket(new Packets.Query(this.sql, c.config.charsetNumber, undefined, flags).toPacket(1));
+    return this.header;
+  }
+
+  header(p: RawPacket): State {
+    const first = p.buffer[p.start + 4];
+    // 0x00: OK, no result set; 0xfb: LOCAL INFILE. A SELECT answers neither.
+    if (first === 0x00 || first === 0xfb) return this.finish({ error: new Error('Expected a result set') });
+    this.count = p.readLengthCodedNumber() ?? 0;
+    return this.field;
+  }
+
+  field(p: RawPacket, c: RawConnection): State {
+    this.fields.push(new Packets.ColumnDefinition(p, c.clientEncoding, c._mariadbExtendedMetadata === true));
+    if (this.fields.length < this.count) return this.field;
+    return this.fieldsEnd;
+  }
+
+  fieldsEnd(p: RawPacket, c: RawConnection): State {
+    if (!isEof(p)) return this.finish({ error: new Error('Expected an EOF packet after the columns') });
+    if (!this.fields.every(relayable)) {
+      // Nothing has reached the sink: the caller runs the statement the normal way. The
+      // rest of this result must not be read (it may be long), so the caller destroys the
+      // connection; the server stops at its next write.
+      return this.finish({ declined: true });
+    }
+    const columns: FieldInfo[] = this.fields.map((f) => ({ name: f.name, type: mysqlTypeOfField(f) }));
+    this.sink.head(columns, () => c.resume());
+    return this.row;
+  }
+
+  row(p: RawPacket, c: RawConnection): State {
+    if (isEof(p)) return this.finish({ rows: this.rows });
+    if (this.stopped) return this.row;
+    this.rows++;
+    if (!this.sink.row(p.buffer, p.start + 4, p.end)) c.pause();
+    return this.row;
+  }
+}
+
+/** An EOF packet (0xfe and short: a row whose first value is 2^24 bytes or more also starts with 0xfe). */
+function isEof(p: RawPacket): boolean {
+  return p.buffer[p.start + 4] === 0xfe && p.end - p.start - 4 < 9;
+}
