@@ -1,7 +1,12 @@
 import type { ColumnInfo, FieldInfo } from '../core/types.js';
 import type { Caller } from '../observe/statement.js';
-import type { TableInfo } from '../sources/types.js';
-import type { Result } from './result.js';
+import type { ResultPacketSink, TableInfo } from '../sources/types.js';
+import type { ErrorResult, Result } from './result.js';
+
+export type { ResultPacketSink } from '../sources/types.js';
+
+/** How `relay` ended: rows relayed, an error (the sink may have had the columns), or not relayed. */
+export type RelayOutcome = { type: 'relayed'; rows: number } | ErrorResult | null;
 
 /** Per-session state: the default database (context.db / USE). `USE x` mutates it. */
 export interface QueryContext {
@@ -61,6 +66,13 @@ export interface SqlEngine {
   execute(sql: string, ctx?: QueryContext, opts?: ExecOptions): Promise<Result>;
   /** Same as execute, but row results stream (for large HTTP answers). Errors before the first row are results. */
   stream(sql: string, ctx?: QueryContext, opts?: ExecOptions): Promise<RowStream | Result>;
+  /**
+   * Optional (the MySQL wire face): when the statement is a plain SELECT pushed down whole to
+   * a source that relays result packets (Source.relayQuery), run it there and hand the raw
+   * rows to `sink`; null, with nothing run and nothing in the sink, for any other statement.
+   * Deadline, cancellation and reporting (observe/) are those of `stream`.
+   */
+  relay?(sql: string, ctx: QueryContext, opts: ExecOptions, sink: ResultPacketSink): Promise<RelayOutcome>;
   /** Names of data sources, `files` first. */
   listDatabases(): Promise<string[]>;
   /** Throws SqlError 1049 for an unknown source. */

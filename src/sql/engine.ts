@@ -10,8 +10,16 @@ import { Deadline } from './deadline.js';
 /** How often running statements are checked against query.timeout_ms (its precision). */
 const DEADLINE_TICK_MS = 100;
 
+import { epochMs } from '../observe/statement.js';
 import { CutAnswer } from './cut-answer.js';
-import type { ExecOptions, QueryContext, RowStream, SqlEngine } from './engine-types.js';
+import type {
+  ExecOptions,
+  QueryContext,
+  RelayOutcome,
+  ResultPacketSink,
+  RowStream,
+  SqlEngine,
+} from './engine-types.js';
 import type { ExecutionContext, Outcome } from './execute/context.js';
 import { explain } from './execute/explain.js';
 import { infoSchemaRows } from './execute/info-schema.js';
@@ -204,6 +212,67 @@ export class Engine implements SqlEngine, ExecutionContext {
     }
   }
 
+  /** See SqlEngine.relay. */
+  async relay(
+    sql: string,
+    ctx: QueryContext,
+    opts0: ExecOptions,
+    sink: ResultPacketSink,
+  ): Promise<RelayOutcome> {
+    if (opts0.readOnly) return null;
+    let target: PushdownTarget | null;
+    try {
+      target = await this.pushdownTarget(sql, ctx);
+    } catch {
+      // The normal path answers (and reports) the same failure.
+      return null;
+    }
+    const source = target?.source;
+    if (!target || !source?.relayQuery) return null;
+    const [deadline, opts] = this.deadline(opts0);
+    const started = performance.now();
+    const labels = target.labels;
+    let rows = 0;
+    let headed = false;
+    const counted: ResultPacketSink = {
+      // Named as MySQL would name them, as relabel() does on the normal path.
+      head: (columns, resume) => {
+        headed = true;
+        sink.head(
+          labels && labels.length === columns.length
+            ? columns.map((c, i) => ({ ...c, name: labels[i] }))
+            : columns,
+          resume,
+        );
+      },
+      row: (buf, start, end) => {
+        rows++;
+        return sink.row(buf, start, end);
+      },
+    };
+    opts.fragments?.push({
+      source: source.name,
+      engine: source.engine,
+      pushdown: true,
+      startedAt: epochMs(),
+    });
+    try {
+      const n = await source.relayQuery(target.sql, counted, { signal: opts.signal });
+      deadline.clear();
+      if (n === null) return null;
+      this.report(sql, ctx, opts, started, rows, false, undefined);
+      return { type: 'relayed', rows };
+    } catch (e) {
+      deadline.clear();
+      // As `stream` answers: a failure once the columns are known has no dialect hint.
+      const mapped = deadline.map(e);
+      const r = headed ? errorResult(mapped) : this.fail(mapped, sql);
+      if (r.type !== 'error') return null;
+      this.report(sql, ctx, opts, started, rows, false, r.error_code);
+      return r;
+    }
+  }
+
   /**
    * The whole result, cut at `maxRows` (then `truncated`). Reads the source's batches
    * itself rather than through `stream()`'s generator: one async generator less per call
@@ -329,10 +398,51 @@ export class Engine implements SqlEngine, ExecutionContext {
 
   /** Parse and run one statement. */
   async run(sql: string, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
+    const found = await this.selectPlan(sql, ctx);
+    if ('plan' in found) {
+      const stream = await runPlan(found.plan, this.deps.local, this.runOpts(opts));
+      return { kind: 'stream', stream: relabel(stream, found.labels) };
+    }
+    const stmt = found.stmt;
+    if (opts.readOnly) assertReadOnly(stmt);
+    if (stmt.kind === 'sql' && stmt.ast.type === 'select') {
+      // Nothing to read at all: a select list of literals is its own answer.
+      const constant = stmt.ast.from == null ? constantSelect(sql) : null;
+      if (constant) {
+        const stream: QueryStream = {
+          columns: constant.columns,
+          batches: once([constant.row]),
+          cancel: async () => {},
+        };
+        return { kind: 'stream', stream: relabel(stream, stmt.labels) };
+      }
+      const plan = await this.planSelect(sql, stmt, ctx, found.shaped, found.generation);
+      const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
+      return { kind: 'stream', stream: relabel(stream, stmt.labels) };
+    }
+    // Anything but a SELECT may change what later plans should say.
+    this.forgetColumns();
+    return this.runStatement(
+      stmt.kind === 'sql' ? { ...stmt, ast: structuredClone(stmt.ast) } : stmt,
+      ctx,
+      opts,
+    );
+  }
+
+  /**
+   * A statement's shared pushdown plan when its shape has one (nothing parsed then), else
+   * its parse. Parsed statements are cached per source list (the pre-pass depends on it);
+   * planners mutate ASTs, so each run plans a copy.
+   */
+  private async selectPlan(
+    sql: string,
+    ctx: QueryContext,
+  ): Promise<
+    | { plan: Plan; labels: string[] | null; stmt?: undefined }
+    | { stmt: Statement; shaped: Shaped | undefined; generation: number }
+  > {
     const names = await this.deps.sources.names();
     const generation = this.shapePlans.generation;
-    // Parsed statements are cached per source list (the pre-pass depends on it); planners
-    // mutate ASTs, so each run gets its own copy.
     const scope = names.join('\u0000');
     const key = `${scope}\u0001${sql}`;
     let stmt = this.statements.get(key);
@@ -348,52 +458,64 @@ export class Engine implements SqlEngine, ExecutionContext {
           sql: shapeSql(known, shaped.shape!),
           retype: known.retype,
         };
-        const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
-        return { kind: 'stream', stream: relabel(stream, known.labels) };
+        return { plan, labels: known.labels };
       }
       const set = new Set(names.map((n) => n.toLowerCase()));
       stmt = this.templates.parse(sql, (n) => set.has(n.toLowerCase()), scope, shaped.shape);
       this.statements.set(key, stmt);
     }
-    if (opts.readOnly) assertReadOnly(stmt);
-    if (stmt.kind === 'sql' && stmt.ast.type === 'select') {
-      // Nothing to read at all: a select list of literals is its own answer.
-      const constant = stmt.ast.from == null ? constantSelect(sql) : null;
-      if (constant) {
-        const stream: QueryStream = {
-          columns: constant.columns,
-          batches: once([constant.row]),
-          cancel: async () => {},
-        };
-        return { kind: 'stream', stream: relabel(stream, stmt.labels) };
+    return { stmt, shaped, generation };
+  }
+
+  /** The plan of a SELECT that reads something: cached pushdown plans, shapes learnt on the way. */
+  private async planSelect(
+    sql: string,
+    stmt: Extract<Statement, { kind: 'sql' }>,
+    ctx: QueryContext,
+    shaped0: Shaped | undefined,
+    generation: number,
+  ): Promise<Plan> {
+    let shaped = shaped0;
+    const names = await this.deps.sources.names();
+    const scope = names.join('\u0000');
+    const planKey = `${ctx.db ?? ''}\u0001${scope}\u0001${sql}`;
+    let plan = this.plans.get(planKey);
+    // A source dropped and created again (here or by another replica) is a new object.
+    if (plan?.kind === 'pushdown' && !(await this.sameSource(plan.source))) plan = undefined;
+    if (!plan) {
+      plan = await this.plan(structuredClone(stmt.ast), ctx);
+      if (plan.kind === 'pushdown') {
+        this.plans.set(planKey, plan);
+        shaped ??= this.shaped(sql, scope, ctx);
+        // Learn a shape not seen yet, or again when its source changed; a refusal stands until it expires.
+        if (shaped.key && (shaped.plan === undefined || (shaped.plan && shaped.plan.source !== plan.source)))
+          await this.learnShape(shaped, plan, stmt.labels, ctx, generation);
       }
-      const planKey = `${ctx.db ?? ''}\u0001${key}`;
-      let plan = this.plans.get(planKey);
-      // A source dropped and created again (here or by another replica) is a new object.
-      if (plan?.kind === 'pushdown' && !(await this.sameSource(plan.source))) plan = undefined;
-      if (!plan) {
-        plan = await this.plan(structuredClone(stmt.ast), ctx);
-        if (plan.kind === 'pushdown') {
-          this.plans.set(planKey, plan);
-          shaped ??= this.shaped(sql, scope, ctx);
-          // Learn a shape not seen yet, or again when its source changed; a refusal stands until it expires.
-          if (
-            shaped.key &&
-            (shaped.plan === undefined || (shaped.plan && shaped.plan.source !== plan.source))
-          )
-            await this.learnShape(shaped, plan, stmt.labels, ctx, generation);
-        }
-      }
-      const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
-      return { kind: 'stream', stream: relabel(stream, stmt.labels) };
     }
-    // Anything but a SELECT may change what later plans should say.
-    this.forgetColumns();
-    return this.runStatement(
-      stmt.kind === 'sql' ? { ...stmt, ast: structuredClone(stmt.ast) } : stmt,
-      ctx,
-      opts,
-    );
+    return plan;
+  }
+
+  /**
+   * Where a statement runs when the engine pushes it down whole, as it is, to one source:
+   * a plain SELECT (no INTO, no locking read) whose plan is `pushdown` with no result
+   * retyping. Null for anything else. Plans as `run` does (same caches); runs nothing.
+   */
+  private async pushdownTarget(sql: string, ctx: QueryContext): Promise<PushdownTarget | null> {
+    const found = await this.selectPlan(sql, ctx);
+    let plan: Plan;
+    let labels: string[] | null;
+    if ('plan' in found) {
+      plan = found.plan;
+      labels = found.labels;
+    } else {
+      const stmt = found.stmt;
+      if (stmt.kind !== 'sql' || stmt.ast.type !== 'select' || stmt.ast.from == null) return null;
+      if (stmt.ast.into?.position || stmt.ast.locking_read) return null;
+      plan = await this.planSelect(sql, stmt, ctx, found.shaped, found.generation);
+      labels = stmt.labels ?? null;
+    }
+    if (plan.kind !== 'pushdown' || (plan.retype && plan.retype.length > 0)) return null;
+    return { source: plan.source, sql: plan.sql, labels };
   }
 
   /** The statement's literal shape (one tokenization), its shared-plan key and what is cached there. */
@@ -566,6 +688,13 @@ export class Engine implements SqlEngine, ExecutionContext {
     await this.deps.sources.close();
     this.deps.local.close();
   }
+}
+
+/** A statement pushed down whole: the source, the SQL it runs, the statement's MySQL column labels. */
+interface PushdownTarget {
+  source: Source;
+  sql: string;
+  labels: string[] | null;
 }
 
 /** A statement's options inside the engine: what the face gave, plus what traces record. */
