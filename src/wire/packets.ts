@@ -139,6 +139,14 @@ export class PacketOut {
     return this;
   }
 
+  /** The bytes `b[start..end)`, copied without a view in between (relayed rows). */
+  range(b: Buffer, start: number, end: number): this {
+    this.room(end - start);
+    b.copy(this.buf, this.pos, start, end);
+    this.pos += end - start;
+    return this;
+  }
+
   /** UTF-8 text without a length (the rest of a packet, or before a NUL). */
   text(s: string): this {
     const max = s.length * 3;

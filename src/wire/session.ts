@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { SqlError } from '../core/errors.js';
 import type { FieldInfo } from '../core/types.js';
-import type { QueryContext, RowStream } from '../sql/engine-types.js';
+import type { ExecOptions, QueryContext, RowStream } from '../sql/engine-types.js';
 import { errorResult } from '../sql/result.js';
 import { CACHING_SHA2, newScramble } from './auth.js';
 import { type Answer, chatter, MAX_ALLOWED_PACKET, type SessionInfo } from './chatter.js';
@@ -18,6 +18,7 @@ import type { Killable, WireDeps } from './deps.js';
 import { type AuthStep, isSslRequest, PasswordExchange, parseHandshakeResponse } from './handshake.js';
 import { MalformedPacket, PacketIn, PacketOut, PacketParser, PacketTooLarge } from './packets.js';
 import { bindParams, placeholders, readParams } from './params.js';
+import { RelaySink } from './relay-sink.js';
 import { writeEof, writeError, writeGreeting, writeOk } from './replies.js';
 import { createTableText, INDEX_COLUMNS, indexRows } from './schema-text.js';
 import { inlineSessionValues, UnknownVariable } from './session-values.js';
@@ -446,13 +447,23 @@ export class Session implements Killable {
     let rows = 0;
     let outcome = 'ok';
     let code: number | undefined;
+    const opts = {
+      signal: abort.signal,
+      readOnly: this.deps.readOnly,
+      // The audit log, metrics and traces see this face as they see the others.
+      caller: { principal: this.deps.auth ? this.user : null, transport: 'mysql' },
+    };
     try {
-      const r = await this.deps.engine.stream(sql, this.ctx, {
-        signal: abort.signal,
-        readOnly: this.deps.readOnly,
-        // The audit log, metrics and traces see this face as they see the others.
-        caller: { principal: this.deps.auth ? this.user : null, transport: 'mysql' },
-      });
+      const relayed = binary ? null : await this.relay(sql, opts);
+      if (relayed) {
+        rows = relayed.rows;
+        if (relayed.code !== undefined) {
+          outcome = 'error';
+          code = relayed.code;
+        }
+        return;
+      }
+      const r = await this.deps.engine.stream(sql, this.ctx, opts);
       if (r.type === 'error') {
         outcome = 'error';
         code = r.error_code;
@@ -473,7 +484,18 @@ export class Session implements Killable {
       writeError(this.out, er.error_code, er.error_message);
     } finally {
       this.running = null;
+      this.logStatement(sql, started, rows, outcome, code, abort.signal.aborted);
     }
+  }
+
+  private logStatement(
+    sql: string,
+    started: number,
+    rows: number,
+    outcome: string,
+    code: number | undefined,
+    cancelled: boolean,
+  ): void {
     if (this.deps.logger.isLevelEnabled('info')) {
       this.deps.logger.info(
         {
@@ -484,11 +506,29 @@ export class Session implements Killable {
           rows,
           outcome,
           error_code: code,
-          cancelled: abort.signal.aborted || undefined,
+          cancelled: cancelled || undefined,
         },
         'mysql statement',
       );
     }
+  }
+
+  /**
+   * A text-protocol statement through the engine's result relay (relay-sink.ts): null when
+   * the engine did not take it (then nothing was run or written).
+   */
+  private async relay(sql: string, opts: ExecOptions): Promise<{ rows: number; code?: number } | null> {
+    if (!this.deps.engine.relay || opts.readOnly) return null;
+    const sink = new RelaySink(this.out, this.socket, this.ctx.db ?? '', () => this.phase === 'closed');
+    const r = await this.deps.engine.relay(sql, this.ctx, opts, sink);
+    if (r === null) return null;
+    if (r.type === 'relayed') {
+      sink.end();
+      return { rows: r.rows };
+    }
+    // As on the normal path: an ERR after the column definitions still ends the result.
+    writeError(this.out, r.error_code, r.error_message);
+    return { rows: 0, code: r.error_code };
   }
 
   /** Column definitions after the first batch (DECIMAL scales come from it), then rows as they are read. */

@@ -1,0 +1,132 @@
+/**
+ * The MySQL face's end of the result relay (SqlEngine.relay): a plain SELECT pushed down
+ * whole to a MySQL or MariaDB source has its row packets written to the client as the source
+ * sent them, renumbered for this connection, instead of decoded by mysql2 and encoded again
+ * (issue 16: that round trip was most of a point lookup's cost). The column definitions and
+ * the final EOF are this face's own, written exactly as the normal path writes them, so a
+ * client sees the same bytes either way; the source decides which column types qualify
+ * (sources/mysql/relay.ts).
+ */
+import type { Socket } from 'node:net';
+import type { FieldInfo } from '../core/types.js';
+import type { ResultPacketSink } from '../sql/engine-types.js';
+import { wireColumns, writeColumnDef } from './columns.js';
+import type { PacketOut } from './packets.js';
+import { writeEof } from './replies.js';
+
+/** Bytes gathered before a write to the socket (as the normal path's FLUSH_BYTES). */
+const FLUSH_BYTES = 64 * 1024;
+
+/** Types whose column definition reads the values (decimals: DECIMAL scale, fractional seconds). */
+const SAMPLED = new Set(['DECIMAL', 'TIME', 'DATETIME', 'TIMESTAMP']);
+
+export class RelaySink implements ResultPacketSink {
+  private columns: FieldInfo[] | null = null;
+  /**
+   * Rows held until the column definitions are written: the normal path writes them after
+   * its first batch, taking DECIMAL scales and fractional seconds from its values, and so
+   * does this, from the rows of the first write.
+   */
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  private headWritten = false;
+  private resume: (() => void) | null = null;
+
+  constructor(
+    private readonly out: PacketOut,
+    private readonly socket: Socket,
+    private readonly schema: string,
+    private readonly closed: () => boolean,
+  ) {}
+
+  head(columns: FieldInfo[], resume: () => void): void {
+    this.columns = columns;
+    this.resume = resume;
+  }
+
+  row(buf: Buffer, start: number, end: number): boolean {
+    // A client gone: the statement is being cancelled; its last rows go nowhere.
+    if (this.closed()) return true;
+    if (!this.headWritten) {
+      const copy = Buffer.allocUnsafe(end - start);
+      buf.copy(copy, 0, start, end);
+      this.held.push(copy);
+      this.heldBytes += copy.length;
+      if (this.heldBytes < FLUSH_BYTES) return true;
+      this.writeHead();
+    } else {
+      this.out.begin().range(buf, start, end).end();
+      if (this.out.length < FLUSH_BYTES) return true;
+    }
+    return this.flush();
+  }
+
+  /** The result ended well: what is held, then the EOF (the session writes it out). */
+  end(): void {
+    if (!this.headWritten) this.writeHead();
+    writeEof(this.out);
+  }
+
+  /** Whether anything of the result is already in the output (an error then follows the rows). */
+  get started(): boolean {
+    return this.headWritten;
+  }
+
+  private writeHead(): void {
+    const fields = this.columns ?? [];
+    const sample = fields.some((f) => SAMPLED.has(f.type)) ? sampleRows(fields, this.held) : [];
+    const cols = wireColumns(fields, sample);
+    this.out.begin().lenenc(cols.length).end();
+    for (const c of cols) writeColumnDef(this.out, c, this.schema);
+    writeEof(this.out);
+    for (const r of this.held) this.out.begin().bytes(r).end();
+    this.held = [];
+    this.headWritten = true;
+  }
+
+  /** Out to the socket; false (the source pauses) until it drains. */
+  private flush(): boolean {
+    if (this.socket.write(this.out.take())) return true;
+    const go = () => {
+      this.socket.off('drain', go);
+      this.socket.off('close', go);
+      this.resume?.();
+    };
+    this.socket.on('drain', go);
+    this.socket.on('close', go);
+    return false;
+  }
+}
+
+/** The text of the sampled columns' cells (others null), as the normal path's first batch holds them. */
+function sampleRows(fields: FieldInfo[], rows: Buffer[]): unknown[][] {
+  const want = fields.map((f) => SAMPLED.has(f.type));
+  return rows.map((r) => {
+    const cells: unknown[] = new Array(fields.length).fill(null);
+    let at = 0;
+    for (let i = 0; i < fields.length && at < r.length; i++) {
+      const first = r[at];
+      if (first === 0xfb) {
+        at++;
+        continue;
+      }
+      let len: number;
+      if (first < 0xfb) {
+        len = first;
+        at += 1;
+      } else if (first === 0xfc) {
+        len = r.readUInt16LE(at + 1);
+        at += 3;
+      } else if (first === 0xfd) {
+        len = r.readUIntLE(at + 1, 3);
+        at += 4;
+      } else {
+        len = Number(r.readBigUInt64LE(at + 1));
+        at += 9;
+      }
+      if (want[i]) cells[i] = r.toString('latin1', at, at + len);
+      at += len;
+    }
+    return cells;
+  });
+}
