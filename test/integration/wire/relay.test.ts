@@ -1,0 +1,166 @@
+/**
+ * The result relay (docs/reference/wire.md, "Result relay"): a plain SELECT pushed down whole
+ * to a MariaDB source has its row packets relayed as the source sent them. A client must not
+ * be able to tell: every statement here is answered with the same bytes, socket to socket,
+ * through the relay and through the normal path (decode, then encode again).
+ */
+import assert from 'node:assert/strict';
+import { connect as tcpConnect } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import mysql from 'mysql2/promise';
+import type { SqlEngine } from '../../../src/sql/engine-types.js';
+import { mariaParams, startTestServer, type TestServer } from '../../helpers/server.js';
+import { createMariaDatabase, mariaExec } from '../../helpers/services.js';
+
+let server: TestServer;
+let maria: { database: string; drop(): Promise<void> };
+let engine: SqlEngine;
+/** Statements the relay answered (a result or an error), counted by a wrapper around engine.relay. */
+let relayed = 0;
+let relay: SqlEngine['relay'];
+/** What the relay answered last (an error result's code, or 0). */
+let lastCode = 0;
+
+/** One client whose socket's incoming bytes are recorded. */
+async function client(
+  db?: string,
+): Promise<{ conn: mysql.Connection; bytes: () => Buffer; reset: () => void }> {
+  const port = server.mysql!.port;
+  const sock = tcpConnect(port, '127.0.0.1');
+  let chunks: Buffer[] = [];
+  sock.on('data', (c: Buffer) => chunks.push(c));
+  const conn = await mysql.createConnection({ stream: sock, user: 'anyone', database: db });
+  return {
+    conn,
+    bytes: () => Buffer.concat(chunks),
+    reset: () => {
+      chunks = [];
+    },
+  };
+}
+
+/** The bytes of one statement's answer, relayed or not. */
+async function answer(sql: string, useRelay: boolean, db?: string): Promise<Buffer> {
+  const c = await client(db);
+  try {
+    (engine as { relay?: unknown }).relay = useRelay ? relay : undefined;
+    c.reset();
+    await c.conn.query(sql).catch(() => {});
+    return c.bytes();
+  } finally {
+    (engine as { relay?: unknown }).relay = relay;
+    await c.conn.end();
+  }
+}
+
+/** Both answers are equal; returns whether the relay took the statement. */
+async function same(sql: string, db?: string): Promise<boolean> {
+  const before = relayed;
+  const viaRelay = await answer(sql, true, db);
+  const took = relayed > before;
+  const normal = await answer(sql, false, db);
+  assert.equal(relayed, before + (took ? 1 : 0), 'the normal path does not relay');
+  assert.ok(normal.length > 0, `an answer to ${sql}`);
+  assert.equal(viaRelay.toString('hex'), normal.toString('hex'), sql);
+  return took;
+}
+
+before(async () => {
+  maria = await createMariaDatabase('relay');
+  await mariaExec(
+    maria.database,
+    `CREATE TABLE t (id int PRIMARY KEY, d decimal(12,3), dt datetime(3), at datetime, t varchar(60),
+       n int, big bigint unsigned, day date, tm time, ts timestamp NULL, raw varbinary(8), note text, f double);
+     INSERT INTO t SELECT seq, seq / 7, '2024-01-01 00:00:00.125' + INTERVAL seq SECOND,
+       '2024-06-01 12:00:00' + INTERVAL seq MINUTE, CONCAT('Zoë 🐟 ', seq), IF(seq % 3 = 0, NULL, seq),
+       18446744073709551615 - seq, '2024-02-29' + INTERVAL seq DAY, '12:34:56', NULL, UNHEX('00ff10'),
+       REPEAT('x', seq % 5), seq / 3 FROM seq_1_to_10000;
+     UPDATE t SET d = NULL, t = NULL, dt = NULL WHERE id = 2;`,
+  );
+  server = await startTestServer();
+  const r = await server.sql(
+    `CREATE DATABASE rel WITH ENGINE = 'mariadb', PARAMETERS = ${mariaParams(maria.database)}`,
+  );
+  assert.equal(r.type, 'ok', JSON.stringify(r));
+  engine = server.deps.engine;
+  const own = engine.relay!.bind(engine);
+  relay = async (...args) => {
+    const out = await own(...args);
+    if (out) relayed++;
+    lastCode = out?.type === 'error' ? out.error_code : 0;
+    return out;
+  };
+  (engine as { relay?: unknown }).relay = relay;
+});
+
+after(async () => {
+  await server?.stop();
+  await maria?.drop();
+});
+
+describe('the result relay answers with the bytes of the normal path', () => {
+  test('NULLs, DECIMAL, DATETIME with fractions, utf8mb4 text, unsigned BIGINT, DATE, TIME, bytes', async () => {
+    assert.ok(
+      await same(
+        'SELECT id, d, dt, at, t, n, big, day, tm, ts, raw, note FROM rel.t WHERE id <= 5 ORDER BY id',
+      ),
+    );
+  });
+
+  test('point lookups, again with the shared plan of their shape', async () => {
+    for (const id of [11, 12, 13]) assert.ok(await same(`SELECT id, t, d, at FROM rel.t WHERE id = ${id}`));
+  });
+
+  test('an empty result', async () => {
+    assert.ok(await same('SELECT id, d, dt FROM rel.t WHERE id < 0'));
+  });
+
+  test('10,000 rows', async () => {
+    assert.ok(await same('SELECT id, t, d, dt, n FROM rel.t ORDER BY id'));
+  });
+
+  test('aliases and lower-case expressions are named as the normal path names them', async () => {
+    assert.ok(await same('select count(*), max(d) as top, min(t), sum(n) from rel.t'));
+    assert.ok(
+      await same("SELECT id AS `Key`, round(d, 1), concat(t, '!'), upper(t) u FROM rel.t WHERE id IN (1, 2)"),
+    );
+  });
+
+  test('a result whose types the engine settles itself (integer arithmetic: BIGINT) keeps the normal path', async () => {
+    assert.equal(await same('SELECT id + 1, d FROM rel.t WHERE id = 3'), false);
+  });
+
+  test('the default database names the columns schema', async () => {
+    assert.ok(await same('SELECT id, t FROM t WHERE id = 7', 'rel'));
+  });
+
+  test('an error raised by the source while it runs', async () => {
+    assert.ok(await same('SELECT id, (SELECT id FROM rel.t) AS x FROM rel.t WHERE id = 1'));
+  });
+
+  test('a DOUBLE column is declined before anything is sent, and answered the normal way', async () => {
+    assert.equal(await same('SELECT id, f FROM rel.t WHERE id = 4'), false);
+    assert.equal(await same('SELECT id, f FROM rel.t WHERE id = 5'), false, 'the shape is remembered');
+  });
+
+  test('statements the engine does not push down whole keep the normal path', async () => {
+    assert.equal(await same('SELECT 1 + 1 AS two'), false);
+    assert.equal(await same('SHOW DATABASES'), false);
+  });
+
+  test('a client gone in the middle of a large result cancels it and the pool stays usable', async () => {
+    const c = await client();
+    const q = c.conn.query({
+      sql: 'SELECT a.id, a.t FROM rel.t a, rel.t b WHERE b.id < 1000',
+      rowsAsArray: true,
+    });
+    q.catch(() => {});
+    await new Promise((r) => setTimeout(r, 200));
+    const before = relayed;
+    c.conn.destroy();
+    for (let i = 0; i < 100 && relayed === before; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(relayed, before + 1, 'the statement ended');
+    assert.equal(lastCode, 1317, 'cancelled at the source');
+    for (let i = 0; i < 12; i++) assert.ok(await same(`SELECT id FROM rel.t WHERE id = ${20 + i}`));
+  });
+});
