@@ -94,6 +94,8 @@ export class Engine implements SqlEngine, ExecutionContext {
   private readonly templates = new StatementTemplates(500, 10 * 60_000);
   /** Pushdown plans live as long as the column metadata they were compiled with. */
   private readonly plans = new TtlLru<Plan>(500, COLUMN_TTL_MS);
+  /** SELECTs planned to run (in part) locally: the wire face's relay does not plan them again. */
+  private readonly notPushedDown = new TtlLru<true>(500, COLUMN_TTL_MS);
   /** ...and so do pushdown plans shared by a literal shape (`WHERE id = 17`, `= 18`, ...). */
   private readonly shapePlans = new ShapePlans(500, COLUMN_TTL_MS);
   private readonly tableLists = new TtlLru<{ source: Source; tables: Promise<TableInfo[]> }>(
@@ -416,7 +418,7 @@ export class Engine implements SqlEngine, ExecutionContext {
         };
         return { kind: 'stream', stream: relabel(stream, stmt.labels) };
       }
-      const plan = await this.planSelect(sql, stmt, ctx, found.shaped, found.generation);
+      const plan = await this.planSelect(sql, stmt, ctx, found.shaped, found.generation, found.scope);
       const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
       return { kind: 'stream', stream: relabel(stream, stmt.labels) };
     }
@@ -439,7 +441,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     ctx: QueryContext,
   ): Promise<
     | { plan: Plan; labels: string[] | null; stmt?: undefined }
-    | { stmt: Statement; shaped: Shaped | undefined; generation: number }
+    | { stmt: Statement; shaped: Shaped | undefined; generation: number; scope: string }
   > {
     const names = await this.deps.sources.names();
     const generation = this.shapePlans.generation;
@@ -464,7 +466,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       stmt = this.templates.parse(sql, (n) => set.has(n.toLowerCase()), scope, shaped.shape);
       this.statements.set(key, stmt);
     }
-    return { stmt, shaped, generation };
+    return { stmt, shaped, generation, scope };
   }
 
   /** The plan of a SELECT that reads something: cached pushdown plans, shapes learnt on the way. */
@@ -474,10 +476,9 @@ export class Engine implements SqlEngine, ExecutionContext {
     ctx: QueryContext,
     shaped0: Shaped | undefined,
     generation: number,
+    scope: string,
   ): Promise<Plan> {
     let shaped = shaped0;
-    const names = await this.deps.sources.names();
-    const scope = names.join('\u0000');
     const planKey = `${ctx.db ?? ''}\u0001${scope}\u0001${sql}`;
     let plan = this.plans.get(planKey);
     // A source dropped and created again (here or by another replica) is a new object.
@@ -511,7 +512,11 @@ export class Engine implements SqlEngine, ExecutionContext {
       const stmt = found.stmt;
       if (stmt.kind !== 'sql' || stmt.ast.type !== 'select' || stmt.ast.from == null) return null;
       if (stmt.ast.into?.position || stmt.ast.locking_read) return null;
-      plan = await this.planSelect(sql, stmt, ctx, found.shaped, found.generation);
+      // Plans that are not pushdowns are not cached: without this, each such statement would be planned twice.
+      const planKey = `${ctx.db ?? ''}\u0001${found.scope}\u0001${sql}`;
+      if (this.notPushedDown.get(planKey)) return null;
+      plan = await this.planSelect(sql, stmt, ctx, found.shaped, found.generation, found.scope);
+      if (plan.kind !== 'pushdown') this.notPushedDown.set(planKey, true);
       labels = stmt.labels ?? null;
     }
     if (plan.kind !== 'pushdown' || (plan.retype && plan.retype.length > 0)) return null;
@@ -665,6 +670,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     this.columnCache.clear();
     this.tableLists.clear();
     this.plans.clear();
+    this.notPushedDown.clear();
     this.shapePlans.clear();
   }
 
