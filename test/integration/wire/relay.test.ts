@@ -148,6 +148,37 @@ describe('the result relay answers with the bytes of the normal path', () => {
     assert.equal(await same('SHOW DATABASES'), false);
   });
 
+  test('a statement past its time limit is killed at the source and answered 3024', async () => {
+    const rows: number[] = [];
+    const out = await engine.relay!(
+      'SELECT id, SLEEP(5) AS s FROM rel.t WHERE id = 1',
+      {},
+      { timeoutMs: 300 },
+      { head: () => {}, row: (_b, start, end) => rows.push(end - start) > 0 },
+    );
+    assert.equal(out?.type, 'error');
+    assert.equal(out?.type === 'error' ? out.error_code : 0, 3024);
+    assert.ok(await same('SELECT id FROM rel.t WHERE id = 40'), 'the pool stays usable');
+  });
+
+  test('a client that stops reading pauses the source; every row arrives once it reads again', async () => {
+    const c = await client();
+    const sock = (c.conn as unknown as { connection: { stream: import('node:net').Socket } }).connection
+      .stream;
+    const before = relayed;
+    const q = c.conn.query({
+      sql: 'SELECT a.id, a.t, b.id FROM rel.t a, rel.t b WHERE b.id <= 30',
+      rowsAsArray: true,
+    });
+    sock.pause();
+    await new Promise((r) => setTimeout(r, 500));
+    sock.resume();
+    const [rows] = await q;
+    assert.equal((rows as unknown[]).length, 300_000);
+    assert.equal(relayed, before + 1);
+    await c.conn.end();
+  });
+
   test('a client gone in the middle of a large result cancels it and the pool stays usable', async () => {
     const c = await client();
     const q = c.conn.query({
