@@ -1,12 +1,20 @@
 import { AuditLog } from './audit-log.js';
 import { Metrics, type PoolUse } from './metrics.js';
+import { readStatement } from './redact.js';
 import type { StatementReport, StatementSink } from './statement.js';
 import type { Tracing } from './tracing.js';
 
 export { AuditLog, auditLine } from './audit-log.js';
 export type { PoolUse } from './metrics.js';
 export { Metrics } from './metrics.js';
-export { redactSql, sourcesIn, statementKind } from './redact.js';
+export {
+  readStatement,
+  redactSql,
+  type StatementText,
+  sourcesIn,
+  sourcesOf,
+  statementKind,
+} from './redact.js';
 export type { Caller, FragmentReport, StatementReport, StatementSink } from './statement.js';
 export { outcomeOf } from './statement.js';
 export { Tracing, type TracingOptions } from './tracing.js';
@@ -43,9 +51,13 @@ export class Observer implements StatementSink {
   }
 
   statement(r: StatementReport): void {
-    this.metrics?.statement(r);
-    this.audit?.record(r);
-    this.tracing?.statement(r);
+    // The text is read once for all of them; the metrics alone need only its first word.
+    if (this.audit || this.tracing) {
+      const text = readStatement(r.sql);
+      this.metrics?.statement(r, text.kind);
+      this.audit?.record(r, text);
+      this.tracing?.statement(r, text);
+    } else this.metrics?.statement(r);
   }
 
   /** Whether anything listens: the engine reports nothing when nothing does. */

@@ -105,8 +105,8 @@ export class Metrics {
     gauge('tributary_source_pool_connections_max', "Size of a source's connection pool", (p) => p.max);
   }
 
-  statement(r: StatementReport): void {
-    const first = statementKind(r.sql);
+  /** `first` is `statementKind(r.sql)` when the caller already has it. */
+  statement(r: StatementReport, first = statementKind(r.sql)): void {
     const kind = KINDS.has(first) ? first : 'other';
     this.statements.inc({ kind, outcome: outcomeOf(r.errorCode), transport: r.transport });
     this.latency.observe({ kind, transport: r.transport }, r.durationMs / 1000);

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AuditLog } from '../../../src/observe/audit-log.js';
+import { AuditLog, auditLine, lineAround } from '../../../src/observe/audit-log.js';
+import { readStatement } from '../../../src/observe/redact.js';
 import type { StatementReport } from '../../../src/observe/statement.js';
 
 const report = (i: number): StatementReport => ({
@@ -55,4 +56,29 @@ test('lines written together arrive whole and in order; reopen and close write w
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the hand-built line is JSON.stringify of auditLine, field for field', () => {
+  const at = new Date('2026-11-27T10:00:00.123Z');
+  const reports: StatementReport[] = [
+    report(7),
+    {
+      sql: "INSERT INTO pg.t VALUES (1, 'x \\\" \u2028 é')",
+      db: 'pg',
+      principal: 'al"ice\\',
+      transport: 'mcp',
+      rows: 0,
+      truncated: true,
+      affectedRows: 3,
+      durationMs: 12.345,
+      errorCode: 1064,
+    },
+    { ...report(8), durationMs: Number.NaN, affectedRows: null, principal: 'bob' },
+  ];
+  for (const r of reports)
+    for (const sources of [[], ['pg'], ['pg', 'my "db"']]) {
+      const [head, tail] = lineAround(r, readStatement(r.sql), at);
+      const line = `${head}${JSON.stringify(sources)}${tail}`;
+      assert.equal(line, `${JSON.stringify(auditLine(r, sources, at))}\n`);
+    }
 });
