@@ -46,12 +46,24 @@ export class AuditLog {
   }
 
   /** `text` is `readStatement(r.sql)` when the caller already has it. */
-  record(r: StatementReport, text: StatementText = readStatement(r.sql), at = new Date()): void {
-    // The line's content is fixed now; only the list of sources is looked up.
-    const [head, tail] = lineAround(r, text, at);
+  record(r: StatementReport, text: StatementText = readStatement(r.sql), at = Date.now()): void {
+    this.recordAll([r], [text], [at]);
+  }
+
+  /**
+   * The lines of several statements, in order, with one look-up of the source names; `at[i]`
+   * is when statement i ended (Date.now()). Only the names are looked up; the rest of each
+   * line is what its report says.
+   */
+  recordAll(rs: readonly StatementReport[], texts: readonly StatementText[], at: readonly number[]): void {
     this.sourceNames().then(
-      (names) => this.append(`${head}${JSON.stringify(sourcesOf(text.qualifiers, names, r.db))}${tail}`),
-      () => this.append(`${head}[]${tail}`),
+      (names) => {
+        for (let i = 0; i < rs.length; i++)
+          this.append(auditText(rs[i], texts[i], sourcesOf(texts[i].qualifiers, names, rs[i].db), at[i]));
+      },
+      () => {
+        for (let i = 0; i < rs.length; i++) this.append(auditText(rs[i], texts[i], [], at[i]));
+      },
     );
   }
 
@@ -107,14 +119,14 @@ export function auditLine(r: StatementReport, sources: string[], at: Date): Reco
 }
 
 /**
- * `JSON.stringify(auditLine(r, sources, at))` and its newline, cut where the sources go: built
- * by hand (JSON.stringify only on strings), since a generic stringify of the object cost more
- * than the rest of the line. test/unit/observe/audit-log.test.ts holds the two equal.
+ * `JSON.stringify(auditLine(r, sources, at))` and a newline, built by hand (JSON.stringify only
+ * on strings): a generic stringify of the object cost more than the rest of the line.
+ * test/unit/observe/audit-log.test.ts holds the two equal.
  */
-export function lineAround(r: StatementReport, text: StatementText, at: Date): [string, string] {
-  const head = `{"time":"${at.toISOString()}","principal":${r.principal === null ? 'null' : JSON.stringify(r.principal)},"transport":${JSON.stringify(r.transport)},"sources":`;
-  const tail = `,"kind":${JSON.stringify(text.kind)},"sql":${JSON.stringify(text.masked)},"rows":${num(r.rows)},"affected_rows":${num(r.affectedRows)},"truncated":${r.truncated},"duration_ms":${num(Math.round(r.durationMs * 10) / 10)},"error_code":${num(r.errorCode)}}\n`;
-  return [head, tail];
+export function auditText(r: StatementReport, text: StatementText, sources: string[], at: number): string {
+  const principal = r.principal === null ? 'null' : JSON.stringify(r.principal);
+  const duration = num(Math.round(r.durationMs * 10) / 10);
+  return `{"time":"${new Date(at).toISOString()}","principal":${principal},"transport":${JSON.stringify(r.transport)},"sources":${JSON.stringify(sources)},"kind":${JSON.stringify(text.kind)},"sql":${JSON.stringify(text.masked)},"rows":${num(r.rows)},"affected_rows":${num(r.affectedRows)},"truncated":${r.truncated},"duration_ms":${duration},"error_code":${num(r.errorCode)}}\n`;
 }
 
 /** A number as JSON.stringify writes it; absent is null. */

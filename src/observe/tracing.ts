@@ -52,10 +52,23 @@ export class Tracing {
   /** The statement's span and its fragments' spans, placed at the times they ran. */
   /** `text` is `readStatement(r.sql)` when the caller already has it. */
   statement(r: StatementReport, text: StatementText = readStatement(r.sql)): void {
-    const ended = epochMs();
+    this.statements([r], [text], [epochMs()]);
+  }
+
+  /** Several statements' spans, with one look-up of the source names; `ended[i]` is when statement i ended (epochMs()). */
+  statements(
+    rs: readonly StatementReport[],
+    texts: readonly StatementText[],
+    ended: readonly number[],
+  ): void {
     this.sourceNames().then(
-      (names) => this.record(r, text, sourcesOf(text.qualifiers, names, r.db), ended),
-      () => this.record(r, text, [], ended),
+      (names) => {
+        for (let i = 0; i < rs.length; i++)
+          this.record(rs[i], texts[i], sourcesOf(texts[i].qualifiers, names, rs[i].db), ended[i]);
+      },
+      () => {
+        for (let i = 0; i < rs.length; i++) this.record(rs[i], texts[i], [], ended[i]);
+      },
     );
   }
 
