@@ -25,31 +25,19 @@ export interface StatementText {
  * The masked text stops growing at MAX_LOGGED; the pass goes on to the end for qualifiers.
  */
 export function readStatement(sql: string): StatementText {
+  /** The masked text so far: plain runs are copied whole when something ends them (put). */
   let out = '';
-  /** Where the text not yet copied to `out` starts (a run of plain characters is copied at once). */
+  /** Where the plain run not yet copied to `out` starts. */
   let from = 0;
-  let full = false;
   let kind: string | null = null;
   const qualifiers: string[] = [];
   let i = 0;
   const n = sql.length;
-  // Copies the plain run before `end`, then `add`; once `out` is past MAX_LOGGED nothing more.
-  const emit = (end: number, add: string) => {
-    if (full) return;
-    const room = MAX_LOGGED + 1 - out.length;
-    if (end - from >= room) {
-      out += sql.slice(from, from + Math.max(0, room));
-      full = true;
-      return;
-    }
-    out += sql.slice(from, end) + add;
-    if (out.length > MAX_LOGGED) full = true;
-  };
   while (i < n) {
     const c = sql.charCodeAt(i);
     const next = sql.charCodeAt(i + 1);
     if (c === SQ || c === DQ) {
-      emit(i, '?');
+      out = put(out, sql, from, i, '?');
       i = skipQuoted(sql, i, c);
       from = i;
       kind ??= 'UNKNOWN';
@@ -59,36 +47,45 @@ export function readStatement(sql: string): StatementText {
       i = end;
       kind ??= 'UNKNOWN';
     } else if ((c === DASH && next === DASH) || c === HASH) {
-      emit(i, '');
+      out = put(out, sql, from, i, '');
       while (i < n && sql.charCodeAt(i) !== NL) i++;
       from = i;
     } else if (c === SLASH && next === STAR) {
-      emit(i, ' ');
+      out = put(out, sql, from, i, ' ');
       const end = sql.indexOf('*/', i + 2);
       i = end < 0 ? n : end + 2;
       from = i;
     } else if ((c === LX || c === UX || c === LB || c === UB) && next === SQ && !isWordAt(sql, i - 1)) {
-      emit(i, '?');
+      out = put(out, sql, from, i, '?');
       i = skipQuoted(sql, i + 1, SQ);
       from = i;
       kind ??= 'UNKNOWN';
     } else if (isDigit(c) && !isWordAt(sql, i - 1)) {
-      emit(i, '?');
+      out = put(out, sql, from, i, '?');
       while (i < n && (isWord(sql.charCodeAt(i)) || sql.charCodeAt(i) === DOT)) i++;
       from = i;
       kind ??= 'UNKNOWN';
     } else if (c === DOT && isDigit(next) && !isWordAt(sql, i - 1)) {
-      emit(i, '?');
+      out = put(out, sql, from, i, '?');
       i++;
       while (i < n && isWord(sql.charCodeAt(i))) i++;
       from = i;
       kind ??= 'UNKNOWN';
     } else if (isSpace(c)) {
-      // A run of spaces becomes one, and none at the start.
-      emit(i, '');
+      // One plain space after a character that stays is kept in the run as it is; any other
+      // run of spaces becomes one, and none at the start.
+      if (
+        c === SP &&
+        !isSpace(next) &&
+        (i > from || (out.length > 0 && out.charCodeAt(out.length - 1) !== SP))
+      ) {
+        i++;
+        continue;
+      }
+      out = put(out, sql, from, i, '');
       while (i < n && isSpace(sql.charCodeAt(i))) i++;
       from = i;
-      if (!full && out.length && out.charCodeAt(out.length - 1) !== SP) out += ' ';
+      if (out.length > 0 && out.length <= MAX_LOGGED && out.charCodeAt(out.length - 1) !== SP) out += ' ';
     } else if (isWordStart(c)) {
       const start = i;
       while (i < n && isWord(sql.charCodeAt(i))) i++;
@@ -99,13 +96,23 @@ export function readStatement(sql: string): StatementText {
       i++;
     }
   }
-  emit(n, '');
-  out = out.trim();
+  out = put(out, sql, from, n, '').trim();
   return {
     kind: kind ?? 'UNKNOWN',
     masked: out.length > MAX_LOGGED ? `${out.slice(0, MAX_LOGGED)}…` : out,
     qualifiers,
   };
+}
+
+/**
+ * `out`, then the plain run `sql[from, end)`, then `add`: cut at one character past
+ * MAX_LOGGED, after which `out` grows no more (the pass goes on for qualifiers).
+ */
+function put(out: string, sql: string, from: number, end: number, add: string): string {
+  const room = MAX_LOGGED + 1 - out.length;
+  if (room <= 0) return out;
+  if (end - from >= room) return out + sql.slice(from, from + room);
+  return out + sql.slice(from, end) + add;
 }
 
 export function redactSql(sql: string): string {
@@ -229,18 +236,32 @@ const UX = 88; // X
 const LB = 98; // b
 const UB = 66; // B
 
+/** Character classes of ASCII codes: what the pass asks of every character, by one table look-up. */
+const DIGIT = 1;
+const WORD_START = 2;
+const WORD = 4;
+const SPACE = 8;
+const CLASSES = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (/[0-9]/.test(ch)) CLASSES[c] |= DIGIT | WORD;
+  if (/[A-Za-z_]/.test(ch)) CLASSES[c] |= WORD_START | WORD;
+  if (ch === '$') CLASSES[c] |= WORD;
+  if (/[ \n\t\r]/.test(ch)) CLASSES[c] |= SPACE;
+}
+
 function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
+  return c < 128 && (CLASSES[c] & DIGIT) !== 0;
 }
 
 /** A letter or underscore: what an unquoted name starts with. */
 function isWordStart(c: number): boolean {
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+  return c < 128 && (CLASSES[c] & WORD_START) !== 0;
 }
 
 /** `[\w$]`. */
 function isWord(c: number): boolean {
-  return isWordStart(c) || isDigit(c) || c === 36;
+  return c < 128 && (CLASSES[c] & WORD) !== 0;
 }
 
 function isWordAt(s: string, i: number): boolean {
@@ -248,5 +269,5 @@ function isWordAt(s: string, i: number): boolean {
 }
 
 function isSpace(c: number): boolean {
-  return c === SP || c === NL || c === 9 || c === 13;
+  return c < 128 && (CLASSES[c] & SPACE) !== 0;
 }
