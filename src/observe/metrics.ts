@@ -39,7 +39,7 @@ const KINDS = new Set([
 export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
-  private readonly statements: Counter<'kind' | 'outcome' | 'transport'>;
+  private readonly statementCount: Counter<'kind' | 'outcome' | 'transport'>;
   private readonly latency: Histogram<'kind' | 'transport'>;
   private readonly rows: Counter<'transport'>;
   private readonly bytes: Counter<'transport'>;
@@ -60,7 +60,7 @@ export class Metrics {
       registers,
       collect: () => this.handOverRequests(),
     });
-    this.statements = new Counter({
+    this.statementCount = new Counter({
       name: 'tributary_statements_total',
       help: 'SQL statements run, by kind (first keyword), outcome (ok, error, timeout, cancelled, refused) and transport',
       labelNames: ['kind', 'outcome', 'transport'],
@@ -122,10 +122,30 @@ export class Metrics {
 
   /** `first` is `statementKind(r.sql)` when the caller already has it. */
   statement(r: StatementReport, first = statementKind(r.sql)): void {
-    const kind = KINDS.has(first) ? first : 'other';
-    this.statements.inc({ kind, outcome: outcomeOf(r.errorCode), transport: r.transport });
-    this.latency.observe({ kind, transport: r.transport }, r.durationMs / 1000);
-    if (r.rows) this.rows.inc({ transport: r.transport }, r.rows);
+    this.statements([r], [first]);
+  }
+
+  /**
+   * Several statements at once (`firsts[i]` is `statementKind(rs[i].sql)` when known): the
+   * counters get one inc per label set of the batch; the histogram takes each duration.
+   */
+  statements(rs: readonly StatementReport[], firsts?: readonly string[]): void {
+    const counts = new Map<string, number>();
+    const rows = new Map<string, number>();
+    for (let i = 0; i < rs.length; i++) {
+      const r = rs[i];
+      const first = firsts?.[i] ?? statementKind(r.sql);
+      const kind = KINDS.has(first) ? first : 'other';
+      this.latency.observe({ kind, transport: r.transport }, r.durationMs / 1000);
+      const key = `${kind}\u0000${outcomeOf(r.errorCode)}\u0000${r.transport}`;
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      if (r.rows) rows.set(r.transport, (rows.get(r.transport) ?? 0) + r.rows);
+    }
+    for (const [key, n] of counts) {
+      const [kind, outcome, transport] = key.split('\u0000');
+      this.statementCount.inc({ kind, outcome, transport }, n);
+    }
+    for (const [transport, n] of rows) this.rows.inc({ transport }, n);
   }
 
   request(method: string, route: string, status: number): void {
