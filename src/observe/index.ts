@@ -32,8 +32,8 @@ export interface ObserverOptions {
   tracing?: Tracing | null;
 }
 
-/** How long a statement's report waits, at most, to be worked through with others. */
-const BATCH_MS = 50;
+/** How long a statement's report waits, at most, to be worked through with others (and its audit line written). */
+const BATCH_MS = 100;
 /** How many reports make a batch worth working through at once (at the next turn of the loop). */
 const BATCH_MAX = 256;
 
