@@ -52,6 +52,9 @@ export class Metrics {
   /** `settle` works through the statements waiting to be counted (Observer.settle). */
   constructor(pools: () => Promise<PoolUse[]>, settle: () => void = () => {}) {
     const registers = [this.registry];
+    // Its event-loop-delay monitor wakes the loop every 10 ms: measured here, 4.5-7 ms of CPU a
+    // second with the server idle (about 2 us a call at c=1), the largest fixed cost of metrics. It
+    // stays at prom-client's default resolution: the lag values it reports include the resolution.
     collectDefaultMetrics({ register: this.registry, prefix: 'tributary_' });
     this.requests = new Counter({
       name: 'tributary_http_requests_total',
