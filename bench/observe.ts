@@ -2,7 +2,10 @@
  * What the audit log and the metrics cost on the point-lookup MCP workload (issue 15): two
  * servers from one build against the same PostgreSQL table, one with nothing observed
  * (TRIBUTARY_METRICS_ENABLED=false, no audit log), one with both on (the audit log to a
- * file), measured in one run with the targets taking turns (mcp-load.ts runInterleaved).
+ * file), measured in one run with the targets taking turns (mcp-load.ts runInterleaved) in
+ * nine short rounds each: on this shared machine a disturbance often spans a whole round
+ * (c=16 throughput of one target halved in one of three), and the median of nine is the
+ * figure such a round moves least.
  * Target: server CPU per call with both on at most 5% above the one with both off.
  *
  * A third server has traces on as well (OTEL_EXPORTER_OTLP_ENDPOINT), exporting to a collector
@@ -87,7 +90,7 @@ export async function benchObserve(): Promise<Record<string, unknown>> {
         concurrency: c,
         calls,
         warmup: Math.max(10, Math.round(calls / 20)),
-        rounds: 3,
+        rounds: 9,
       });
       const overhead = pctAbove(on.server_cpu_ms_per_call, off.server_cpu_ms_per_call);
       const tracedOverhead = pctAbove(traced.server_cpu_ms_per_call, off.server_cpu_ms_per_call);

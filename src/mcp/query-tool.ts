@@ -1,6 +1,6 @@
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { redactSql, sourcesIn, statementKind } from '../observe/redact.js';
+import { readStatement, sourcesOf } from '../observe/redact.js';
 import type { ExecOptions, QueryContext } from '../sql/engine-types.js';
 import type { ErrorResult, Result } from '../sql/result.js';
 import type { McpDeps } from './deps.js';
@@ -249,9 +249,10 @@ async function runQuery(
   });
   const durationMs = Math.round((performance.now() - started) * 10) / 10;
   if (deps.logger.isLevelEnabled('info')) {
+    const text = readStatement(sql);
     let sources: string[] = [];
     try {
-      sources = sourcesIn(sql, await deps.engine.listDatabases(), qctx.db);
+      sources = sourcesOf(text.qualifiers, await deps.engine.listDatabases(), qctx.db);
     } catch {
       // the list of sources only decorates the log line
     }
@@ -260,8 +261,8 @@ async function runQuery(
         tool: 'query',
         // A prefix correlates the calls of a session without putting a usable session id in the logs.
         session: call.sessionId?.slice(0, 8),
-        kind: statementKind(sql),
-        statement: redactSql(sql),
+        kind: text.kind,
+        statement: text.masked,
         sources,
         duration_ms: durationMs,
         rows: result.type === 'table' ? result.data.length : undefined,

@@ -1,6 +1,6 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
-import { redactSql, sourcesIn, statementKind } from './redact.js';
+import { readStatement, type StatementText, sourcesOf } from './redact.js';
 import { epochMs, type StatementReport } from './statement.js';
 
 export interface TracingOptions {
@@ -50,21 +50,33 @@ export class Tracing {
   }
 
   /** The statement's span and its fragments' spans, placed at the times they ran. */
-  statement(r: StatementReport): void {
-    const ended = epochMs();
-    void this.sourceNames()
-      .then(
-        (names) => sourcesIn(r.sql, names, r.db),
-        () => [] as string[],
-      )
-      .then((named) => this.record(r, named, ended));
+  /** `text` is `readStatement(r.sql)` when the caller already has it. */
+  statement(r: StatementReport, text: StatementText = readStatement(r.sql)): void {
+    this.statements([r], [text], [epochMs()]);
   }
 
-  private record(r: StatementReport, named: string[], ended: number): void {
+  /** Several statements' spans, with one look-up of the source names; `ended[i]` is when statement i ended (epochMs()). */
+  statements(
+    rs: readonly StatementReport[],
+    texts: readonly StatementText[],
+    ended: readonly number[],
+  ): void {
+    this.sourceNames().then(
+      (names) => {
+        for (let i = 0; i < rs.length; i++)
+          this.record(rs[i], texts[i], sourcesOf(texts[i].qualifiers, names, rs[i].db), ended[i]);
+      },
+      () => {
+        for (let i = 0; i < rs.length; i++) this.record(rs[i], texts[i], [], ended[i]);
+      },
+    );
+  }
+
+  private record(r: StatementReport, text: StatementText, named: string[], ended: number): void {
     const { SpanKind, SpanStatusCode, ROOT_CONTEXT, trace } = this.api;
     const fragments = r.fragments ?? [];
     const sources = [...new Set([...named, ...fragments.map((f) => f.source)])];
-    const kind = statementKind(r.sql);
+    const kind = text.kind;
     const started = r.startedAt ?? ended - r.durationMs;
     const span = this.tracer.startSpan(
       `SQL ${kind}`,
@@ -73,7 +85,7 @@ export class Tracing {
         startTime: started,
         attributes: {
           'db.operation.name': kind,
-          'db.query.text': redactSql(r.sql),
+          'db.query.text': text.masked,
           'tributary.transport': r.transport,
           'tributary.sources': sources,
           'tributary.rows': r.rows,

@@ -10,9 +10,11 @@ import type { AppDeps } from '../deps.js';
 export function registerMetricsRoutes(app: FastifyInstance, deps: AppDeps): void {
   const metrics = deps.observer?.metrics;
   if (!metrics) return;
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook: an async one costs a promise per request.
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     metrics.request(request.method, route, reply.statusCode);
+    done();
   });
   app.get('/metrics', async (_request, reply) => {
     const text = await metrics.text();

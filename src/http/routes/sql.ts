@@ -30,7 +30,7 @@ async function tableBody(
   rows: RowStream,
   signal: AbortSignal,
   onFailure: (e: unknown) => void,
-  onBytes: (n: number) => void = () => {},
+  onBytes?: (n: number) => void,
 ): Promise<string | Readable> {
   const head = `{"type":"table","column_names":${JSON.stringify(rows.columns.map((c) => c.name))},"data":[`;
   const it = rows.batches[Symbol.asyncIterator]();
@@ -46,47 +46,46 @@ async function tableBody(
   if (second.done) {
     await rows.cancel();
     const whole = `${head}${first.done ? '' : rowsJson(first.value, true)}]}`;
-    onBytes(Buffer.byteLength(whole));
+    onBytes?.(Buffer.byteLength(whole));
     return whole;
   }
-  return Readable.from(counted(rest(), onBytes), { objectMode: false });
+  return Readable.from(rest(), { objectMode: false });
+  /** The body after its first batch; its size is told once at the end, however the stream ends. */
   async function* rest(): AsyncGenerator<string> {
-    let wrote = first.value.length > 0;
-    let failure: unknown = null;
+    let bytes = 0;
+    const sized = onBytes
+      ? (part: string) => {
+          bytes += Buffer.byteLength(part);
+          return part;
+        }
+      : (part: string) => part;
     try {
-      yield head + rowsJson(first.value, true);
-      yield rowsJson(second.value, !wrote);
-      wrote ||= second.value.length > 0;
-      for (;;) {
-        if (signal.aborted) break;
-        const n = await it.next();
-        if (n.done) break;
-        if (n.value.length === 0) continue;
-        yield rowsJson(n.value, !wrote);
-        wrote = true;
+      let wrote = first.value.length > 0;
+      let failure: unknown = null;
+      try {
+        yield sized(head + rowsJson(first.value, true));
+        yield sized(rowsJson(second.value, !wrote));
+        wrote ||= second.value.length > 0;
+        for (;;) {
+          if (signal.aborted) break;
+          const n = await it.next();
+          if (n.done) break;
+          if (n.value.length === 0) continue;
+          yield sized(rowsJson(n.value, !wrote));
+          wrote = true;
+        }
+      } catch (e) {
+        // The status (200) and the first rows are sent: the body still ends as valid JSON, with
+        // the error as its last member, so a cut-off result is never mistaken for a whole one.
+        failure = e;
+        onFailure(e);
+      } finally {
+        await rows.cancel().catch(() => {});
       }
-    } catch (e) {
-      // The status (200) and the first rows are sent: the body still ends as valid JSON, with
-      // the error as its last member, so a cut-off result is never mistaken for a whole one.
-      failure = e;
-      onFailure(e);
+      yield sized(failure === null ? ']}' : `],"error":${JSON.stringify(errorResult(failure))}}`);
     } finally {
-      await rows.cancel().catch(() => {});
+      onBytes?.(bytes);
     }
-    yield failure === null ? ']}' : `],"error":${JSON.stringify(errorResult(failure))}}`;
-  }
-}
-
-/** The chunks of `parts`, their total size told once at the end (however the stream ends). */
-async function* counted(parts: AsyncGenerator<string>, onBytes: (n: number) => void): AsyncGenerator<string> {
-  let n = 0;
-  try {
-    for await (const p of parts) {
-      n += Buffer.byteLength(p);
-      yield p;
-    }
-  } finally {
-    onBytes(n);
   }
 }
 

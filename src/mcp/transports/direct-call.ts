@@ -209,10 +209,14 @@ export class DirectSession {
       keepAlive = setInterval(() => entry.sink?.write(': keepalive\n\n'), this.o.keepAliveMs);
     }, this.o.sseAfterMs ?? SSE_AFTER_MS);
     let text: string;
+    let bytes = -1;
     try {
       const result = await this.o.run!(this.state, args, { signal: ac.signal, sessionId, ...who });
       text = toolResponse(id, result);
-      this.o.onResultBytes?.(Buffer.byteLength(text));
+      if (this.o.onResultBytes) {
+        bytes = Buffer.byteLength(text);
+        this.o.onResultBytes(bytes);
+      }
     } catch (e) {
       text = JSON.stringify({
         jsonrpc: '2.0',
@@ -229,7 +233,7 @@ export class DirectSession {
       if (res.destroyed) return;
       const headers: Record<string, string | number> = {
         'content-type': 'application/json',
-        'content-length': Buffer.byteLength(text),
+        'content-length': bytes < 0 ? Buffer.byteLength(text) : bytes,
       };
       if (sessionId) headers['mcp-session-id'] = sessionId;
       res.writeHead(200, headers).end(text);

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AuditLog } from '../../../src/observe/audit-log.js';
+import { AuditLines, AuditLog, auditLine } from '../../../src/observe/audit-log.js';
+import { readStatement, sourcesIn } from '../../../src/observe/redact.js';
 import type { StatementReport } from '../../../src/observe/statement.js';
 
 const report = (i: number): StatementReport => ({
@@ -55,4 +56,48 @@ test('lines written together arrive whole and in order; reopen and close write w
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the hand-built lines are JSON.stringify of auditLine, field for field, parts reused or not', () => {
+  const reports: StatementReport[] = [
+    report(7),
+    report(8),
+    { ...report(9), db: 'pg' },
+    { ...report(9), db: 'files' },
+    {
+      sql: "INSERT INTO pg.t VALUES (1, 'x \\\" \u2028 é') -- \u2028",
+      db: 'pg',
+      principal: 'al"ice\\',
+      transport: 'mcp',
+      rows: 0,
+      truncated: true,
+      affectedRows: 3,
+      durationMs: 12.345,
+      errorCode: 1064,
+    },
+    { ...report(10), durationMs: Number.NaN, affectedRows: null, principal: 'bob' },
+    { ...report(11), sql: 'SELECT 1 FROM My.t JOIN pg.u', principal: 'bob' },
+    { ...report(12), sql: 'SELECT 1 FROM my.t JOIN pg.u', principal: 'bob' },
+  ];
+  const times = [
+    Date.parse('2026-11-27T10:00:00.000Z'),
+    Date.parse('2026-11-27T10:00:00.007Z'),
+    Date.parse('2026-11-27T10:00:00.070Z'),
+    Date.parse('2026-11-27T10:00:00.999Z'),
+    Date.parse('2026-11-27T10:00:01.000Z'),
+    Date.parse('1969-12-31T23:59:59.999Z'),
+    Date.parse('2026-11-27T10:00:01.5Z') + 0.7,
+  ];
+  const lines = new AuditLines();
+  const known = ['pg', 'my'];
+  let n = 0;
+  for (const names of [known, known, null, ['pg'], known])
+    for (const r of reports)
+      for (const at of times) {
+        const sources = names === null ? [] : sourcesIn(r.sql, names, r.db);
+        const expected = `${JSON.stringify(auditLine(r, sources, new Date(at)))}\n`;
+        assert.equal(lines.line(r, readStatement(r.sql), names, at), expected);
+        n++;
+      }
+  assert.equal(n, 5 * reports.length * times.length);
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { redactSql, sourcesIn, statementKind } from '../../../src/observe/redact.js';
+import { readStatement, redactSql, sourcesIn, statementKind } from '../../../src/observe/redact.js';
 
 describe('redactSql', () => {
   test('replaces string, number, hex and bit literals with ?', () => {
@@ -67,5 +67,23 @@ describe('sourcesIn', () => {
 
   test('ignores qualifiers inside strings and aliases that are not sources', () => {
     assert.deepEqual(sourcesIn("SELECT t.a FROM t WHERE t.b = 'pg.x'", ['pg']), []);
+  });
+
+  test("ignores qualifiers inside comments; reads past the masked text's end", () => {
+    assert.deepEqual(sourcesIn('SELECT 1 FROM t -- pg.x\n /* my.y */', ['pg', 'my']), []);
+    const long = `SELECT ${'a, '.repeat(400)} b FROM pg.t JOIN \`My\`.u`;
+    assert.deepEqual(sourcesIn(long, ['pg', 'my']), ['pg', 'my']);
+  });
+});
+
+describe('readStatement', () => {
+  test('reads the kind, the masked text and the qualifiers in one pass', () => {
+    assert.deepEqual(readStatement("/* c */ (select a.x, 'p.q' FROM Pg . t a WHERE id = 17) -- pg.z"), {
+      kind: 'SELECT',
+      masked: '(select a.x, ? FROM Pg . t a WHERE id = ?)',
+      qualifiers: ['a', 'pg'],
+    });
+    assert.equal(readStatement("x'41'").kind, 'UNKNOWN');
+    assert.equal(statementKind("x'41'"), 'UNKNOWN');
   });
 });
