@@ -52,10 +52,6 @@ export class Metrics {
   /** `settle` works through the statements waiting to be counted (Observer.settle). */
   constructor(pools: () => Promise<PoolUse[]>, settle: () => void = () => {}) {
     const registers = [this.registry];
-    // Its event-loop-delay monitor wakes the loop every 10 ms: measured here, 4.5-7 ms of CPU a
-    // second with the server idle (about 2 us a call at c=1), the largest fixed cost of metrics. It
-    // stays at prom-client's default resolution: the lag values it reports include the resolution.
-    collectDefaultMetrics({ register: this.registry, prefix: 'tributary_' });
     this.requests = new Counter({
       name: 'tributary_http_requests_total',
       help: 'HTTP requests answered, by method, route pattern and status code',
@@ -178,7 +174,24 @@ export class Metrics {
   }
 
   text(): Promise<string> {
+    this.startProcessMetrics();
     return this.registry.metrics();
+  }
+
+  private processMetrics = false;
+
+  /**
+   * prom-client's process and runtime metrics, from the first read of /metrics on. Their
+   * event-loop-delay monitor wakes the loop every 10 ms whether or not anyone reads it:
+   * 4.5-7 ms of CPU a second with the server idle, about 2 us a statement at one client,
+   * the largest cost metrics had on a server nobody scrapes. Its resolution stays
+   * prom-client's: the lag values it reports include it. Counters of its own (CPU seconds,
+   * GC) read cumulative process figures, except GC durations, counted from that first read.
+   */
+  private startProcessMetrics(): void {
+    if (this.processMetrics) return;
+    this.processMetrics = true;
+    collectDefaultMetrics({ register: this.registry, prefix: 'tributary_' });
   }
 
   get contentType(): string {
