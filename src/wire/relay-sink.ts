@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
 import type { FieldInfo } from '../core/types.js';
 import type { ResultPacketSink } from '../sql/engine-types.js';
 import { wireColumns, writeColumnDef } from './columns.js';
-import type { PacketOut } from './packets.js';
+import { PacketIn, type PacketOut } from './packets.js';
 import { writeEof } from './replies.js';
 
 /** Bytes gathered before a write to the socket (as the normal path's FLUSH_BYTES). */
@@ -103,29 +103,15 @@ function sampleRows(fields: FieldInfo[], rows: Buffer[]): unknown[][] {
   const want = fields.map((f) => SAMPLED.has(f.type));
   return rows.map((r) => {
     const cells: unknown[] = new Array(fields.length).fill(null);
-    let at = 0;
-    for (let i = 0; i < fields.length && at < r.length; i++) {
-      const first = r[at];
-      if (first === 0xfb) {
-        at++;
+    const p = new PacketIn(r);
+    for (let i = 0; i < fields.length && p.left > 0; i++) {
+      // 0xfb is a NULL cell in a text-protocol row.
+      if (p.buf[p.pos] === 0xfb) {
+        p.pos++;
         continue;
       }
-      let len: number;
-      if (first < 0xfb) {
-        len = first;
-        at += 1;
-      } else if (first === 0xfc) {
-        len = r.readUInt16LE(at + 1);
-        at += 3;
-      } else if (first === 0xfd) {
-        len = r.readUIntLE(at + 1, 3);
-        at += 4;
-      } else {
-        len = Number(r.readBigUInt64LE(at + 1));
-        at += 9;
-      }
-      if (want[i]) cells[i] = r.toString('latin1', at, at + len);
-      at += len;
+      const cell = p.lenencBytes();
+      if (want[i]) cells[i] = cell.toString('latin1');
     }
     return cells;
   });
