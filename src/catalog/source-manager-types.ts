@@ -14,6 +14,8 @@ export interface SourceManager {
   peek?(name: string): Source | undefined;
   /** Names as created, `files` first. */
   names(): Promise<string[]>;
+  /** What `names` would give, when it is known without a catalog read (the statement path skips an await). */
+  namesNow?(): string[] | undefined;
   /** Validate params against the engine schema, test the connection, then store. Throws SqlError. */
   create(
     name: string,

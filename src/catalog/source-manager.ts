@@ -88,6 +88,10 @@ export class CatalogSourceManager implements SourceManager {
     return p;
   }
 
+  namesNow(): string[] | undefined {
+    return this.namesCache ?? undefined;
+  }
+
   async names(): Promise<string[]> {
     if (this.namesCache) return this.namesCache;
     const records = await this.store.listSources();

@@ -20,7 +20,7 @@ export function timeoutError(): SqlError {
  * queue), so the statement is gone from the source, not just abandoned.
  */
 export class Deadline {
-  private readonly controller = new AbortController();
+  private readonly controller: AbortController;
   private expired = false;
   private stopped = false;
   private readonly onOuterAbort: (() => void) | null;
@@ -36,8 +36,19 @@ export class Deadline {
     ms: number,
     private readonly outer?: AbortSignal,
     private readonly onClear?: (d: Deadline) => void,
+    /**
+     * The caller's own switch for this one statement (ExecOptions.abort), aborted here on
+     * time-out or shutdown instead of a controller chained to `outer`: a fresh AbortSignal's
+     * first listener costs about 5 us in Node 20, a tenth of a point lookup's CPU.
+     */
+    lent?: AbortController,
   ) {
     this.expiresAt = ms ? performance.now() + ms : Number.POSITIVE_INFINITY;
+    this.controller = lent ?? new AbortController();
+    if (lent) {
+      this.onOuterAbort = null;
+      return;
+    }
     this.onOuterAbort = outer ? () => this.controller.abort(outer.reason) : null;
     if (outer?.aborted) this.controller.abort(outer.reason);
     else if (this.onOuterAbort) outer?.addEventListener('abort', this.onOuterAbort, { once: true });

@@ -15,6 +15,12 @@ export interface QueryContext {
 
 export interface ExecOptions {
   signal?: AbortSignal;
+  /**
+   * The caller's switch for this statement, lent instead of `signal` (which it replaces): the
+   * engine aborts it itself on time-out or shutdown, so no controller is chained per
+   * statement. Once aborted it must not serve another statement.
+   */
+  abort?: AbortController;
   /** Refuse anything but reads with error 1290 (api.mcp.read_only). */
   readOnly?: boolean;
   /** Stop reading after this many rows and mark the result `truncated: true`. */

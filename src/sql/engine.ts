@@ -123,7 +123,7 @@ export class Engine implements SqlEngine, ExecutionContext {
   /** The statement's deadline and the options that carry its signal. */
   private deadline(opts: ExecOptions): [Deadline, RunExecOptions] {
     const ms = statementLimit(this.deps.timeoutMs ?? 0, opts.timeoutMs);
-    const d = new Deadline(ms, opts.signal, this.forget);
+    const d = new Deadline(ms, opts.abort?.signal ?? opts.signal, this.forget, opts.abort);
     this.runningStatements.add(d);
     if (this.ticker === null && ms) {
       this.ticker = setInterval(() => {
@@ -138,7 +138,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     }
     // Fragments are recorded only for a statement a face sent, and only when traces are on.
     const fragments = opts.caller && this.deps.observe?.traces ? [] : undefined;
-    return [d, { ...opts, signal: d.signal, fragments }];
+    return [d, { ...opts, abort: undefined, signal: d.signal, fragments }];
   }
 
   /** Cancel every running statement at its sources; each is answered 1053 (server shutdown). */
@@ -443,9 +443,9 @@ export class Engine implements SqlEngine, ExecutionContext {
     | { plan: Plan; labels: string[] | null; stmt?: undefined }
     | { stmt: Statement; shaped: Shaped | undefined; generation: number; scope: string }
   > {
-    const names = await this.deps.sources.names();
+    const names = this.deps.sources.namesNow?.() ?? (await this.deps.sources.names());
     const generation = this.shapePlans.generation;
-    const scope = names.join('\u0000');
+    const scope = this.scopeOf(names);
     const key = `${scope}\u0001${sql}`;
     let stmt = this.statements.get(key);
     let shaped: Shaped | undefined;
@@ -453,7 +453,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       shaped = this.shaped(sql, scope, ctx);
       // Only SELECTs with a FROM are shared: read-only mode allows them, the constant path never takes them.
       const known = shaped.plan;
-      if (known && (await this.sameSource(known.source))) {
+      if (known && (this.isOpen(known.source) ?? (await this.sameSource(known.source)))) {
         const plan: Plan = {
           kind: 'pushdown',
           source: known.source,
@@ -482,7 +482,8 @@ export class Engine implements SqlEngine, ExecutionContext {
     const planKey = `${ctx.db ?? ''}\u0001${scope}\u0001${sql}`;
     let plan = this.plans.get(planKey);
     // A source dropped and created again (here or by another replica) is a new object.
-    if (plan?.kind === 'pushdown' && !(await this.sameSource(plan.source))) plan = undefined;
+    if (plan?.kind === 'pushdown' && !(this.isOpen(plan.source) ?? (await this.sameSource(plan.source))))
+      plan = undefined;
     if (!plan) {
       plan = await this.plan(structuredClone(stmt.ast), ctx);
       if (plan.kind === 'pushdown') {
@@ -528,6 +529,24 @@ export class Engine implements SqlEngine, ExecutionContext {
     const shape = shapeOf(sql, scope);
     const key = shape && this.deps.shapePlans !== false ? this.shapePlans.key(shape, ctx.db) : null;
     return { shape, key, plan: key ? this.shapePlans.get(key) : undefined };
+  }
+
+  /** The scope key of a source list; the catalog hands out one array until it changes. */
+  private scopeOf(names: string[]): string {
+    if (names !== this.scopeNames) {
+      this.scopeNames = names;
+      this.scope = names.join('\u0000');
+    }
+    return this.scope;
+  }
+
+  private scopeNames: string[] | null = null;
+  private scope = '';
+
+  /** `sameSource` without an await when the source is open now (undefined: ask `sameSource`). */
+  private isOpen(source: Source): boolean | undefined {
+    const open = this.deps.sources.peek?.(source.name);
+    return open === undefined ? undefined : open === source;
   }
 
   /** Whether `source` is still the catalog's source of that name. */

@@ -188,3 +188,58 @@ export class RelayCommand extends Command {
 function isEof(p: RawPacket): boolean {
   return p.buffer[p.start + 4] === 0xfe && p.end - p.start - 4 < 9;
 }
+
+/**
+ * One pooled connection's side of relayed statements, one at a time: the listeners on the
+ * connection and on the statement's signal are made once per connection, not per statement
+ * (a fresh closure on an AbortSignal costs about 1.5 us in Node 20; a point lookup's
+ * CPU through the listener is about 100 us).
+ */
+export class RelayLink {
+  private cmd: RelayCommand | null = null;
+  private signal: AbortSignal | undefined;
+  private resolve: ((end: RelayEnd) => void) | null = null;
+
+  constructor(
+    private readonly conn: RawConnection & EventEmitter,
+    private readonly kill: () => Promise<void>,
+  ) {}
+
+  start(
+    sql: string,
+    sink: ResultPacketSink,
+    signal: AbortSignal | undefined,
+    resolve: (end: RelayEnd) => void,
+  ): void {
+    this.resolve = resolve;
+    this.signal = signal;
+    this.conn.on('error', this.gone);
+    this.conn.on('end', this.gone);
+    signal?.addEventListener('abort', this.onAbort);
+    const cmd = new RelayCommand(sql, sink, (end) => {
+      if (this.cmd === cmd) this.done(end);
+    });
+    this.cmd = cmd;
+    this.conn.addCommand(cmd);
+  }
+
+  private readonly gone = (e?: Error) =>
+    this.done({ error: e ?? Object.assign(new Error('Connection lost'), { fatal: true }) });
+
+  private readonly onAbort = () => {
+    void this.kill();
+    this.cmd?.stop(this.conn);
+  };
+
+  private readonly done = (end: RelayEnd) => {
+    const resolve = this.resolve;
+    if (!resolve) return;
+    this.resolve = null;
+    this.cmd = null;
+    this.conn.off('error', this.gone);
+    this.conn.off('end', this.gone);
+    this.signal?.removeEventListener('abort', this.onAbort);
+    this.signal = undefined;
+    resolve(end);
+  };
+}

@@ -21,7 +21,7 @@ import {
   toTableInfo,
 } from './meta.js';
 import type { MysqlParams } from './params.js';
-import { type RawConnection, RelayCommand, type RelayEnd } from './relay.js';
+import { type RawConnection, type RelayEnd, RelayLink } from './relay.js';
 import { MysqlStreamReader } from './stream.js';
 import { convertersFor, type MysqlField, mysqlTypeOfField } from './types.js';
 
@@ -136,7 +136,16 @@ export class MysqlSource implements Source {
    * reached the server, its failure is the answer (a killed statement must not run again).
    */
   private async getConnection(signal?: AbortSignal, readOnly = false): Promise<PoolConnection> {
-    const conn = await this.getAlive(signal);
+    // getAlive inlined for its common case (a connection in use moments ago): one async layer less per statement.
+    let conn = await this.checkout(signal);
+    const since = this.idleSince.get(conn);
+    if (since !== undefined && performance.now() - since >= PING_IDLE_MS) {
+      const alive = await new Promise<boolean>((resolve) => conn.ping((e) => resolve(!e)));
+      if (!alive) {
+        this.giveBack(conn, true);
+        conn = await this.getAlive(signal);
+      }
+    }
     const ro = readOnly || this.readOnlySource;
     if (this.readOnlySessions.has(conn) === ro) return conn;
     // SET SESSION TRANSACTION makes every later transaction of the session READ ONLY (or
@@ -169,19 +178,22 @@ export class MysqlSource implements Source {
   }
 
   /** A connection, after a permit from the gate (1040 when the pool stays busy). Give it back with `giveBack`. */
-  private async checkout(signal?: AbortSignal): Promise<PoolConnection> {
-    if (this.closed) throw sourceClosed(this.name);
-    const release = await this.gate.acquire(signal);
-    try {
-      const conn = await new Promise<PoolConnection>((resolve, reject) => {
-        this.pool.getConnection((err, c) => (err ? reject(mapMysqlError(this.ctx, err, true)) : resolve(c)));
-      });
-      this.permits.set(conn, release);
-      return conn;
-    } catch (e) {
-      release();
-      throw e;
-    }
+  private checkout(signal?: AbortSignal): Promise<PoolConnection> {
+    if (this.closed) return Promise.reject(sourceClosed(this.name));
+    return this.gate.acquire(signal).then(
+      (release) =>
+        new Promise<PoolConnection>((resolve, reject) => {
+          this.pool.getConnection((err, c) => {
+            if (err) {
+              release();
+              reject(mapMysqlError(this.ctx, err, true));
+            } else {
+              this.permits.set(c, release);
+              resolve(c);
+            }
+          });
+        }),
+    );
   }
 
   /** Back to the pool, or destroyed when it may be broken or busy; its gate permit with it. */
@@ -321,6 +333,20 @@ export class MysqlSource implements Source {
     }
   }
 
+  /** Each pooled connection's relay listeners, made once (see RelayLink). */
+  private readonly relayLinks = new WeakMap<PoolConnection, RelayLink>();
+
+  private relayLink(conn: PoolConnection): RelayLink {
+    let link = this.relayLinks.get(conn);
+    if (!link) {
+      link = new RelayLink(conn as unknown as RawConnection & EventEmitter, () =>
+        this.killQuery(conn.threadId),
+      );
+      this.relayLinks.set(conn, link);
+    }
+    return link;
+  }
+
   /** See Source.relayQuery; relay.ts holds the command that reads the packets. */
   async relayQuery(sql: string, sink: ResultPacketSink, opts: QueryOptions = {}): Promise<number | null> {
     const { signal } = opts;
@@ -331,25 +357,8 @@ export class MysqlSource implements Source {
     if (signal?.aborted) throw interrupted(this.name);
     for (let attempt = 0; ; attempt++) {
       const conn = await this.getConnection(signal, false);
-      let cmd: RelayCommand | null = null;
-      const end = await new Promise<RelayEnd>((resolve) => {
-        const gone = (e?: Error) =>
-          resolve({ error: e ?? Object.assign(new Error('Connection lost'), { fatal: true }) });
-        const onAbort = () => {
-          void this.killQuery(conn.threadId);
-          cmd?.stop(conn as unknown as RawConnection);
-        };
-        conn.on('error', gone);
-        conn.on('end', gone);
-        signal?.addEventListener('abort', onAbort, { once: true });
-        cmd = new RelayCommand(sql, sink, (e) => {
-          conn.off('error', gone);
-          conn.off('end', gone);
-          signal?.removeEventListener('abort', onAbort);
-          resolve(e);
-        });
-        (conn as unknown as RawConnection).addCommand(cmd);
-      });
+      const link = this.relayLink(conn);
+      const end = await new Promise<RelayEnd>((resolve) => link.start(sql, sink, signal, resolve));
       if ('rows' in end) {
         this.giveBack(conn, !!signal?.aborted);
         return end.rows;
