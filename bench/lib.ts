@@ -24,12 +24,15 @@ function ensureBuilt(): void {
 }
 
 /** Start `tributary` (the built server, as `npm start` runs it) as a child on a random loopback port. */
-export async function startChildServer(env: Record<string, string> = {}): Promise<ChildServer> {
+export async function startChildServer(
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<ChildServer> {
   const storageDir = mkdtempSync(join(tmpdir(), 'tributary-bench-'));
   // Below Linux's ephemeral range (32768+), where a client socket may hold the port.
   const port = 20000 + 2 * Math.floor(Math.random() * 6000);
   ensureBuilt();
-  const proc = spawn(process.execPath, ['dist/cli/main.js'], {
+  const proc = spawn(process.execPath, [...nodeArgs, 'dist/cli/main.js'], {
     env: {
       ...process.env,
       TRIBUTARY_STORAGE_DIR: storageDir,

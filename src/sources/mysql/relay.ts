@@ -111,6 +111,8 @@ export class RelayCommand extends Command {
   private rows = 0;
   private ended = false;
   private stopped = false;
+  /** Whether the sink has the columns (from then on the statement cannot be run again). */
+  headed = false;
   // Read by Command.execute (err.sql) and by mysql2's debug output.
   readonly sql: string;
 
@@ -118,6 +120,13 @@ export class RelayCommand extends Command {
     sql: string,
     private readonly sink: ResultPacketSink,
     private readonly done: (end: RelayEnd) => void,
+    /**
+     * Pipelined (pipeline.ts): the statement was written already, with others, and the
+     * packets after this result belong to the next statement, so a declined result is read
+     * to its end instead of left for the connection to be destroyed. `began` is told when
+     * the server starts on it (its result is next on the connection).
+     */
+    private readonly pipelined: { began(): void } | null = null,
   ) {
     super();
     this.sql = sql;
@@ -143,6 +152,12 @@ export class RelayCommand extends Command {
   }
 
   start(_p: RawPacket | undefined, c: RawConnection): State {
+    if (this.pipelined) {
+      // As if written now: the server answers a COM_QUERY from sequence id 1.
+      (c as unknown as { sequenceId: number }).sequenceId = 1;
+      this.pipelined.began();
+      return this.header;
+    }
     const flags = c.config.clientFlags & (c.serverCapabilityFlags ?? 0);
     c.writePacket(new Packets.Query(this.sql, c.config.charsetNumber, undefined, flags).toPacket(1));
     return this.header;
@@ -167,16 +182,25 @@ export class RelayCommand extends Command {
     if (!this.fields.every(relayable)) {
       // Nothing has reached the sink: the caller runs the statement the normal way. The
       // rest of this result must not be read (it may be long), so the caller destroys the
-      // connection; the server stops at its next write.
-      return this.finish({ declined: true });
+      // connection; the server stops at its next write. A pipelined one reads it to the end.
+      this.finish({ declined: true });
+      if (!this.pipelined) return null;
+      this.stopped = true;
+      return this.row;
     }
+    // Stopped before its columns came (a pipelined statement cancelled while it waited).
+    if (this.stopped) return this.row;
     const columns: FieldInfo[] = this.fields.map((f) => ({ name: f.name, type: mysqlTypeOfField(f) }));
+    this.headed = true;
     this.sink.head(columns, () => c.resume());
     return this.row;
   }
 
   row(p: RawPacket, c: RawConnection): State {
-    if (isEof(p)) return this.finish({ rows: this.rows });
+    if (isEof(p)) {
+      this.finish({ rows: this.rows });
+      return null;
+    }
     if (this.stopped) return this.row;
     this.rows++;
     if (!this.sink.row(p.buffer, p.start + 4, p.end)) c.pause();

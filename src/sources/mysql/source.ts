@@ -21,6 +21,7 @@ import {
   toTableInfo,
 } from './meta.js';
 import type { MysqlParams } from './params.js';
+import { type PipeConnection, RelayPipeline } from './pipeline.js';
 import { type RawConnection, type RelayEnd, RelayLink } from './relay.js';
 import { MysqlStreamReader } from './stream.js';
 import { convertersFor, type MysqlField, mysqlTypeOfField } from './types.js';
@@ -28,6 +29,9 @@ import { convertersFor, type MysqlField, mysqlTypeOfField } from './types.js';
 const POOL_MAX = 10;
 /** Statement shapes whose results the relay declined (their column types), remembered up to this many. */
 const DECLINED_MAX = 500;
+/** A relayed statement this quick (ms, source time) with at most FAST_ROWS rows may be pipelined next time (pipeline.ts). */
+const FAST_MS = 5;
+const FAST_ROWS = 100;
 /** A statement the driver refused because its connection was already closed is tried again this often. */
 const READ_RETRIES = 2;
 /** A connection idle longer than this (ms) is pinged before a statement is sent on it: a restart or a KILL may have closed it. A ping is one loopback round trip; back-to-back statements skip it. */
@@ -333,6 +337,19 @@ export class MysqlSource implements Source {
     }
   }
 
+  private decline(shape: string): void {
+    if (this.declined.size >= DECLINED_MAX) this.declined.clear();
+    this.declined.add(shape);
+  }
+
+  /** Shapes (digits as 0) that relayed within FAST_MS with at most FAST_ROWS rows: these may be pipelined. */
+  private readonly fastShapes = new Set<string>();
+  private readonly pipeline = new RelayPipeline({
+    open: () => this.getConnection(undefined, false) as unknown as Promise<PipeConnection>,
+    release: (c, broken) => this.giveBack(c as unknown as PoolConnection, broken),
+    kill: (threadId) => this.killQuery(threadId),
+  });
+
   /** Each pooled connection's relay listeners, made once (see RelayLink). */
   private readonly relayLinks = new WeakMap<PoolConnection, RelayLink>();
 
@@ -355,18 +372,38 @@ export class MysqlSource implements Source {
     const shape = sql.replace(/\d+/g, '0');
     if (this.declined.has(shape)) return null;
     if (signal?.aborted) throw interrupted(this.name);
+    if (this.fastShapes.has(shape) && this.pipeline.accepting()) {
+      const end = await this.pipeline.run(sql, sink, signal);
+      if ('rows' in end) {
+        if (end.ranMs >= FAST_MS || end.rows > FAST_ROWS) this.fastShapes.delete(shape);
+        return end.rows;
+      }
+      if ('interrupted' in end) throw interrupted(this.name);
+      if ('declined' in end) {
+        this.fastShapes.delete(shape);
+        this.decline(shape);
+        return null;
+      }
+      // A kill meant for the statement ahead reached this one: run it again, alone.
+      if ('error' in end) throw mapMysqlError(this.ctx, end.error);
+    }
     for (let attempt = 0; ; attempt++) {
       const conn = await this.getConnection(signal, false);
+      // The statement's own time, not the wait for a connection.
+      const started = performance.now();
       const link = this.relayLink(conn);
       const end = await new Promise<RelayEnd>((resolve) => link.start(sql, sink, signal, resolve));
       if ('rows' in end) {
         this.giveBack(conn, !!signal?.aborted);
+        if (performance.now() - started < FAST_MS && end.rows <= FAST_ROWS) {
+          if (this.fastShapes.size >= DECLINED_MAX) this.fastShapes.clear();
+          this.fastShapes.add(shape);
+        }
         return end.rows;
       }
       if ('declined' in end) {
         this.giveBack(conn, true);
-        if (this.declined.size >= DECLINED_MAX) this.declined.clear();
-        this.declined.add(shape);
+        this.decline(shape);
         return null;
       }
       const e = end.error;
@@ -447,6 +484,7 @@ export class MysqlSource implements Source {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.pipeline.close();
     await Promise.all([...this.active].map((s) => s.cancel()));
     await new Promise<void>((resolve) => this.pool.end(() => resolve()));
   }

@@ -111,6 +111,25 @@ describe('the result relay answers with the bytes of the normal path', () => {
     for (const id of [11, 12, 13]) assert.ok(await same(`SELECT id, t, d, at FROM rel.t WHERE id = ${id}`));
   });
 
+  test('point lookups pipelined from several clients at once: the same bytes, each its own', async () => {
+    const sql = (id: number) => `SELECT id, t, d, at, dt FROM rel.t WHERE id = ${id}`;
+    assert.ok(await same(sql(20)));
+    const source = (await engine.sources.get('rel')) as unknown as { pipeline: { written: number } };
+    const before = source.pipeline.written;
+    const ids = [21, 22, 23, 24, 25, 26, 27, 28];
+    const clients = await Promise.all(ids.map(() => client()));
+    try {
+      for (const c of clients) c.reset();
+      await Promise.all(clients.map((c, i) => c.conn.query(sql(ids[i]))));
+      const pipelined = clients.map((c) => c.bytes().toString('hex'));
+      assert.ok(source.pipeline.written - before >= ids.length, 'the pipeline carried them');
+      for (let i = 0; i < ids.length; i++)
+        assert.equal(pipelined[i], (await answer(sql(ids[i]), false)).toString('hex'), sql(ids[i]));
+    } finally {
+      for (const c of clients) await c.conn.end();
+    }
+  });
+
   test('an empty result', async () => {
     assert.ok(await same('SELECT id, d, dt FROM rel.t WHERE id < 0'));
   });
