@@ -154,7 +154,10 @@ export class RelayPipeline {
     if (this.inFlight.length >= HOLD_DEPTH) return;
     const batch = this.pending.filter((e) => !e.settled);
     this.pending = [];
-    if (!batch.length) return this.idleSoon();
+    if (!batch.length) {
+      if (!this.inFlight.length) this.idleSoon();
+      return;
+    }
     const c = this.conn;
     const flags = c.config.clientFlags & (c.serverCapabilityFlags ?? 0);
     const packets = batch.map((e) => {

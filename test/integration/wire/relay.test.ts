@@ -114,7 +114,7 @@ describe('the result relay answers with the bytes of the normal path', () => {
   test('point lookups pipelined from several clients at once: the same bytes, each its own', async () => {
     const sql = (id: number) => `SELECT id, t, d, at, dt FROM rel.t WHERE id = ${id}`;
     assert.ok(await same(sql(20)));
-    const source = (await engine.sources.get('rel')) as unknown as { pipeline: { written: number } };
+    const source = (await server.deps.sources.get('rel')) as unknown as { pipeline: { written: number } };
     const before = source.pipeline.written;
     const ids = [21, 22, 23, 24, 25, 26, 27, 28];
     const clients = await Promise.all(ids.map(() => client()));
