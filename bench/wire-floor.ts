@@ -53,12 +53,17 @@ const server = (mysql as any).createServer((conn: any) => {
   });
   conn.on('query', (sql: string) => {
     pool.query(sql, (err: mysql.QueryError | null, rows: unknown, fields?: mysql.FieldPacket[]) => {
+      // mysql2's server side does not restart sequence ids per command: a reply numbered from
+      // 1, and the next command expected at 0, or both ends print a warning per packet.
+      conn.sequenceId = 1;
       if (err) {
         conn.writeError({ code: err.errno ?? 1105, message: err.message });
+        conn.sequenceId = 0;
         return;
       }
       if (!fields) {
         conn.writeOk({ affectedRows: (rows as mysql.ResultSetHeader).affectedRows });
+        conn.sequenceId = 0;
         return;
       }
       conn.stream.cork();
@@ -66,6 +71,7 @@ const server = (mysql as any).createServer((conn: any) => {
       for (const row of rows as unknown[][]) conn.writeTextRow(row);
       conn.writeEof();
       conn.stream.uncork();
+      conn.sequenceId = 0;
     });
   });
   conn.on('ping', () => conn.writeOk());
