@@ -66,6 +66,12 @@ interface RawField {
 type State = ((this: RelayCommand, p: RawPacket, c: RawConnection) => State | null) | null;
 
 const LONGTEXT_LENGTH = 4294967295;
+/**
+ * What a pipelined result may put in the client socket's buffer beyond its high-water mark
+ * before the shared connection pauses: a client that does not read then holds up the others
+ * only after this much (the sink adds a 'drain' listener per 64 KiB, 8 here).
+ */
+const PIPELINED_UNPAUSED_BYTES = 512 * 1024;
 const BINARY_CHARSET = 63;
 
 /**
@@ -111,6 +117,8 @@ export class RelayCommand extends Command {
   private rows = 0;
   private ended = false;
   private stopped = false;
+  /** Bytes relayed past the sink's first "slow down" without pausing (pipelined only). */
+  private unpaused = 0;
   /** Whether the sink has the columns (from then on the statement cannot be run again). */
   headed = false;
   // Read by Command.execute (err.sql) and by mysql2's debug output.
@@ -203,7 +211,14 @@ export class RelayCommand extends Command {
     }
     if (this.stopped) return this.row;
     this.rows++;
-    if (!this.sink.row(p.buffer, p.start + 4, p.end)) c.pause();
+    if (this.sink.row(p.buffer, p.start + 4, p.end)) return this.row;
+    // A slow client pauses the connection. A pipelined statement's connection carries other
+    // clients' statements too, so it pauses only once this result holds much in memory.
+    if (this.pipelined) {
+      this.unpaused += p.end - p.start;
+      if (this.unpaused < PIPELINED_UNPAUSED_BYTES) return this.row;
+    }
+    c.pause();
     return this.row;
   }
 }

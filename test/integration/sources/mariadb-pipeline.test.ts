@@ -167,6 +167,26 @@ describe('mariadb relay pipeline', () => {
     await head;
   });
 
+  test('a client that does not read holds up no one behind it', async () => {
+    const q = (n: number, id: number) => `SELECT name, REPEAT('x', ${n}) FROM t WHERE id = ${id}`;
+    await relay(q(1, 1));
+    await relay(q(1, 1));
+    // This sink never wants more (its client's socket stays full), and is never resumed.
+    let got = 0;
+    const stuck: ResultPacketSink = {
+      head: () => {},
+      row: (_b, start, end) => {
+        got += end - start;
+        return false;
+      },
+    };
+    const a = src.relayQuery!(q(200_000, 5), stuck, {});
+    const b = relay(q(1, 6));
+    assert.deepEqual((await b) as unknown, { n: 1, rows: ['n6'], cols: ['name', "REPEAT('x', 1)"] });
+    assert.equal(await a, 1);
+    assert.ok(got > 200_000, `${got} bytes relayed`);
+  });
+
   test('a connection that dies fails what it carried; the next statements get a new one', async () => {
     const q = (s: number, id: number) => `SELECT name, SLEEP(${s}) FROM t WHERE id = ${id}`;
     await relay(q(0, 1));
