@@ -29,7 +29,7 @@ const Packets = require(join(lib, 'packets/index.js')) as {
     charset: number,
     attributes: undefined,
     flags: number,
-  ) => { toPacket(seq: number): unknown };
+  ) => { toPacket(seq: number): { writeHeader(seq: number): void; buffer: Buffer } };
   ColumnDefinition: new (p: RawPacket, encoding: string, extended: boolean) => RawField;
 };
 
@@ -106,6 +106,14 @@ export function relayable(f: RawField): boolean {
     default:
       return false;
   }
+}
+
+/** A COM_QUERY packet of `sql` for connection `c`, framed with sequence id 0 (pipeline.ts writes several at once). */
+export function queryPacketBytes(c: RawConnection, sql: string): Buffer {
+  const flags = c.config.clientFlags & (c.serverCapabilityFlags ?? 0);
+  const p = new Packets.Query(sql, c.config.charsetNumber, undefined, flags).toPacket(1);
+  p.writeHeader(0);
+  return p.buffer;
 }
 
 /** How a relayed statement ended. */
