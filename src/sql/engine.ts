@@ -241,9 +241,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       head: (columns, resume) => {
         headed = true;
         sink.head(
-          labels && labels.length === columns.length
-            ? columns.map((c, i) => ({ ...c, name: labels[i] }))
-            : columns,
+          labels && labels.length === columns.length ? this.relabeled(columns, labels) : columns,
           resume,
         );
       },
@@ -274,6 +272,17 @@ export class Engine implements SqlEngine, ExecutionContext {
       return r;
     }
   }
+
+  /** Relayed columns named by `labels`; one array per (columns, labels), which the wire face's column-definition memo keys on. */
+  private relabeled(columns: FieldInfo[], labels: string[]): FieldInfo[] {
+    const m = this.relabels.get(columns);
+    if (m?.labels === labels) return m.out;
+    const out = columns.map((c, i) => ({ ...c, name: labels[i] }));
+    this.relabels.set(columns, { labels, out });
+    return out;
+  }
+
+  private readonly relabels = new WeakMap<FieldInfo[], { labels: string[]; out: FieldInfo[] }>();
 
   /**
    * The whole result, cut at `maxRows` (then `truncated`). Reads the source's batches

@@ -94,14 +94,9 @@ function fraction(v: unknown): number {
 export function wireColumns(fields: FieldInfo[], sample: unknown[][]): WireColumn[] {
   return fields.map((f, i) => {
     const s = SHAPES[f.type] ?? SHAPES.VARCHAR;
-    let decimals = 0;
+    const decimals = columnDecimals(f, i, sample);
     let length = s.length;
-    if (f.type === 'FLOAT' || f.type === 'DOUBLE') decimals = NOT_FIXED_DEC;
-    if (f.type === 'DECIMAL' || f.type === 'TIME' || f.type === 'DATETIME' || f.type === 'TIMESTAMP') {
-      for (const row of sample) decimals = Math.max(decimals, fraction(row[i]));
-      decimals = Math.min(decimals, f.type === 'DECIMAL' ? 30 : 6);
-      if (decimals && f.type !== 'DECIMAL') length += decimals + 1;
-    }
+    if (decimals && decimals !== NOT_FIXED_DEC && f.type !== 'DECIMAL') length += decimals + 1;
     return {
       name: f.name,
       type: f.type,
@@ -112,6 +107,15 @@ export function wireColumns(fields: FieldInfo[], sample: unknown[][]): WireColum
       decimals,
     };
   });
+}
+
+/** Column `i`'s decimals: FLOAT and DOUBLE's "not fixed", DECIMAL scale and fractional seconds from `sample`. */
+export function columnDecimals(f: FieldInfo, i: number, sample: unknown[][]): number {
+  if (f.type === 'FLOAT' || f.type === 'DOUBLE') return NOT_FIXED_DEC;
+  if (f.type !== 'DECIMAL' && f.type !== 'TIME' && f.type !== 'DATETIME' && f.type !== 'TIMESTAMP') return 0;
+  let decimals = 0;
+  for (const row of sample) decimals = Math.max(decimals, fraction(row[i]));
+  return Math.min(decimals, f.type === 'DECIMAL' ? 30 : 6);
 }
 
 export function writeColumnDef(out: PacketOut, c: WireColumn, schema = '', table = ''): void {

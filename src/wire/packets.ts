@@ -69,6 +69,11 @@ export class PacketOut {
     this.start = -1;
   }
 
+  /** A copy of the framed bytes written since `length` was `start` (a column-definition memo). */
+  copySince(start: number): Buffer {
+    return Buffer.from(this.buf.subarray(start, this.pos));
+  }
+
   /** The framed bytes so far (a copy), leaving the buffer empty. */
   take(): Buffer {
     const out = Buffer.from(this.buf.subarray(0, this.pos));

@@ -18,7 +18,13 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { ResultPacketSink } from '../types.js';
-import { queryPacketBytes, type RawConnection, RelayCommand, type RelayEnd } from './relay.js';
+import {
+  type ColumnsMemo,
+  queryPacketBytes,
+  type RawConnection,
+  RelayCommand,
+  type RelayEnd,
+} from './relay.js';
 
 /** A statement whose head-of-line has run this long (ms) stops others from joining. */
 export const STALL_MS = 20;
@@ -47,6 +53,7 @@ export type PipeConnection = RawConnection & EventEmitter & { threadId: number; 
 interface Entry {
   sql: string;
   sink: ResultPacketSink;
+  memo: ColumnsMemo | null;
   signal: AbortSignal | undefined;
   resolve: (end: PipelineEnd) => void;
   cmd: RelayCommand | null;
@@ -85,11 +92,17 @@ export class RelayPipeline {
     return !head || head.began === 0 || performance.now() - head.began < STALL_MS;
   }
 
-  run(sql: string, sink: ResultPacketSink, signal?: AbortSignal): Promise<PipelineEnd> {
+  run(
+    sql: string,
+    sink: ResultPacketSink,
+    signal?: AbortSignal,
+    memo: ColumnsMemo | null = null,
+  ): Promise<PipelineEnd> {
     return new Promise((resolve) => {
       const e: Entry = {
         sql,
         sink,
+        memo,
         signal,
         resolve,
         cmd: null,
@@ -152,11 +165,17 @@ export class RelayPipeline {
     this.written += packets.length;
     for (const e of batch) {
       this.inFlight.push(e);
-      e.cmd = new RelayCommand(e.sql, e.sink, (end) => this.answered(e, end), {
-        began: () => {
-          e.began = performance.now();
+      e.cmd = new RelayCommand(
+        e.sql,
+        e.sink,
+        (end) => this.answered(e, end),
+        {
+          began: () => {
+            e.began = performance.now();
+          },
         },
-      });
+        e.memo,
+      );
       c.addCommand(e.cmd);
     }
   };

@@ -116,11 +116,26 @@ export function queryPacketBytes(c: RawConnection, sql: string): Buffer {
   return p.buffer;
 }
 
+/**
+ * The column definitions a statement shape's result had last time, by their packets' bytes:
+ * when the next result's are the same bytes, its columns are the same objects (not parsed,
+ * and the wire face's encoded column definitions are reused: relay-sink.ts keys on them).
+ */
+export class ColumnsMemo {
+  /** Replaced whole, never changed: a statement compares against the one it started with. */
+  last: { raw: Buffer[]; fields: RawField[]; columns: FieldInfo[]; relayable: boolean } | null = null;
+}
+
 /** How a relayed statement ended. */
 export type RelayEnd = { rows: number } | { declined: true } | { error: unknown };
 
 export class RelayCommand extends Command {
   private fields: RawField[] = [];
+  /** The column-definition packets as they came (when there is a memo to refresh). */
+  private raw: Buffer[] = [];
+  /** Whether every column so far came as the memo has it. */
+  private same = false;
+  private last: ColumnsMemo['last'] = null;
   private count = 0;
   private rows = 0;
   private ended = false;
@@ -143,6 +158,8 @@ export class RelayCommand extends Command {
      * the server starts on it (its result is next on the connection).
      */
     private readonly pipelined: { began(): void } | null = null,
+    /** The columns of this statement's shape last time: equal bytes reuse them, unparsed. */
+    private readonly memo: ColumnsMemo | null = null,
   ) {
     super();
     this.sql = sql;
@@ -184,18 +201,48 @@ export class RelayCommand extends Command {
     // 0x00: OK, no result set; 0xfb: LOCAL INFILE. A SELECT answers neither.
     if (first === 0x00 || first === 0xfb) return this.finish({ error: new Error('Expected a result set') });
     this.count = p.readLengthCodedNumber() ?? 0;
+    this.last = this.memo?.last ?? null;
+    this.same = this.last !== null && this.last.raw.length === this.count;
     return this.field;
   }
 
   field(p: RawPacket, c: RawConnection): State {
-    this.fields.push(new Packets.ColumnDefinition(p, c.clientEncoding, c._mariadbExtendedMetadata === true));
+    const i = this.fields.length;
+    const m = this.last;
+    const len = p.end - p.start - 4;
+    if (
+      this.same &&
+      m &&
+      m.raw[i].length === len &&
+      p.buffer.compare(m.raw[i], 0, len, p.start + 4, p.end) === 0
+    ) {
+      this.fields.push(m.fields[i]);
+      this.raw.push(m.raw[i]);
+    } else {
+      this.same = false;
+      this.fields.push(
+        new Packets.ColumnDefinition(p, c.clientEncoding, c._mariadbExtendedMetadata === true),
+      );
+      if (this.memo) this.raw.push(Buffer.from(p.buffer.subarray(p.start + 4, p.end)));
+    }
     if (this.fields.length < this.count) return this.field;
     return this.fieldsEnd;
   }
 
   fieldsEnd(p: RawPacket, c: RawConnection): State {
     if (!isEof(p)) return this.finish({ error: new Error('Expected an EOF packet after the columns') });
-    if (!this.fields.every(relayable)) {
+    const m = this.last;
+    let columns: FieldInfo[];
+    let ok: boolean;
+    if (this.same && m) {
+      columns = m.columns;
+      ok = m.relayable;
+    } else {
+      ok = this.fields.every(relayable);
+      columns = this.fields.map((f) => ({ name: f.name, type: mysqlTypeOfField(f) }));
+      if (this.memo) this.memo.last = { raw: this.raw, fields: this.fields, columns, relayable: ok };
+    }
+    if (!ok) {
       // Nothing has reached the sink: the caller runs the statement the normal way. The
       // rest of this result must not be read (it may be long), so the caller destroys the
       // connection; the server stops at its next write. A pipelined one reads it to the end.
@@ -206,7 +253,6 @@ export class RelayCommand extends Command {
     }
     // Stopped before its columns came (a pipelined statement cancelled while it waited).
     if (this.stopped) return this.row;
-    const columns: FieldInfo[] = this.fields.map((f) => ({ name: f.name, type: mysqlTypeOfField(f) }));
     this.headed = true;
     this.sink.head(columns, () => c.resume());
     return this.row;
@@ -257,15 +303,22 @@ export class RelayLink {
     sink: ResultPacketSink,
     signal: AbortSignal | undefined,
     resolve: (end: RelayEnd) => void,
+    memo: ColumnsMemo | null = null,
   ): void {
     this.resolve = resolve;
     this.signal = signal;
     this.conn.on('error', this.gone);
     this.conn.on('end', this.gone);
     signal?.addEventListener('abort', this.onAbort);
-    const cmd = new RelayCommand(sql, sink, (end) => {
-      if (this.cmd === cmd) this.done(end);
-    });
+    const cmd = new RelayCommand(
+      sql,
+      sink,
+      (end) => {
+        if (this.cmd === cmd) this.done(end);
+      },
+      null,
+      memo,
+    );
     this.cmd = cmd;
     this.conn.addCommand(cmd);
   }

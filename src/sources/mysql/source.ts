@@ -22,7 +22,7 @@ import {
 } from './meta.js';
 import type { MysqlParams } from './params.js';
 import { type PipeConnection, RelayPipeline } from './pipeline.js';
-import { type RawConnection, type RelayEnd, RelayLink } from './relay.js';
+import { ColumnsMemo, type RawConnection, type RelayEnd, RelayLink } from './relay.js';
 import { MysqlStreamReader } from './stream.js';
 import { convertersFor, type MysqlField, mysqlTypeOfField } from './types.js';
 
@@ -342,6 +342,8 @@ export class MysqlSource implements Source {
     this.declined.add(shape);
   }
 
+  /** Each relayed shape's column definitions last time (relay.ts ColumnsMemo). */
+  private readonly columnMemos = new Map<string, ColumnsMemo>();
   /** Shapes (digits as 0) that relayed within FAST_MS with at most FAST_ROWS rows: these may be pipelined. */
   private readonly fastShapes = new Set<string>();
   private readonly pipeline = new RelayPipeline({
@@ -372,8 +374,14 @@ export class MysqlSource implements Source {
     const shape = sql.replace(/\d+/g, '0');
     if (this.declined.has(shape)) return null;
     if (signal?.aborted) throw interrupted(this.name);
+    let memo = this.columnMemos.get(shape);
+    if (!memo) {
+      if (this.columnMemos.size >= DECLINED_MAX) this.columnMemos.clear();
+      memo = new ColumnsMemo();
+      this.columnMemos.set(shape, memo);
+    }
     if (this.fastShapes.has(shape) && this.pipeline.accepting()) {
-      const end = await this.pipeline.run(sql, sink, signal);
+      const end = await this.pipeline.run(sql, sink, signal, memo);
       if ('rows' in end) {
         if (end.ranMs >= FAST_MS || end.rows > FAST_ROWS) this.fastShapes.delete(shape);
         return end.rows;
@@ -392,7 +400,7 @@ export class MysqlSource implements Source {
       // The statement's own time, not the wait for a connection.
       const started = performance.now();
       const link = this.relayLink(conn);
-      const end = await new Promise<RelayEnd>((resolve) => link.start(sql, sink, signal, resolve));
+      const end = await new Promise<RelayEnd>((resolve) => link.start(sql, sink, signal, resolve, memo));
       if ('rows' in end) {
         this.giveBack(conn, !!signal?.aborted);
         if (performance.now() - started < FAST_MS && end.rows <= FAST_ROWS) {

@@ -187,6 +187,28 @@ describe('mariadb relay pipeline', () => {
     assert.ok(got > 200_000, `${got} bytes relayed`);
   });
 
+  test('a shape whose columns change is answered with the new ones (the columns memo compares bytes)', async () => {
+    await mariaExec(
+      database,
+      'CREATE TABLE u (id INT PRIMARY KEY, a VARCHAR(5)); INSERT INTO u VALUES (1, "x"), (2, "y");',
+    );
+    for (const id of [1, 2])
+      assert.deepEqual(await relay(`SELECT * FROM u WHERE id = ${id}`), {
+        n: 1,
+        rows: [`${id}`],
+        cols: ['id', 'a'],
+      });
+    await mariaExec(database, 'ALTER TABLE u ADD COLUMN b INT, CHANGE a a2 VARCHAR(5)');
+    assert.deepEqual(await relay('SELECT * FROM u WHERE id = 1'), {
+      n: 1,
+      rows: ['1'],
+      cols: ['id', 'a2', 'b'],
+    });
+    await mariaExec(database, 'ALTER TABLE u MODIFY b DOUBLE');
+    // DOUBLE is not relayed: declined, nothing sent.
+    assert.deepEqual(await relay('SELECT * FROM u WHERE id = 2'), { n: null, rows: [], cols: [] });
+  });
+
   test('a connection that dies fails what it carried; the next statements get a new one', async () => {
     const q = (s: number, id: number) => `SELECT name, SLEEP(${s}) FROM t WHERE id = ${id}`;
     await relay(q(0, 1));
