@@ -123,7 +123,7 @@ export class Engine implements SqlEngine, ExecutionContext {
   /** The statement's deadline and the options that carry its signal. */
   private deadline(opts: ExecOptions): [Deadline, RunExecOptions] {
     const ms = statementLimit(this.deps.timeoutMs ?? 0, opts.timeoutMs);
-    const d = new Deadline(ms, opts.abort?.signal ?? opts.signal, this.forget, opts.abort);
+    const d = new Deadline(ms, opts.signal, this.forget, opts.abort);
     this.runningStatements.add(d);
     if (this.ticker === null && ms) {
       this.ticker = setInterval(() => {

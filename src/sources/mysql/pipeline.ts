@@ -20,6 +20,7 @@ import type { EventEmitter } from 'node:events';
 import type { ResultPacketSink } from '../types.js';
 import {
   type ColumnsMemo,
+  connectionLost,
   queryPacketBytes,
   type RawConnection,
   RelayCommand,
@@ -27,7 +28,7 @@ import {
 } from './relay.js';
 
 /** A statement whose head-of-line has run this long (ms) stops others from joining. */
-export const STALL_MS = 20;
+const STALL_MS = 20;
 /**
  * Pending statements wait while this many are unanswered, and leave together with the next
  * answer: fewer, larger writes (2.2 statements per write without, 3.5 with, at concurrency 16).
@@ -229,7 +230,7 @@ export class RelayPipeline {
   }
 
   private readonly gone = (err?: Error): void => {
-    if (this.conn) this.fail(err ?? Object.assign(new Error('Connection lost'), { fatal: true }), true);
+    if (this.conn) this.fail(err ?? connectionLost(), true);
   };
 
   /** Everything waiting or written fails with `err`; the connection goes back (or away). */

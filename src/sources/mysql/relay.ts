@@ -126,6 +126,11 @@ export class ColumnsMemo {
   last: { raw: Buffer[]; fields: RawField[]; columns: FieldInfo[]; relayable: boolean } | null = null;
 }
 
+/** mysql2 ends a connection without an error when the server closes it: this is the one to report. */
+export function connectionLost(): Error {
+  return Object.assign(new Error('Connection lost'), { fatal: true });
+}
+
 /** How a relayed statement ended. */
 export type RelayEnd = { rows: number } | { declined: true } | { error: unknown };
 
@@ -323,8 +328,7 @@ export class RelayLink {
     this.conn.addCommand(cmd);
   }
 
-  private readonly gone = (e?: Error) =>
-    this.done({ error: e ?? Object.assign(new Error('Connection lost'), { fatal: true }) });
+  private readonly gone = (e?: Error) => this.done({ error: e ?? connectionLost() });
 
   private readonly onAbort = () => {
     void this.kill();

@@ -22,7 +22,7 @@ import {
 } from './meta.js';
 import type { MysqlParams } from './params.js';
 import { type PipeConnection, RelayPipeline } from './pipeline.js';
-import { ColumnsMemo, type RawConnection, type RelayEnd, RelayLink } from './relay.js';
+import { ColumnsMemo, connectionLost, type RawConnection, type RelayEnd, RelayLink } from './relay.js';
 import { MysqlStreamReader } from './stream.js';
 import { convertersFor, type MysqlField, mysqlTypeOfField } from './types.js';
 
@@ -142,8 +142,7 @@ export class MysqlSource implements Source {
   private async getConnection(signal?: AbortSignal, readOnly = false): Promise<PoolConnection> {
     // getAlive inlined for its common case (a connection in use moments ago): one async layer less per statement.
     let conn = await this.checkout(signal);
-    const since = this.idleSince.get(conn);
-    if (since !== undefined && performance.now() - since >= PING_IDLE_MS) {
+    if (this.needsPing(conn)) {
       const alive = await new Promise<boolean>((resolve) => conn.ping((e) => resolve(!e)));
       if (!alive) {
         this.giveBack(conn, true);
@@ -173,12 +172,17 @@ export class MysqlSource implements Source {
   private async getAlive(signal?: AbortSignal): Promise<PoolConnection> {
     for (let i = 0; ; i++) {
       const conn = await this.checkout(signal);
-      const since = this.idleSince.get(conn);
-      if (since === undefined || performance.now() - since < PING_IDLE_MS || i > POOL_MAX) return conn;
+      if (!this.needsPing(conn) || i > POOL_MAX) return conn;
       const alive = await new Promise<boolean>((resolve) => conn.ping((e) => resolve(!e)));
       if (alive) return conn;
       this.giveBack(conn, true);
     }
+  }
+
+  /** Whether `conn` sat idle long enough that it may have been closed under us. */
+  private needsPing(conn: PoolConnection): boolean {
+    const since = this.idleSince.get(conn);
+    return since !== undefined && performance.now() - since >= PING_IDLE_MS;
   }
 
   /** A connection, after a permit from the gate (1040 when the pool stays busy). Give it back with `giveBack`. */
@@ -302,8 +306,7 @@ export class MysqlSource implements Source {
       const stream: Readable = q.stream({ highWaterMark: size });
       stream.on('error', noop);
       // mysql2 does not fail a callback-less query when its connection dies: do it here.
-      const onConnGone = (e?: Error) =>
-        stream.destroy(e ?? Object.assign(new Error('Connection lost'), { fatal: true }));
+      const onConnGone = (e?: Error) => stream.destroy(e ?? connectionLost());
       conn.on('error', onConnGone);
       conn.on('end', onConnGone);
       const detach = () => {
