@@ -115,7 +115,12 @@ export function columnDecimals(f: FieldInfo, i: number, sample: unknown[][]): nu
   if (f.type !== 'DECIMAL' && f.type !== 'TIME' && f.type !== 'DATETIME' && f.type !== 'TIMESTAMP') return 0;
   let decimals = 0;
   for (const row of sample) decimals = Math.max(decimals, fraction(row[i]));
-  return Math.min(decimals, f.type === 'DECIMAL' ? 30 : 6);
+  return clampDecimals(f, decimals);
+}
+
+/** A sampled column's decimals from the most digits after the point among its values (DECIMAL scale or fractional seconds). */
+export function clampDecimals(f: FieldInfo, digits: number): number {
+  return Math.min(digits, f.type === 'DECIMAL' ? 30 : 6);
 }
 
 export function writeColumnDef(out: PacketOut, c: WireColumn, schema = '', table = ''): void {

@@ -10,7 +10,7 @@
 import type { Socket } from 'node:net';
 import type { FieldInfo } from '../core/types.js';
 import type { ResultPacketSink } from '../sql/engine-types.js';
-import { columnDecimals, wireColumns, writeColumnDef } from './columns.js';
+import { clampDecimals, columnDecimals, wireColumns, writeColumnDef } from './columns.js';
 import { PacketIn, type PacketOut } from './packets.js';
 import { writeEof } from './replies.js';
 
@@ -80,8 +80,7 @@ export class RelaySink implements ResultPacketSink {
 
   private writeHead(): void {
     const fields = this.columns ?? [];
-    const sample = fields.some((f) => SAMPLED.has(f.type)) ? sampleRows(fields, this.held) : [];
-    const decimals = fields.map((f, i) => columnDecimals(f, i, sample));
+    const decimals = heldDecimals(fields, this.held);
     // The same columns (one array per statement shape, from the source's memo) with the same
     // decimals give the same bytes: copied, not encoded again (a tenth of a lookup's JS).
     const memo = HEADS.get(fields);
@@ -96,6 +95,7 @@ export class RelaySink implements ResultPacketSink {
     } else {
       const start = this.out.length;
       const seq = this.out.seq;
+      const sample = fields.some((f) => SAMPLED.has(f.type)) ? sampleRows(fields, this.held) : [];
       const cols = wireColumns(fields, sample);
       this.out.begin().lenenc(cols.length).end();
       for (const c of cols) writeColumnDef(this.out, c, this.schema);
@@ -127,8 +127,50 @@ export class RelaySink implements ResultPacketSink {
   }
 }
 
+/**
+ * Each column's decimals as columnDecimals reads them from `sampleRows(fields, rows)`, read
+ * from the row bytes in place: a point lookup's head is usually the memoized one, and
+ * decoding its row to compare cost a twentieth of the statement's allocations.
+ */
+export function heldDecimals(fields: FieldInfo[], rows: Buffer[]): number[] {
+  const out = new Array<number>(fields.length);
+  let sampled = false;
+  for (let i = 0; i < fields.length; i++) {
+    out[i] = SAMPLED.has(fields[i].type) ? -1 : columnDecimals(fields[i], i, []);
+    if (out[i] < 0) sampled = true;
+  }
+  if (sampled) {
+    const digits = new Array<number>(fields.length).fill(0);
+    for (const r of rows) {
+      let pos = 0;
+      for (let i = 0; i < fields.length && pos < r.length; i++) {
+        const b = r[pos];
+        // 0xfb: a NULL cell; else a length-encoded length, then the text.
+        if (b === 0xfb) {
+          pos++;
+          continue;
+        }
+        let len = b;
+        if (b === 0xfc) len = r.readUInt16LE(pos + 1);
+        else if (b === 0xfd) len = r.readUIntLE(pos + 1, 3);
+        else if (b === 0xfe) len = Number(r.readBigUInt64LE(pos + 1));
+        pos += b === 0xfc ? 3 : b === 0xfd ? 4 : b === 0xfe ? 9 : 1;
+        const end = Math.min(pos + len, r.length);
+        if (out[i] < 0) {
+          let dot = end - 1;
+          while (dot >= pos && r[dot] !== 0x2e) dot--;
+          if (dot >= pos && end - dot - 1 > digits[i]) digits[i] = end - dot - 1;
+        }
+        pos = end;
+      }
+    }
+    for (let i = 0; i < fields.length; i++) if (out[i] < 0) out[i] = clampDecimals(fields[i], digits[i]);
+  }
+  return out;
+}
+
 /** The text of the sampled columns' cells (others null), as the normal path's first batch holds them. */
-function sampleRows(fields: FieldInfo[], rows: Buffer[]): unknown[][] {
+export function sampleRows(fields: FieldInfo[], rows: Buffer[]): unknown[][] {
   const want = fields.map((f) => SAMPLED.has(f.type));
   return rows.map((r) => {
     const cells: unknown[] = new Array(fields.length).fill(null);
