@@ -222,12 +222,15 @@ export class Engine implements SqlEngine, ExecutionContext {
     sink: ResultPacketSink,
   ): Promise<RelayOutcome> {
     if (opts0.readOnly) return null;
-    let target: PushdownTarget | null;
-    try {
-      target = await this.pushdownTarget(sql, ctx);
-    } catch {
-      // The normal path answers (and reports) the same failure.
-      return null;
+    const pre = this.shapedNow(sql, ctx);
+    let target = pre ? this.knownPushdownTarget(pre.shaped) : undefined;
+    if (target === undefined) {
+      try {
+        target = await this.pushdownTarget(sql, ctx, pre);
+      } catch {
+        // The normal path answers (and reports) the same failure.
+        return null;
+      }
     }
     const source = target?.source;
     if (!target || !source?.relayQuery) return null;
@@ -448,6 +451,8 @@ export class Engine implements SqlEngine, ExecutionContext {
   private async selectPlan(
     sql: string,
     ctx: QueryContext,
+    /** The statement's shape when the caller has it (shapedNow). */
+    pre?: { scope: string; shaped: Shaped },
   ): Promise<
     | { plan: Plan; labels: string[] | null; stmt?: undefined }
     | { stmt: Statement; shaped: Shaped | undefined; generation: number; scope: string }
@@ -459,7 +464,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     let stmt = this.statements.get(key);
     let shaped: Shaped | undefined;
     if (!stmt) {
-      shaped = this.shaped(sql, scope, ctx);
+      shaped = pre?.scope === scope ? pre.shaped : this.shaped(sql, scope, ctx);
       // Only SELECTs with a FROM are shared: read-only mode allows them, the constant path never takes them.
       const known = shaped.plan;
       if (known && (this.isOpen(known.source) ?? (await this.sameSource(known.source)))) {
@@ -511,8 +516,12 @@ export class Engine implements SqlEngine, ExecutionContext {
    * a plain SELECT (no INTO, no locking read) whose plan is `pushdown` with no result
    * retyping. Null for anything else. Plans as `run` does (same caches); runs nothing.
    */
-  private async pushdownTarget(sql: string, ctx: QueryContext): Promise<PushdownTarget | null> {
-    const found = await this.selectPlan(sql, ctx);
+  private async pushdownTarget(
+    sql: string,
+    ctx: QueryContext,
+    pre?: { scope: string; shaped: Shaped },
+  ): Promise<PushdownTarget | null> {
+    const found = await this.selectPlan(sql, ctx, pre);
     let plan: Plan;
     let labels: string[] | null;
     if ('plan' in found) {
@@ -531,6 +540,30 @@ export class Engine implements SqlEngine, ExecutionContext {
     }
     if (plan.kind !== 'pushdown' || (plan.retype && plan.retype.length > 0)) return null;
     return { source: plan.source, sql: plan.sql, labels };
+  }
+
+  /**
+   * The shape of a statement whose text is not cached (as selectPlan takes it), when the
+   * source list is at hand without an await; undefined otherwise.
+   */
+  private shapedNow(sql: string, ctx: QueryContext): { scope: string; shaped: Shaped } | undefined {
+    const names = this.deps.sources.namesNow?.();
+    if (!names) return undefined;
+    const scope = this.scopeOf(names);
+    if (this.statements.get(`${scope}\u0001${sql}`)) return undefined;
+    return { scope, shaped: this.shaped(sql, scope, ctx) };
+  }
+
+  /**
+   * pushdownTarget without an await: for a shape with a shared pushdown plan on a source
+   * open now (a point lookup seen before); undefined when it takes more. Two async layers
+   * fewer on the relay's path.
+   */
+  private knownPushdownTarget(shaped: Shaped): PushdownTarget | null | undefined {
+    const known = shaped.plan;
+    if (!known || this.isOpen(known.source) !== true) return undefined;
+    if (known.retype && known.retype.length > 0) return null;
+    return { source: known.source, sql: shapeSql(known, shaped.shape!), labels: known.labels };
   }
 
   /** The statement's literal shape (one tokenization), its shared-plan key and what is cached there. */

@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
 import { SqlError } from '../core/errors.js';
 import type { FieldInfo } from '../core/types.js';
-import type { ExecOptions, QueryContext, RowStream } from '../sql/engine-types.js';
+import type { QueryContext, RowStream } from '../sql/engine-types.js';
 import { errorResult } from '../sql/result.js';
 import { CACHING_SHA2, newScramble } from './auth.js';
 import { type Answer, chatter, MAX_ALLOWED_PACKET, type SessionInfo } from './chatter.js';
@@ -461,14 +461,24 @@ export class Session implements Killable {
       caller: { principal: this.deps.auth ? this.user : null, transport: 'mysql' },
     };
     try {
-      const relayed = binary ? null : await this.relay(sql, opts);
-      if (relayed) {
-        rows = relayed.rows;
-        if (relayed.code !== undefined) {
-          outcome = 'error';
-          code = relayed.code;
+      // A text-protocol statement through the engine's result relay (relay-sink.ts), in
+      // place rather than in a method of its own: an async layer less per point lookup.
+      if (!binary && this.deps.engine.relay && !opts.readOnly) {
+        const sink = new RelaySink(this.out, this.socket, this.ctx.db ?? '', this.isClosed);
+        const r = await this.deps.engine.relay(sql, this.ctx, opts, sink);
+        // null: the engine did not take it (nothing was run or written).
+        if (r?.type === 'relayed') {
+          sink.end();
+          rows = r.rows;
+          return;
         }
-        return;
+        if (r) {
+          // As on the normal path: an ERR after the column definitions still ends the result.
+          writeError(this.out, r.error_code, r.error_message);
+          outcome = 'error';
+          code = r.error_code;
+          return;
+        }
       }
       const r = await this.deps.engine.stream(sql, this.ctx, opts);
       if (r.type === 'error') {
@@ -520,23 +530,7 @@ export class Session implements Killable {
     }
   }
 
-  /**
-   * A text-protocol statement through the engine's result relay (relay-sink.ts): null when
-   * the engine did not take it (then nothing was run or written).
-   */
-  private async relay(sql: string, opts: ExecOptions): Promise<{ rows: number; code?: number } | null> {
-    if (!this.deps.engine.relay || opts.readOnly) return null;
-    const sink = new RelaySink(this.out, this.socket, this.ctx.db ?? '', () => this.phase === 'closed');
-    const r = await this.deps.engine.relay(sql, this.ctx, opts, sink);
-    if (r === null) return null;
-    if (r.type === 'relayed') {
-      sink.end();
-      return { rows: r.rows };
-    }
-    // As on the normal path: an ERR after the column definitions still ends the result.
-    writeError(this.out, r.error_code, r.error_message);
-    return { rows: 0, code: r.error_code };
-  }
+  private readonly isClosed = () => this.phase === 'closed';
 
   /** Column definitions after the first batch (DECIMAL scales come from it), then rows as they are read. */
   private async streamRows(r: RowStream, binary: boolean, signal: AbortSignal): Promise<number> {
