@@ -131,14 +131,24 @@ export class Metrics {
   statements(rs: readonly StatementReport[], firsts?: readonly string[]): void {
     const counts = new Map<string, number>();
     const rows = new Map<string, number>();
+    // Durations by label set: the histogram hashes its labels once per set, not per statement.
+    const durations = new Map<string, number[]>();
     for (let i = 0; i < rs.length; i++) {
       const r = rs[i];
       const first = firsts?.[i] ?? statementKind(r.sql);
       const kind = KINDS.has(first) ? first : 'other';
-      this.latency.observe({ kind, transport: r.transport }, r.durationMs / 1000);
+      const labels = `${kind}\u0000${r.transport}`;
+      const ds = durations.get(labels);
+      if (ds) ds.push(r.durationMs / 1000);
+      else durations.set(labels, [r.durationMs / 1000]);
       const key = `${kind}\u0000${outcomeOf(r.errorCode)}\u0000${r.transport}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
       if (r.rows) rows.set(r.transport, (rows.get(r.transport) ?? 0) + r.rows);
+    }
+    for (const [labels, ds] of durations) {
+      const [kind, transport] = labels.split('\u0000');
+      const child = this.latency.labels({ kind, transport });
+      for (const d of ds) child.observe(d);
     }
     for (const [key, n] of counts) {
       const [kind, outcome, transport] = key.split('\u0000');
