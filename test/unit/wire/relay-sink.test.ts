@@ -89,7 +89,10 @@ describe('relay sink column definitions', () => {
     for (const cells of [...results, ...results.slice().reverse()]) {
       const got = relayed(fields, cells.map(row));
       const want = normal(fields, cells);
-      assert.ok(got.equals(want), `${JSON.stringify(cells).slice(0, 120)}: ${got.length} bytes, want ${want.length}`);
+      assert.ok(
+        got.equals(want),
+        `${JSON.stringify(cells).slice(0, 120)}: ${got.length} bytes, want ${want.length}`,
+      );
     }
   });
 });
