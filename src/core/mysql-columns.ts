@@ -12,8 +12,16 @@ function args(native: string): string[] {
   return m ? m[1].split(',').map((x) => x.trim()) : [];
 }
 
-/** The MySQL column type for a source column (`character varying(20)` → `varchar(20)`). */
+/** Types a MySQL source may declare UNSIGNED (MySQL 8 shows `bigint unsigned`, `decimal(10,2) unsigned`). */
+const MAY_BE_UNSIGNED = new Set(['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'DECIMAL', 'FLOAT', 'DOUBLE']);
+
+/** The MySQL column type for a source column (`character varying(20)` → `varchar(20)`, `bigint unsigned`). */
 export function mysqlColumnType(c: ColumnInfo): string {
+  const t = signedColumnType(c);
+  return MAY_BE_UNSIGNED.has(c.type) && /\bunsigned\b/i.test(c.nativeType) ? `${t} unsigned` : t;
+}
+
+function signedColumnType(c: ColumnInfo): string {
   const a = args(c.nativeType);
   const num = a.every((x) => /^\d+$/.test(x)) ? a : [];
   switch (c.type) {
@@ -119,7 +127,9 @@ export function columnFacts(c: ColumnInfo): ColumnFacts {
     facts.charMaxLength = TEXT_LENGTHS[dataType];
     facts.charOctetLength = TEXT_LENGTHS[dataType];
   } else if (dataType in INT_PRECISION) {
-    facts.numericPrecision = INT_PRECISION[dataType];
+    // An unsigned BIGINT has 20 digits (18446744073709551615); the other widths keep theirs.
+    facts.numericPrecision =
+      dataType === 'bigint' && columnType.endsWith(' unsigned') ? 20 : INT_PRECISION[dataType];
     facts.numericScale = 0;
   } else if (dataType === 'decimal') {
     facts.numericPrecision = nums[0] ?? 10;

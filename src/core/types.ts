@@ -47,6 +47,11 @@ export interface ColumnInfo {
 export interface FieldInfo {
   name: string;
   type: MysqlType;
+  /**
+   * A number column a MySQL source declared UNSIGNED: the wire face flags it, or a client
+   * reads a BIGINT UNSIGNED past 2^63 (or an INT UNSIGNED past 2^31) as negative.
+   */
+  unsigned?: true;
 }
 
 /**

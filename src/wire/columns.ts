@@ -31,7 +31,7 @@ export const T = {
   STRING: 0xfe,
 } as const;
 
-const F = { NOT_NULL: 1, BLOB: 16, BINARY: 128, ENUM: 256, SET: 2048, NUM: 32768 } as const;
+const F = { NOT_NULL: 1, BLOB: 16, UNSIGNED: 32, BINARY: 128, ENUM: 256, SET: 2048, NUM: 32768 } as const;
 
 /** utf8mb4_general_ci: known to every client (255, MySQL 8's default, is not to old ones). */
 export const UTF8MB4 = 45;
@@ -103,7 +103,7 @@ export function wireColumns(fields: FieldInfo[], sample: unknown[][]): WireColum
       code: s.code,
       charset: s.binary || s.flags & F.NUM || s.flags & F.BINARY ? BINARY_CHARSET : UTF8MB4,
       length,
-      flags: s.flags,
+      flags: f.unsigned ? s.flags | F.UNSIGNED : s.flags,
       decimals,
     };
   });

@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FieldInfo } from '../../core/types.js';
 import type { ResultPacketSink } from '../types.js';
-import { mysqlTypeOfField, T } from './types.js';
+import { fieldInfoOf, T } from './types.js';
 
 const require = createRequire(import.meta.url);
 // mysql2's package exports hide lib/; a file path is not subject to them.
@@ -244,7 +244,7 @@ export class RelayCommand extends Command {
       ok = m.relayable;
     } else {
       ok = this.fields.every(relayable);
-      columns = this.fields.map((f) => ({ name: f.name, type: mysqlTypeOfField(f) }));
+      columns = this.fields.map((f) => fieldInfoOf(f));
       if (this.memo) this.memo.last = { raw: this.raw, fields: this.fields, columns, relayable: ok };
     }
     if (!ok) {

@@ -1,4 +1,4 @@
-import type { CanonicalValue, MysqlType } from '../../core/types.js';
+import type { CanonicalValue, FieldInfo, MysqlType } from '../../core/types.js';
 import { canonicalInt } from '../value-util.js';
 
 /*
@@ -38,6 +38,7 @@ export const T = {
   GEOMETRY: 255,
 } as const;
 
+const UNSIGNED_FLAG = 32;
 const ENUM_FLAG = 256;
 const SET_FLAG = 2048;
 const BINARY_CHARSET = 63;
@@ -52,6 +53,15 @@ export interface MysqlField {
 function flagSet(f: MysqlField, flag: number): boolean {
   return typeof f.flags === 'number' && (f.flags & flag) !== 0;
 }
+
+/** A result column of a MySQL source as the engine describes it (FieldInfo), `type` when known otherwise. */
+export function fieldInfoOf(f: MysqlField & { name: string }, type = mysqlTypeOfField(f)): FieldInfo {
+  return NUMERIC.has(type) && flagSet(f, UNSIGNED_FLAG)
+    ? { name: f.name, type, unsigned: true }
+    : { name: f.name, type };
+}
+
+const NUMERIC = new Set<MysqlType>(['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'DECIMAL', 'FLOAT', 'DOUBLE']);
 
 export function mysqlTypeOfField(f: MysqlField): MysqlType {
   const binary = f.characterSet === BINARY_CHARSET;

@@ -218,3 +218,43 @@ describe('the result relay answers with the bytes of the normal path', () => {
     for (let i = 0; i < 12; i++) assert.ok(await same(`SELECT id FROM rel.t WHERE id = ${20 + i}`));
   });
 });
+
+describe('an UNSIGNED column of a MariaDB source', () => {
+  // `big` is BIGINT UNSIGNED: 18446744073709551615 - id, past 2^63 for every row.
+  const want = (id: number) => (18446744073709551615n - BigInt(id)).toString();
+  const UNSIGNED_FLAG = 32;
+
+  test('is flagged UNSIGNED, so text and prepared results read past 2^63 right', async () => {
+    const c = await mysql.createConnection({
+      host: '127.0.0.1',
+      port: server.mysql!.port,
+      user: 'anyone',
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+    });
+    try {
+      for (const useRelay of [true, false]) {
+        (engine as { relay?: unknown }).relay = useRelay ? relay : undefined;
+        const [rows, fields] = await c.query<mysql.RowDataPacket[]>('SELECT id, big FROM rel.t WHERE id = 3');
+        assert.equal(String(rows[0].big), want(3), `text, relay ${useRelay}`);
+        assert.ok((fields[1].flags as number) & UNSIGNED_FLAG, 'UNSIGNED in the column definition');
+        assert.ok(!((fields[0].flags as number) & UNSIGNED_FLAG), 'a signed INT is not');
+      }
+      // The binary protocol sends the 8 bytes; only the flag tells a client they are unsigned.
+      const [prepared] = await c.execute<mysql.RowDataPacket[]>('SELECT big FROM rel.t WHERE id = ?', [4]);
+      assert.equal(String(prepared[0].big), want(4));
+      const [cols] = await c.query<mysql.RowDataPacket[]>(
+        "SELECT COLUMN_TYPE, DATA_TYPE, NUMERIC_PRECISION FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'rel' AND TABLE_NAME = 't' AND COLUMN_NAME = 'big'",
+      );
+      assert.deepEqual(
+        { ...cols[0], NUMERIC_PRECISION: Number(cols[0].NUMERIC_PRECISION) },
+        { COLUMN_TYPE: 'bigint unsigned', DATA_TYPE: 'bigint', NUMERIC_PRECISION: 20 },
+      );
+      const [create] = await c.query<mysql.RowDataPacket[]>('SHOW CREATE TABLE rel.t');
+      assert.match(String(create[0]['Create Table']), /`big` bigint unsigned/);
+    } finally {
+      (engine as { relay?: unknown }).relay = relay;
+      await c.end();
+    }
+  });
+});

@@ -53,6 +53,23 @@ test('column facts follow MySQL 8 for each type', () => {
       { columnType: 'double', numericPrecision: 22, numericScale: null },
     ],
     [
+      { type: 'BIGINT', nativeType: 'bigint(20) unsigned' },
+      { columnType: 'bigint unsigned', dataType: 'bigint', numericPrecision: 20, numericScale: 0 },
+    ],
+    [
+      { type: 'INT', nativeType: 'int(10) unsigned zerofill' },
+      { columnType: 'int unsigned', dataType: 'int', numericPrecision: 10 },
+    ],
+    [
+      { type: 'DECIMAL', nativeType: 'decimal(10,2) unsigned' },
+      { columnType: 'decimal(10,2) unsigned', dataType: 'decimal', numericPrecision: 10, numericScale: 2 },
+    ],
+    [
+      // Only a number column is unsigned: the word in a type's text elsewhere is not a flag.
+      { type: 'ENUM', nativeType: "enum('signed','unsigned')" },
+      { columnType: "enum('signed','unsigned')", dataType: 'enum' },
+    ],
+    [
       { type: 'INT', nativeType: 'integer', default: "nextval('t_id_seq'::regclass)" },
       { extra: 'auto_increment', default: null },
     ],
