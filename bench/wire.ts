@@ -9,7 +9,9 @@
  * its own process that forwards each statement's text to MariaDB through a pool and writes
  * the rows back untouched. A proxy's calls/s at concurrency 16 cannot pass it on these
  * cores (the client, the proxy and MariaDB share them), so `of_floor` says how much of what
- * is physically possible Tributary reaches.
+ * is physically possible Tributary reaches. The pipelined floor (`pipelined`) is the thinnest
+ * proxy that pipelines as Tributary's relay does: statements from all clients onto one MariaDB
+ * connection, several to a write, answers copied back; `of_pipelined_floor` compares with it.
  */
 import { spawn } from 'node:child_process';
 import mysql from 'mysql2/promise';
@@ -77,6 +79,8 @@ export async function benchWire(): Promise<unknown> {
   const stopFloor = await startFloor(floorPort, db.database);
   const pipePort = floorPort + 1;
   const stopPipe = await startFloor(pipePort, db.database, 'pipe');
+  const pipelinedPort = floorPort + 2;
+  const stopPipelined = await startFloor(pipelinedPort, db.database, 'pipeline');
   try {
     const created = await sql(
       server.url,
@@ -84,12 +88,17 @@ export async function benchWire(): Promise<unknown> {
     );
     if (created.type !== 'ok') throw new Error(JSON.stringify(created));
     const wirePort = Number(new URL(server.url).port) + 1;
-    const open = (to: 'direct' | 'wire' | 'floor' | 'pipe' | boolean) =>
+    const open = (to: 'direct' | 'wire' | 'floor' | 'pipe' | 'pipelined' | boolean) =>
       mysql.createConnection(
         to === true || to === 'direct'
           ? { ...MARIADB, database: db.database }
-          : to === 'floor'
-            ? { host: '127.0.0.1', port: floorPort, user: 'bench', database: db.database }
+          : to === 'floor' || to === 'pipelined'
+            ? {
+                host: '127.0.0.1',
+                port: to === 'floor' ? floorPort : pipelinedPort,
+                user: 'bench',
+                database: db.database,
+              }
             : to === 'pipe'
               ? { ...MARIADB, port: pipePort, database: db.database }
               : { host: '127.0.0.1', port: wirePort, user: 'bench', database: 'my' },
@@ -134,36 +143,34 @@ export async function benchWire(): Promise<unknown> {
     await floor.end();
 
     // Interleaved twice, so a neighbour's burst on the shared cores hits each side alike.
-    const many = async (to: 'direct' | 'wire' | 'floor' | 'pipe') =>
+    const sides = ['direct', 'pipe', 'pipelined', 'floor', 'wire'] as const;
+    const many = async (to: (typeof sides)[number]) =>
       Promise.all(Array.from({ length: 16 }, () => open(to)));
-    const conns = {
-      direct: await many('direct'),
-      pipe: await many('pipe'),
-      floor: await many('floor'),
-      wire: await many('wire'),
-    };
-    const runs: Record<string, { per_s: number; p50_ms: number }[]> = {
-      direct: [],
-      pipe: [],
-      floor: [],
-      wire: [],
-    };
+    const conns: Record<string, mysql.Connection[]> = {};
+    const runs: Record<string, { per_s: number; p50_ms: number }[]> = {};
+    for (const side of sides) {
+      conns[side] = await many(side);
+      runs[side] = [];
+    }
     for (let pass = 0; pass < 2; pass++)
-      for (const side of ['direct', 'pipe', 'floor', 'wire'] as const)
-        runs[side].push(await perSecond(conns[side].map((c) => lookup(c, false))));
+      for (const side of sides) runs[side].push(await perSecond(conns[side].map((c) => lookup(c, false))));
     const best = (side: string) => runs[side].reduce((a, b) => (b.per_s > a.per_s ? b : a));
-    const [dps, pps, fps, wps] = [best('direct'), best('pipe'), best('floor'), best('wire')];
+    const [dps, pps, lps, fps, wps] = sides.map(best);
     out.point_lookup_c16 = {
       direct_per_s: dps.per_s,
       pipe_per_s: pps.per_s,
+      pipelined_floor_per_s: lps.per_s,
       floor_per_s: fps.per_s,
       wire_per_s: wps.per_s,
       ratio: round(wps.per_s / dps.per_s, 2),
       floor_ratio: round(fps.per_s / dps.per_s, 2),
       of_floor: round(wps.per_s / fps.per_s, 2),
       pipe_ratio: round(pps.per_s / dps.per_s, 2),
+      pipelined_floor_ratio: round(lps.per_s / dps.per_s, 2),
+      of_pipelined_floor: round(wps.per_s / lps.per_s, 2),
       direct_p50_ms: dps.p50_ms,
       pipe_p50_ms: pps.p50_ms,
+      pipelined_floor_p50_ms: lps.p50_ms,
       floor_p50_ms: fps.p50_ms,
       wire_p50_ms: wps.p50_ms,
       runs,
@@ -194,6 +201,7 @@ export async function benchWire(): Promise<unknown> {
   } finally {
     stopFloor();
     stopPipe();
+    stopPipelined();
     await server.stop();
     await db.drop();
   }
