@@ -90,6 +90,8 @@ export function resultTypes(columns: { expr: Expr }[] | null | undefined): Resul
 const INT_ARITHMETIC = new Set(['+', '-', '*', 'DIV', '%', 'MOD']);
 
 function settledType(e: Expr): ResultType['type'] | null {
+  // An integer literal is BIGINT in MySQL 8 (`SELECT 1`: LONGLONG), where sources say INT.
+  if (e?.type === 'number') return 'BIGINT';
   if (e?.type === 'binary_expr') {
     if (e.operator === '->') return 'JSON';
     // Whether the operands are integers is the source's answer (an INT result); only its width is MySQL's.

@@ -13,9 +13,9 @@ export interface ConstantRow {
  * the statement clients send as a health check. MySQL answers these without touching
  * storage, and so does the engine: no DuckDB round trip, which is most of such a call's
  * cost. Only literals whose type is beyond doubt qualify (integers in INT range, quoted
- * strings without escapes), so the answer and its column types are exactly what the local
- * engine would give; anything else returns null and runs as usual. Names come from the
- * statement's labels, as for every SELECT.
+ * strings without escapes), so the answer and its column types are exactly what the normal
+ * path gives (an integer is BIGINT, as infer.ts settles it); anything else returns null and
+ * runs as usual. Names come from the statement's labels, as for every SELECT.
  */
 export function constantSelect(sql: string): ConstantRow | null {
   // Comments may hide MySQL's executable comments; escapes are the parser's business.
@@ -38,7 +38,8 @@ export function constantSelect(sql: string): ConstantRow | null {
     if (t?.kind === 'number' && /^\d+$/.test(t.value)) {
       const v = Number(t.value);
       if (v > INT_MAX) return null;
-      columns.push({ name: t.value, type: 'INT' });
+      // MySQL 8 types an integer literal BIGINT (infer.ts settles the same elsewhere).
+      columns.push({ name: t.value, type: 'BIGINT' });
       row.push(negative && v !== 0 ? -v : v);
     } else if (t?.kind === 'string' && !negative) {
       columns.push({ name: t.value, type: 'VARCHAR' });

@@ -25,7 +25,7 @@ after(async () => {
 const METABASE_TZ =
   "SELECT @@GLOBAL.time_zone AS global_tz, @@system_time_zone AS system_tz, time_format(timediff(now(), convert_tz(now(), @@GLOBAL.time_zone, '+00:00')), '%H:%i') AS 'offset'";
 
-const T = { LONG: 0x03, LONGLONG: 0x08, TIME: 0x0b, NEWDECIMAL: 0xf6 };
+const T = { LONG: 0x03, LONGLONG: 0x08, TIME: 0x0b, NEWDECIMAL: 0xf6, BLOB: 0xfc, VAR_STRING: 0xfd };
 
 describe('BI probes through the MySQL listener', () => {
   for (const database of [undefined, 'pgs', 'mys']) {
@@ -69,6 +69,28 @@ describe('BI probes through the MySQL listener', () => {
       fields.map((f) => f.columnType),
       [T.LONGLONG, T.LONGLONG, T.NEWDECIMAL],
     );
+    await conn.end();
+  });
+
+  test('an integer literal is BIGINT, TIME_FORMAT text even when NULL, as MySQL 8 types them', async () => {
+    const conn = await connect();
+    // The constant fast path, the local DuckDB, and pushed down to each source.
+    for (const from of [
+      '',
+      ' FROM (SELECT 1 AS one) x',
+      ' FROM pgs.customers WHERE id = 1',
+      ' FROM mys.orders WHERE id = 10',
+    ]) {
+      const [rows, fields] = await conn.query({
+        sql: `SELECT 1, -2 AS two, TIME_FORMAT(NULL, '%H'), TIME_FORMAT('100:05:06', '%H')${from}`,
+        rowsAsArray: true,
+      });
+      assert.deepEqual(rows, [[1, -2, null, '100']], from || 'no table');
+      const types = fields.map((f) => f.columnType);
+      assert.deepEqual(types.slice(0, 2), [T.LONGLONG, T.LONGLONG], from || 'no table');
+      // Text either way: VARCHAR, or TEXT where PostgreSQL computes it (its `text`), not a number.
+      for (const t of types.slice(2)) assert.ok(t === T.VAR_STRING || t === T.BLOB, `${from}: type ${t}`);
+    }
     await conn.end();
   });
 

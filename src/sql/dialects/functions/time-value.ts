@@ -150,7 +150,8 @@ function timeFormat(t: TimeDialect): FunctionHandler {
       // A date specifier in a TIME's format: MySQL (MariaDB) answers NULL.
       else return `CAST(NULL AS ${t.textType})`;
     }
-    return `(${out.join(' || ')})`;
+    // Typed text even when it folds to NULL (DuckDB types a NULL-folded `||` chain INTEGER).
+    return `CAST((${out.join(' || ')}) AS ${t.textType})`;
   });
 }
 
