@@ -11,8 +11,10 @@ const MAX_KEY_CHARS = 256 * 1024;
  * of them took the heap from 41 to 255 MB) can no longer fill memory through the caches.
  */
 export class TtlLru<V> {
-  private readonly map = new Map<string, { at: number; value: V }>();
+  private readonly map = new Map<string, { at: number; value: V; seq: number }>();
   private keyChars = 0;
+  /** Entries put or moved to the recent end so far: an entry's `seq` says how recent it is. */
+  private seq = 0;
   constructor(
     private readonly max: number,
     private readonly ttlMs: number,
@@ -26,16 +28,21 @@ export class TtlLru<V> {
       this.delete(key);
       return undefined;
     }
-    // refresh recency
-    this.map.delete(key);
-    this.map.set(key, hit);
+    // Moved to the recent end only when it is in the older half: a hot entry (a point
+    // lookup's shape, hit thousands of times a second) then stays put instead of churning
+    // the Map's table, and eviction from the old end still never reaches a recent one.
+    if (this.seq - hit.seq > this.map.size / 2) {
+      this.map.delete(key);
+      hit.seq = ++this.seq;
+      this.map.set(key, hit);
+    }
     return hit.value;
   }
 
   set(key: string, value: V): void {
     this.delete(key);
     if (key.length > MAX_ENTRY_KEY_CHARS) return;
-    this.map.set(key, { at: Date.now(), value });
+    this.map.set(key, { at: Date.now(), value, seq: ++this.seq });
     this.keyChars += key.length;
     while (this.map.size > this.max || this.keyChars > this.maxKeyChars)
       this.delete(this.map.keys().next().value as string);
