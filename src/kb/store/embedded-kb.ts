@@ -51,7 +51,7 @@ export class EmbeddedKbStore implements KbStore {
     const out: ChunkRow[] = [];
     const max = limit ?? Number.POSITIVE_INFINITY;
     for (let slot = 0; slot < keep.length && out.length < max; slot++)
-      if (keep[slot] === 1) out.push(this.row(slot));
+      if (keep[slot] === 1) out.push(this.scored(slot, null, null));
     return out;
   }
 
@@ -97,16 +97,6 @@ export class EmbeddedKbStore implements KbStore {
       metadata: d.metadata,
       sim,
       bm25,
-    };
-  }
-
-  private row(slot: number): ChunkRow {
-    const d = this.store.docOf(slot);
-    return {
-      id: d.id,
-      chunkId: this.store.chunkIdOf(slot),
-      content: this.store.contentOf(slot),
-      metadata: d.metadata,
     };
   }
 }
