@@ -24,7 +24,7 @@ import type { MysqlParams } from './params.js';
 import { type PipeConnection, RelayPipeline } from './pipeline.js';
 import { ColumnsMemo, connectionLost, type RawConnection, type RelayEnd, RelayLink } from './relay.js';
 import { MysqlStreamReader } from './stream.js';
-import { convertersFor, fieldInfoOf, type MysqlField, mysqlTypeOfField } from './types.js';
+import { convertersFor, fieldInfoOf, type MysqlField } from './types.js';
 
 const POOL_MAX = 10;
 /** Statement shapes whose results the relay declined (their column types), remembered up to this many. */
@@ -330,7 +330,7 @@ export class MysqlSource implements Source {
         this.active.delete(qs);
       });
       const json = await this.jsonColumns.find(fields);
-      const columns = fields.map((f, i) => fieldInfoOf(f, json.has(i) ? 'JSON' : mysqlTypeOfField(f)));
+      const columns = fields.map((f, i) => fieldInfoOf(f, json.has(i) ? 'JSON' : undefined));
       const qs = makeQueryStream(this.name, columns, reader, signal, (e) => mapMysqlError(this.ctx, e));
       this.active.add(qs);
       return qs;
