@@ -175,6 +175,16 @@ export async function benchWire(): Promise<unknown> {
       wire_p50_ms: wps.p50_ms,
       runs,
     };
+    // Prepared statements (COM_STMT_EXECUTE, as JDBC and BI tools send them), once each side.
+    const prepDirect = await perSecond(conns.direct.map((c) => lookup(c, true)));
+    const prepWire = await perSecond(conns.wire.map((c) => lookup(c, true)));
+    out.point_lookup_prepared_c16 = {
+      direct_per_s: prepDirect.per_s,
+      wire_per_s: prepWire.per_s,
+      ratio: round(prepWire.per_s / prepDirect.per_s, 2),
+      direct_p50_ms: prepDirect.p50_ms,
+      wire_p50_ms: prepWire.p50_ms,
+    };
     for (const c of Object.values(conns).flat()) await c.end();
     const wpsN = wps.per_s;
     const dpsN = dps.per_s;

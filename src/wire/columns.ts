@@ -242,6 +242,92 @@ function writeTime(out: PacketOut, v: unknown): void {
   if (us) out.int4(us);
 }
 
+/** A cell's ASCII integer text as a number (TINYINT to INT: within 2^53). */
+function asciiInt(b: Buffer, start: number, end: number): number {
+  let i = start;
+  const neg = b[i] === 0x2d;
+  if (neg || b[i] === 0x2b) i++;
+  let n = 0;
+  for (; i < end; i++) n = n * 10 + (b[i] - 0x30);
+  return neg ? -n : n;
+}
+
+/**
+ * A text-protocol row as a MySQL server sent it (its cells are `buf[start, end)`) in the
+ * binary protocol: the result relay's answer to COM_STMT_EXECUTE (wire/relay-sink.ts). The
+ * same bytes as writeBinaryRow of the values the normal path decodes from that row: integers,
+ * dates and times are converted; any other cell (DECIMAL, strings, bytes) is a length-encoded
+ * string in both protocols, so its bytes are copied as they are.
+ */
+export function writeBinaryRowFromText(
+  out: PacketOut,
+  cols: WireColumn[],
+  buf: Buffer,
+  start: number,
+  end: number,
+): void {
+  out.begin().int1(0);
+  const bitmap = out.reserve((cols.length + 9) >> 3);
+  let pos = start;
+  for (let i = 0; i < cols.length && pos < end; i++) {
+    const b = buf[pos];
+    // 0xfb: a NULL cell; else a length-encoded length, then the text.
+    if (b === 0xfb) {
+      out.setBit(bitmap, i + 2);
+      pos++;
+      continue;
+    }
+    let at = pos + 1;
+    let len = b;
+    if (b === 0xfc) {
+      len = buf.readUInt16LE(pos + 1);
+      at = pos + 3;
+    } else if (b === 0xfd) {
+      len = buf.readUIntLE(pos + 1, 3);
+      at = pos + 4;
+    } else if (b === 0xfe) {
+      len = Number(buf.readBigUInt64LE(pos + 1));
+      at = pos + 9;
+    }
+    const cellEnd = at + len;
+    switch (cols[i].code) {
+      case T.TINY:
+        out.int1(asciiInt(buf, at, cellEnd));
+        break;
+      case T.SHORT:
+      case T.YEAR:
+        out.int2(asciiInt(buf, at, cellEnd));
+        break;
+      case T.LONG:
+        out.int4(asciiInt(buf, at, cellEnd));
+        break;
+      case T.LONGLONG:
+        out.int8(len < 16 ? BigInt(asciiInt(buf, at, cellEnd)) : BigInt(buf.toString('latin1', at, cellEnd)));
+        break;
+      case T.FLOAT:
+        out.float(Number(buf.toString('latin1', at, cellEnd)));
+        break;
+      case T.DOUBLE:
+        out.double(Number(buf.toString('latin1', at, cellEnd)));
+        break;
+      case T.DATE:
+        writeDate(out, buf.toString('latin1', at, cellEnd), false);
+        break;
+      case T.DATETIME:
+      case T.TIMESTAMP:
+        writeDate(out, buf.toString('latin1', at, cellEnd), true);
+        break;
+      case T.TIME:
+        writeTime(out, buf.toString('latin1', at, cellEnd));
+        break;
+      default:
+        out.range(buf, pos, cellEnd);
+    }
+    pos = cellEnd;
+  }
+  out.end();
+}
+
 /** One row in the binary protocol: a NULL bitmap (offset 2) then each value per its column type. */
 export function writeBinaryRow(out: PacketOut, cols: WireColumn[], row: unknown[]): void {
   out.begin().int1(0);

@@ -10,7 +10,14 @@
 import type { Socket } from 'node:net';
 import type { FieldInfo } from '../core/types.js';
 import type { ResultPacketSink } from '../sql/engine-types.js';
-import { clampDecimals, columnDecimals, wireColumns, writeColumnDef } from './columns.js';
+import {
+  clampDecimals,
+  columnDecimals,
+  type WireColumn,
+  wireColumns,
+  writeBinaryRowFromText,
+  writeColumnDef,
+} from './columns.js';
 import { PacketIn, type PacketOut } from './packets.js';
 import { writeEof } from './replies.js';
 
@@ -23,7 +30,7 @@ const SAMPLED = new Set(['DECIMAL', 'TIME', 'DATETIME', 'TIMESTAMP']);
 /** The column definitions last written for a result's columns (SqlEngine.relay hands one array per shape). */
 const HEADS = new WeakMap<
   FieldInfo[],
-  { seq: number; schema: string; decimals: number[]; bytes: Buffer; nextSeq: number }
+  { seq: number; schema: string; decimals: number[]; bytes: Buffer; nextSeq: number; cols: WireColumn[] }
 >();
 
 export class RelaySink implements ResultPacketSink {
@@ -37,12 +44,16 @@ export class RelaySink implements ResultPacketSink {
   private heldBytes = 0;
   private headWritten = false;
   private resume: (() => void) | null = null;
+  /** The columns as written (binary rows are encoded per their types). */
+  private cols: WireColumn[] = [];
 
   constructor(
     private readonly out: PacketOut,
     private readonly socket: Socket,
     private readonly schema: string,
     private readonly closed: () => boolean,
+    /** COM_STMT_EXECUTE: each text row the source sends goes out in the binary protocol. */
+    private readonly binary = false,
   ) {}
 
   head(columns: FieldInfo[], resume: () => void): void {
@@ -61,7 +72,8 @@ export class RelaySink implements ResultPacketSink {
       if (this.heldBytes < FLUSH_BYTES) return true;
       this.writeHead();
     } else {
-      this.out.begin().range(buf, start, end).end();
+      if (this.binary) writeBinaryRowFromText(this.out, this.cols, buf, start, end);
+      else this.out.begin().range(buf, start, end).end();
       if (this.out.length < FLUSH_BYTES) return true;
     }
     return this.flush();
@@ -92,6 +104,7 @@ export class RelaySink implements ResultPacketSink {
     ) {
       this.out.bytes(memo.bytes);
       this.out.seq = memo.nextSeq;
+      this.cols = memo.cols;
     } else {
       const start = this.out.length;
       const seq = this.out.seq;
@@ -106,9 +119,13 @@ export class RelaySink implements ResultPacketSink {
         decimals,
         bytes: this.out.copySince(start),
         nextSeq: this.out.seq,
+        cols,
       });
+      this.cols = cols;
     }
-    for (const r of this.held) this.out.begin().bytes(r).end();
+    for (const r of this.held)
+      if (this.binary) writeBinaryRowFromText(this.out, this.cols, r, 0, r.length);
+      else this.out.begin().bytes(r).end();
     this.held = [];
     this.headWritten = true;
   }

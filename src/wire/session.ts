@@ -461,10 +461,10 @@ export class Session implements Killable {
       caller: { principal: this.deps.auth ? this.user : null, transport: 'mysql' },
     };
     try {
-      // A text-protocol statement through the engine's result relay (relay-sink.ts), in
+      // A statement through the engine's result relay (relay-sink.ts; prepared ones too), in
       // place rather than in a method of its own: an async layer less per point lookup.
-      if (!binary && this.deps.engine.relay && !opts.readOnly) {
-        const sink = new RelaySink(this.out, this.socket, this.ctx.db ?? '', this.isClosed);
+      if (this.deps.engine.relay && !opts.readOnly) {
+        const sink = new RelaySink(this.out, this.socket, this.ctx.db ?? '', this.isClosed, binary);
         const r = await this.deps.engine.relay(sql, this.ctx, opts, sink);
         // null: the engine did not take it (nothing was run or written).
         if (r?.type === 'relayed') {
