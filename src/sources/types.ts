@@ -45,6 +45,11 @@ export interface QueryOptions {
    * `read_only: true` always runs this way and refuses every write with 1290.
    */
   readOnly?: boolean;
+  /**
+   * A key equal for statements that differ only in plain literals (the engine's shape key),
+   * when the caller has one: sources that keep per-shape state need not compute their own.
+   */
+  shape?: string;
 }
 
 export interface Source {

@@ -266,7 +266,10 @@ export class Engine implements SqlEngine, ExecutionContext {
       startedAt: epochMs(),
     });
     try {
-      const n = await source.relayQuery(target.sql, counted, { signal: opts.signal });
+      const n = await source.relayQuery(target.sql, counted, {
+        signal: opts.signal,
+        shape: pre?.shaped.shape?.key,
+      });
       deadline.clear();
       if (n === null) return null;
       this.report(sql, ctx, opts, started, rows, false, undefined);

@@ -344,7 +344,7 @@ export class MysqlSource implements Source {
 
   /** Each relayed shape's column definitions last time (relay.ts ColumnsMemo). */
   private readonly columnMemos = new Map<string, ColumnsMemo>();
-  /** Shapes (digits as 0) that relayed within FAST_MS with at most FAST_ROWS rows: these may be pipelined. */
+  /** Shapes (QueryOptions.shape, else digits as 0) that relayed within FAST_MS with at most FAST_ROWS rows: these may be pipelined. */
   private readonly fastShapes = new Set<string>();
   private readonly pipeline = new RelayPipeline({
     open: () => this.getConnection(undefined, false) as unknown as Promise<PipeConnection>,
@@ -371,7 +371,7 @@ export class MysqlSource implements Source {
     const { signal } = opts;
     // Read-only mode checks the text and switches the session: the normal path does both.
     if (this.readOnlySource || opts.readOnly) return null;
-    const shape = sql.replace(/\d+/g, '0');
+    const shape = opts.shape ?? sql.replace(/\d+/g, '0');
     if (this.declined.has(shape)) return null;
     if (signal?.aborted) throw interrupted(this.name);
     let memo = this.columnMemos.get(shape);
