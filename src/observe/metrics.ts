@@ -1,4 +1,5 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { TwoLabelHistogram } from './histogram.js';
 import { statementKind } from './redact.js';
 import { outcomeOf, type StatementReport } from './statement.js';
 
@@ -40,7 +41,7 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly statementCount: Counter<'kind' | 'outcome' | 'transport'>;
-  private readonly latency: Histogram<'kind' | 'transport'>;
+  private readonly latency: TwoLabelHistogram;
   private readonly rows: Counter<'transport'>;
   private readonly bytes: Counter<'transport'>;
   private readonly refusals: Counter<'transport'>;
@@ -66,14 +67,14 @@ export class Metrics {
       registers,
       collect: settle,
     });
-    this.latency = new Histogram({
-      name: 'tributary_statement_duration_seconds',
-      help: 'Time from a statement arriving at the engine to its last row, by kind and transport',
-      labelNames: ['kind', 'transport'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
-      registers,
-      collect: settle,
-    });
+    this.latency = new TwoLabelHistogram(
+      'tributary_statement_duration_seconds',
+      'Time from a statement arriving at the engine to its last row, by kind and transport',
+      ['kind', 'transport'],
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      this.registry,
+      settle,
+    );
     this.rows = new Counter({
       name: 'tributary_rows_total',
       help: 'Rows returned by statements, by transport',
@@ -131,24 +132,14 @@ export class Metrics {
   statements(rs: readonly StatementReport[], firsts?: readonly string[]): void {
     const counts = new Map<string, number>();
     const rows = new Map<string, number>();
-    // Durations by label set: the histogram hashes its labels once per set, not per statement.
-    const durations = new Map<string, number[]>();
     for (let i = 0; i < rs.length; i++) {
       const r = rs[i];
       const first = firsts?.[i] ?? statementKind(r.sql);
       const kind = KINDS.has(first) ? first : 'other';
-      const labels = `${kind}\u0000${r.transport}`;
-      const ds = durations.get(labels);
-      if (ds) ds.push(r.durationMs / 1000);
-      else durations.set(labels, [r.durationMs / 1000]);
+      this.latency.observe(kind, r.transport, r.durationMs / 1000);
       const key = `${kind}\u0000${outcomeOf(r.errorCode)}\u0000${r.transport}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
       if (r.rows) rows.set(r.transport, (rows.get(r.transport) ?? 0) + r.rows);
-    }
-    for (const [labels, ds] of durations) {
-      const [kind, transport] = labels.split('\u0000');
-      const child = this.latency.labels({ kind, transport });
-      for (const d of ds) child.observe(d);
     }
     for (const [key, n] of counts) {
       const [kind, outcome, transport] = key.split('\u0000');
