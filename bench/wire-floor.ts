@@ -138,6 +138,12 @@ const server = (mysql as any).createServer((conn: any) => {
     statusFlags: 2,
     characterSet: 45,
     capabilityFlags: 0xf7ff,
+    // Each command's packets are numbered from 0: after the handshake's OK the next one
+    // expected is a command's first (else mysql2 warns once a connection).
+    authCallback: (_: unknown, done: (err: null) => void) => {
+      done(null);
+      conn.sequenceId = 0;
+    },
   });
   conn.on('query', (sql: string) => {
     if (piped) {
