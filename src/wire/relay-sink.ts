@@ -5,7 +5,9 @@
  * (issue 16: that round trip was most of a point lookup's cost). The column definitions and
  * the final EOF are this face's own, written exactly as the normal path writes them, so a
  * client sees the same bytes either way; the source decides which column types qualify
- * (sources/mysql/relay.ts).
+ * (sources/mysql/relay.ts). For a prepared statement (COM_STMT_EXECUTE) each row is rewritten
+ * in the binary protocol from its text cells, as the normal path writes the decoded values
+ * (columns.ts writeBinaryRowFromText).
  */
 import type { Socket } from 'node:net';
 import type { FieldInfo } from '../core/types.js';
