@@ -5,7 +5,7 @@
  * numbers, strings, parsed JSON, base64 for binary; this turns them back into MySQL bytes.
  */
 import type { FieldInfo, MysqlType } from '../core/types.js';
-import type { PacketOut } from './packets.js';
+import { lenencAt, lenencSize, type PacketOut } from './packets.js';
 
 /** Column type codes (MYSQL_TYPE_*). */
 export const T = {
@@ -277,18 +277,8 @@ export function writeBinaryRowFromText(
       pos++;
       continue;
     }
-    let at = pos + 1;
-    let len = b;
-    if (b === 0xfc) {
-      len = buf.readUInt16LE(pos + 1);
-      at = pos + 3;
-    } else if (b === 0xfd) {
-      len = buf.readUIntLE(pos + 1, 3);
-      at = pos + 4;
-    } else if (b === 0xfe) {
-      len = Number(buf.readBigUInt64LE(pos + 1));
-      at = pos + 9;
-    }
+    const len = lenencAt(buf, pos);
+    const at = pos + lenencSize(b);
     const cellEnd = at + len;
     switch (cols[i].code) {
       case T.TINY:

@@ -200,6 +200,20 @@ export class PacketOut {
 }
 
 /** Reads one payload; every read checks bounds and throws MalformedPacket past the end. */
+/** Bytes a length-encoded integer takes, from its first byte (a text row's cell header). */
+export function lenencSize(first: number): number {
+  return first === 0xfc ? 3 : first === 0xfd ? 4 : first === 0xfe ? 9 : 1;
+}
+
+/** The length-encoded integer at `pos`, read in place (a text row's cell length; 0xfb, NULL, is the caller's). */
+export function lenencAt(b: Buffer, pos: number): number {
+  const first = b[pos];
+  if (first === 0xfc) return b.readUInt16LE(pos + 1);
+  if (first === 0xfd) return b.readUIntLE(pos + 1, 3);
+  if (first === 0xfe) return Number(b.readBigUInt64LE(pos + 1));
+  return first;
+}
+
 export class PacketIn {
   pos = 0;
   constructor(readonly buf: Buffer) {}

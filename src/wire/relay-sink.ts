@@ -20,7 +20,7 @@ import {
   writeBinaryRowFromText,
   writeColumnDef,
 } from './columns.js';
-import { PacketIn, type PacketOut } from './packets.js';
+import { lenencAt, lenencSize, PacketIn, type PacketOut } from './packets.js';
 import { writeEof } from './replies.js';
 
 /** Bytes gathered before a write to the socket (as the normal path's FLUSH_BYTES). */
@@ -169,11 +169,8 @@ export function heldDecimals(fields: FieldInfo[], rows: Buffer[]): number[] {
           pos++;
           continue;
         }
-        let len = b;
-        if (b === 0xfc) len = r.readUInt16LE(pos + 1);
-        else if (b === 0xfd) len = r.readUIntLE(pos + 1, 3);
-        else if (b === 0xfe) len = Number(r.readBigUInt64LE(pos + 1));
-        pos += b === 0xfc ? 3 : b === 0xfd ? 4 : b === 0xfe ? 9 : 1;
+        const len = lenencAt(r, pos);
+        pos += lenencSize(b);
         const end = Math.min(pos + len, r.length);
         if (out[i] < 0) {
           let dot = end - 1;
