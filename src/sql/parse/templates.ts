@@ -1,148 +1,39 @@
 /**
- * Statements that differ only in plain literals (`WHERE id = 17` vs `WHERE id = 18`) share
- * one parsed template: node-sql-parser is the dominant cost of a point lookup whose text
- * is new every time. A shape is parsed once with unique marker literals; it is only
- * cached when every marker lands exactly once, as the `value` of a normalized literal node
- * (normalize.ts) and nowhere else (not a type length, an alias, a date literal, a
- * rewritten or folded number...). Anything else, and any literal we cannot vouch for
- * (escapes, prefixes, decimals, big or zero-padded numbers), stays in the shape's text, so
- * it goes through a full parse. Labels are recomputed from the real text.
+ * Statements that differ only in literals (`WHERE id = 17` vs `WHERE id = 18`, or IN lists
+ * and VALUES rows of any length) share one parsed template: node-sql-parser is the
+ * dominant cost of a statement whose text is new every time, and for a long list it is
+ * most of it. A shape (its text cut at its slots, slots.ts) is parsed once with unique
+ * marker literals (markers.ts); it is only cached when every marker lands exactly once as
+ * the `value` of a normalized literal node and nowhere else. A list's elements never reach
+ * the parser: a later call fills in nodes made from its own tokens. Labels are recomputed
+ * from the real text. Handling is linear in the statement: one tokenization (shapeOf), one
+ * marker walk per new shape, one clone and one fill per call.
  */
 import type { SqlStatement } from '../ast/nodes.js';
-import { TtlLru } from '../plan/cache.js';
-import { parseStatement, type Statement } from './index.js';
+import { MAX_ENTRY_KEY_CHARS, TtlLru } from '../plan/cache.js';
+import type { Statement } from './index.js';
 import { selectLabels } from './labels.js';
 import { isKeyword, type Token, tokenize } from './lexer.js';
+import { checkStatementSize } from './limits.js';
+import { getAt, markerText, type Path, setAt } from './markers.js';
+import { StatementParser } from './parse-pool.js';
+import { type ParsedText, parseText } from './parse-text.js';
+import { findSlots, isList, type LiteralKind, literalNode, literalValue, type Slot } from './slots.js';
 
-export type Path = (string | number)[];
+export { NUMBER_MARKER_BASE, type Path, setAt } from './markers.js';
+export type { ListSlot, LiteralSlot, Slot } from './slots.js';
 
 export interface Template {
   ast: SqlStatement;
-  /** Where each literal of the shape goes, in text order. */
+  /**
+   * Per slot: a literal's path to its node's `value`; a list's path to the array that
+   * holds its elements (IN) or its rows (VALUES).
+   */
   paths: Path[];
 }
 
-/** Integers the parser reads exactly and writes back as the same JS number. */
-const PLAIN_INT = /^(0|[1-9]\d{0,14})$/;
-/** Literal `i`, when a number, is parsed as `NUMBER_MARKER_BASE + i` in its template. */
-export const NUMBER_MARKER_BASE = 987_654_320_000;
-const STRING_MARKER = (i: number) => `tbq${i}m7x`;
-
 /** Statement starts that are never one of our service statements (parse/service.ts). */
 const SQL_STARTS = ['SELECT', 'WITH', 'INSERT', 'UPDATE', 'DELETE', 'REPLACE'];
-
-export interface Literal {
-  token: Token;
-  kind: 'n' | 's';
-}
-
-/** The literals of `tokens` that can become template slots. */
-function literals(sql: string, tokens: Token[]): Literal[] {
-  const out: Literal[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const t = tokens[i];
-    const prev = tokens[i - 1];
-    const next = tokens[i + 1];
-    if (t.kind === 'number') {
-      if (!PLAIN_INT.test(t.value)) continue;
-      if (prev && prev.end === t.start && prev.kind === 'punct' && prev.value === '.') continue;
-      if (next && next.start === t.end && (next.kind !== 'punct' || next.value === '.')) continue;
-      out.push({ token: t, kind: 'n' });
-    } else if (t.kind === 'string') {
-      if (sql[t.start] !== "'") continue;
-      // Raw text equals value: no escapes, no doubled quotes to decode.
-      if (sql.slice(t.start + 1, t.end - 1) !== t.value || t.value.includes('\\')) continue;
-      // N'..', X'..', _utf8'..' and adjacent-string concatenation keep their text.
-      if (prev && prev.end === t.start && prev.kind !== 'punct') continue;
-      if (next && next.start === t.end && next.kind !== 'punct') continue;
-      out.push({ token: t, kind: 's' });
-    }
-  }
-  return out;
-}
-
-function literalValue(lit: Literal): number | string {
-  return lit.kind === 'n' ? Number(lit.token.value) : lit.token.value;
-}
-
-function markerFor(kind: 'n' | 's', i: number): number | string {
-  return kind === 'n' ? NUMBER_MARKER_BASE + i : STRING_MARKER(i);
-}
-
-function markerText(kind: 'n' | 's', i: number): string {
-  return kind === 'n' ? String(NUMBER_MARKER_BASE + i) : `'${STRING_MARKER(i)}'`;
-}
-
-/** `sql` with the literals `marked` picks replaced by their markers (literal `i` gets marker `i`). */
-export function markedText(sql: string, lits: Literal[], marked: (l: Literal) => boolean): string {
-  let text = '';
-  let at = 0;
-  lits.forEach((l, i) => {
-    if (!marked(l)) return;
-    text += sql.slice(at, l.token.start) + markerText(l.kind, i);
-    at = l.token.end;
-  });
-  return text + sql.slice(at);
-}
-
-/**
- * Where `marker` sits in `ast`: the one path to a literal node's value, or null when it
- * is missing, appears more than once, or appears anywhere else (even inside a string).
- */
-function locate(ast: unknown, marker: number | string, type: 'number' | 'string'): Path | null {
-  const text = String(marker);
-  let found: Path | null = null;
-  let count = 0;
-  const walk = (
-    v: unknown,
-    path: Path,
-    parent: { type?: unknown } | null,
-    key: string | number | null,
-  ): void => {
-    if (typeof v === 'number') {
-      if (v === marker) {
-        count++;
-        if (key === 'value' && parent?.type === type) found = [...path];
-      }
-      return;
-    }
-    if (typeof v === 'string') {
-      if (v.includes(text)) {
-        count++;
-        if (v === marker && key === 'value' && parent?.type === type) found = [...path];
-      }
-      return;
-    }
-    if (typeof v === 'bigint') {
-      if (String(v).includes(text)) count += 2;
-      return;
-    }
-    if (v === null || typeof v !== 'object') return;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        path.push(i);
-        walk(v[i], path, null, i);
-        path.pop();
-      }
-      return;
-    }
-    for (const k of Object.keys(v)) {
-      if (k.includes(text)) count += 2;
-      path.push(k);
-      walk((v as Record<string, unknown>)[k], path, v as { type?: unknown }, k);
-      path.pop();
-    }
-  };
-  walk(ast, [], null, null);
-  return count === 1 ? found : null;
-}
-
-/** Set the value at `path` in a tree (a template's literal slot). */
-export function setAt(tree: unknown, path: Path, value: unknown): void {
-  let o = tree as Record<string | number, unknown>;
-  for (let i = 0; i < path.length - 1; i++) o = o[path[i]] as Record<string | number, unknown>;
-  o[path[path.length - 1]] = value;
-}
 
 /**
  * A statement's text cut at its literal slots: computed once per call and shared by the
@@ -152,7 +43,7 @@ export function setAt(tree: unknown, path: Path, value: unknown): void {
 export interface Shape {
   sql: string;
   tokens: Token[];
-  lits: Literal[];
+  slots: Slot[];
   /** The text with every slot replaced by its kind, and the scope: equal keys, same template. */
   key: string;
 }
@@ -169,49 +60,200 @@ export function shapeOf(sql: string, scope = ''): Shape | null {
   const first = tokens[0];
   if (!first || !(isKeyword(first, ...SQL_STARTS) || (first.kind === 'punct' && first.value === '(')))
     return null;
-  const lits = literals(sql, tokens);
-  if (lits.length === 0) return null;
+  const slots = findSlots(sql, tokens);
+  if (slots.length === 0) return null;
   let key = `${scope}\u0000`;
   let at = 0;
-  for (const l of lits) {
-    key += `${sql.slice(at, l.token.start)}\u0000${l.kind}`;
-    at = l.token.end;
+  for (const s of slots) {
+    const [start, end] = isList(s) ? [s.start, s.end] : [s.token.start, s.token.end];
+    key += `${sql.slice(at, start)}\u0000${s.kind}${s.kind === 'R' ? s.arity : ''}`;
+    at = end;
   }
   key += sql.slice(at);
-  return { sql, tokens, lits, key };
+  return { sql, tokens, slots, key };
+}
+
+/** Tokens of `shape` outside its lists (what the parser would read). */
+function parsedTokens(shape: Shape): number {
+  let n = shape.tokens.length;
+  for (const s of shape.slots) if (isList(s)) n -= s.elems.length * 2;
+  return n;
+}
+
+/** The marked text of a shape and the kind of each marker in it; `markers[slot]` is its first marker. */
+function marked(shape: Shape): { text: string; kinds: LiteralKind[]; first: number[] } {
+  const { sql, slots } = shape;
+  const kinds: LiteralKind[] = [];
+  const first: number[] = [];
+  let text = '';
+  let at = 0;
+  for (const s of slots) {
+    first.push(kinds.length);
+    if (s.kind === 'L') {
+      text += sql.slice(at, s.start) + markerText('n', kinds.length);
+      kinds.push('n');
+      at = s.end;
+    } else if (s.kind === 'R') {
+      const row: string[] = [];
+      for (let j = 0; j < s.arity; j++) {
+        row.push(markerText('n', kinds.length));
+        kinds.push('n');
+      }
+      text += `${sql.slice(at, s.start)}(${row.join(', ')})`;
+      at = s.end;
+    } else {
+      text += sql.slice(at, s.token.start) + markerText(s.kind, kinds.length);
+      kinds.push(s.kind);
+      at = s.token.end;
+    }
+  }
+  return { text: text + sql.slice(at), kinds, first };
+}
+
+/**
+ * `sql` with its integer literals and IN lists replaced by their markers (plan/shape-plans.ts,
+ * which takes no shape with VALUES rows, so marker `i` is slot `i`'s).
+ */
+export function integerMarkedText(shape: Shape): string {
+  const { sql, slots } = shape;
+  let text = '';
+  let at = 0;
+  slots.forEach((s, i) => {
+    if (s.kind === 'n') {
+      text += sql.slice(at, s.token.start) + markerText('n', i);
+      at = s.token.end;
+    } else if (s.kind === 'L') {
+      text += sql.slice(at, s.start) + markerText('n', i);
+      at = s.end;
+    }
+  });
+  return text + sql.slice(at);
+}
+
+/** The template of a shape from its marked parse, or null when a marker is misplaced. */
+function templateOf(parsed: ParsedText, shape: Shape, first: number[]): Template | null {
+  const { stmt, markers } = parsed;
+  if (stmt.kind !== 'sql' || !markers) return null;
+  const ast = stmt.ast;
+  const paths: Path[] = [];
+  for (let i = 0; i < shape.slots.length; i++) {
+    const s = shape.slots[i];
+    const p = markers[first[i]];
+    if (!p) return null;
+    if (!isList(s)) {
+      paths.push(p);
+      continue;
+    }
+    // IN: [..list, 'value', 0, 'value']; VALUES: [..rows, 0, 'value', j, 'value'] for each j.
+    const n = p.length;
+    if (p[n - 1] !== 'value' || p[n - 2] !== 0 || p[n - 3] !== 'value') return null;
+    if (s.kind === 'L') {
+      const list = getAt(ast, p, n - 3) as { type?: string; value?: unknown[] } | undefined;
+      if (list?.type !== 'expr_list' || list.value?.length !== 1) return null;
+      paths.push(p.slice(0, n - 2));
+      continue;
+    }
+    if (p[n - 4] !== 0) return null;
+    const rowsPath = p.slice(0, n - 4);
+    const rows = getAt(ast, rowsPath) as unknown[] | undefined;
+    const row = rows?.[0] as { type?: string; value?: unknown[] } | undefined;
+    if (
+      !Array.isArray(rows) ||
+      rows.length !== 1 ||
+      row?.type !== 'expr_list' ||
+      row.value?.length !== s.arity
+    )
+      return null;
+    for (let j = 1; j < s.arity; j++) {
+      const q = markers[first[i] + j];
+      if (!q || q.join('\u0000') !== [...rowsPath, 0, 'value', j, 'value'].join('\u0000')) return null;
+    }
+    paths.push(rowsPath);
+  }
+  return { ast, paths };
+}
+
+/** A copy of `tpl`'s tree with the literals of `shape` in its slots. */
+function fill(tpl: Template, shape: Shape): SqlStatement {
+  const { sql, tokens, slots } = shape;
+  const ast = structuredClone(tpl.ast);
+  for (let i = 0; i < slots.length; i++) {
+    const s = slots[i];
+    const path = tpl.paths[i];
+    if (s.kind === 'L')
+      setAt(
+        ast,
+        path,
+        s.elems.map((e) => literalNode(sql, tokens, e)),
+      );
+    else if (s.kind === 'R') {
+      const proto = (getAt(ast, path) as object[])[0];
+      const rows: object[] = [];
+      for (let r = 0; r < s.elems.length; r += s.arity) {
+        const value = [];
+        for (let j = 0; j < s.arity; j++) value.push(literalNode(sql, tokens, s.elems[r + j]));
+        rows.push({ ...proto, value });
+      }
+      setAt(ast, path, rows);
+    } else setAt(ast, path, literalValue(sql, s));
+  }
+  return ast;
 }
 
 /**
  * A parser front with a shape cache. `scope` names what else the parse depends on (the
  * source list, for the three-part-name pre-pass); templates are never shared across scopes.
+ * A parse too big to run inline goes to `parser`'s worker: the answer is then a promise.
  */
 export class StatementTemplates {
   /** null: a shape seen before that cannot be templated. */
   private readonly cache: TtlLru<Template | null>;
 
-  constructor(max = 500, ttlMs = 10 * 60_000) {
+  constructor(
+    max = 500,
+    ttlMs = 10 * 60_000,
+    private readonly parser: StatementParser = new StatementParser(),
+  ) {
     this.cache = new TtlLru(max, ttlMs);
   }
 
-  /** `shape` is `shapeOf(sql, scope)` when the caller already has it. */
+  /**
+   * `shape` is `shapeOf(sql, scope)` when the caller already has it; `sources` the names
+   * `isSource` knows (a worker gets the list); `signal` stops a parse off the event loop.
+   */
   parse(
     sql: string,
     isSource: (name: string) => boolean,
     scope = '',
     shape: Shape | null = shapeOf(sql, scope),
-  ): Statement {
-    if (!shape) return parseStatement(sql, isSource);
-    const { lits, tokens } = shape;
-    let tpl = this.cache.get(shape.key);
-    if (tpl === undefined) {
-      tpl = this.build(sql, lits, isSource);
-      this.cache.set(shape.key, tpl);
+    sources: readonly string[] = [],
+    signal?: AbortSignal,
+  ): Statement | Promise<Statement> {
+    if (!shape || shape.key.length > MAX_ENTRY_KEY_CHARS) {
+      // Past the size the cache keeps, a template would be built for one use: parse plainly.
+      if (shape) checkStatementSize(parsedTokens(shape));
+      return this.parser.parse(sql, isSource, sources, signal);
     }
-    if (tpl === null) return parseStatement(sql, isSource);
-    const ast = structuredClone(tpl.ast);
-    for (let i = 0; i < lits.length; i++) setAt(ast, tpl.paths[i], literalValue(lits[i]));
-    const labels = ast?.type === 'select' ? selectLabels(sql, ast, tokens) : null;
-    return { kind: 'sql', ast, text: sql, labels };
+    const tpl = this.cache.get(shape.key);
+    if (tpl === undefined) {
+      checkStatementSize(parsedTokens(shape));
+      const m = marked(shape);
+      const built = this.parser.parseMarked(m.text, isSource, sources, m.kinds, signal);
+      const done = (p: ParsedText | null) => {
+        const t = p && templateOf(p, shape, m.first);
+        this.cache.set(shape.key, t);
+        return t ? this.instance(t, shape) : this.parser.parse(sql, isSource, sources, signal);
+      };
+      return built instanceof Promise ? built.then(done) : done(built);
+    }
+    if (tpl === null) return this.parser.parse(sql, isSource, sources, signal);
+    return this.instance(tpl, shape);
+  }
+
+  private instance(tpl: Template, shape: Shape): Statement {
+    const ast = fill(tpl, shape);
+    const labels = ast?.type === 'select' ? selectLabels(shape.sql, ast, shape.tokens) : null;
+    return { kind: 'sql', ast, text: shape.sql, labels };
   }
 
   /**
@@ -221,23 +263,6 @@ export class StatementTemplates {
   template(shape: Shape): Template | undefined {
     return this.cache.get(shape.key) ?? undefined;
   }
-
-  private build(sql: string, lits: Literal[], isSource: (name: string) => boolean): Template | null {
-    const text = markedText(sql, lits, () => true);
-    let stmt: Statement;
-    try {
-      stmt = parseStatement(text, isSource);
-    } catch {
-      return null;
-    }
-    if (stmt.kind !== 'sql') return null;
-    const paths: Path[] = [];
-    for (let i = 0; i < lits.length; i++) {
-      const k = lits[i].kind;
-      const p = locate(stmt.ast, markerFor(k, i), k === 'n' ? 'number' : 'string');
-      if (!p) return null;
-      paths.push(p);
-    }
-    return { ast: stmt.ast, paths };
-  }
 }
+
+export { parseText };

@@ -1,5 +1,5 @@
 /** The largest key (statement text) cached: a larger statement is parsed and planned each time. */
-const MAX_ENTRY_KEY_CHARS = 16 * 1024;
+export const MAX_ENTRY_KEY_CHARS = 16 * 1024;
 /** All keys of one cache together: a bound on memory, not just on entries. */
 const MAX_KEY_CHARS = 256 * 1024;
 
@@ -46,6 +46,11 @@ export class TtlLru<V> {
     this.keyChars += key.length;
     while (this.map.size > this.max || this.keyChars > this.maxKeyChars)
       this.delete(this.map.keys().next().value as string);
+  }
+
+  /** Whether `set` would keep an entry under `key` (its length is within the limit). */
+  keeps(key: string): boolean {
+    return key.length <= MAX_ENTRY_KEY_CHARS;
   }
 
   clear(): void {

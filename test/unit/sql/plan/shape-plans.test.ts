@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { ColumnInfo } from '../../../../src/core/types.js';
 import type { Source } from '../../../../src/sources/types.js';
+import type { Statement } from '../../../../src/sql/parse/index.js';
 import { type Shape, StatementTemplates, shapeOf } from '../../../../src/sql/parse/templates.js';
 import { bindTables } from '../../../../src/sql/plan/bind.js';
 import { type Plan, planQuery } from '../../../../src/sql/plan/planner.js';
@@ -12,6 +13,12 @@ import {
   shapeSql,
 } from '../../../../src/sql/plan/shape-plans.js';
 import { cutAtMarkers, fillableSlot, fillSlots, valueClass } from '../../../../src/sql/plan/shape-slots.js';
+
+/** A parse that must have run inline (every statement here is short). */
+function parsedNow(s: Statement | Promise<Statement>): Statement {
+  if (s instanceof Promise) throw new Error('expected an inline parse');
+  return s;
+}
 
 const isSource = (n: string) => ['pg', 'my'].includes(n.toLowerCase());
 const col = (name: string, type: ColumnInfo['type']): ColumnInfo => ({
@@ -39,7 +46,7 @@ async function learn(
 ): Promise<{ learned: ShapePlan | null; plan: Plan; shape: Shape }> {
   const templates = new StatementTemplates();
   const shape = shapeOf(sql)!;
-  const stmt = templates.parse(sql, isSource, '', shape);
+  const stmt = parsedNow(templates.parse(sql, isSource, '', shape));
   if (stmt.kind !== 'sql') throw new Error('expected sql');
   const plan = await planOf(structuredClone(stmt.ast));
   const template = templates.template(shape);
@@ -51,7 +58,7 @@ async function learn(
 /** The real compile of `sql`, for comparison with a filled-in shape plan. */
 async function compiled(sql: string): Promise<string> {
   const templates = new StatementTemplates();
-  const stmt = templates.parse(sql, isSource);
+  const stmt = parsedNow(templates.parse(sql, isSource));
   if (stmt.kind !== 'sql') throw new Error('expected sql');
   const p = await planOf(stmt.ast);
   assert.equal(p.kind, 'pushdown');
@@ -149,7 +156,7 @@ describe('shape plans', () => {
       const shape = shapeOf(sql)!;
       templates.parse(sql, isSource, '', shape);
       const tpl = templates.template(shape)!;
-      return shape.lits.map((l, i) => l.kind === 'n' && fillableSlot(tpl.ast, tpl.paths[i]));
+      return shape.slots.map((l, i) => l.kind === 'n' && fillableSlot(tpl.ast, tpl.paths[i]));
     };
     assert.deepEqual(slots('SELECT id FROM pg.t WHERE id = 1 OR (id BETWEEN 2 AND 3 AND 4 < id) LIMIT 5'), [
       true,

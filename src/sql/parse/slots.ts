@@ -1,0 +1,195 @@
+/**
+ * A statement's literal slots, found in one pass over its tokens (templates.ts shares one
+ * parse among statements that differ only in them):
+ * - one literal: a plain integer (`n`), a short decimal (`d`) or a string without a prefix
+ *   (`s`, escapes allowed);
+ * - a list of literals, one variadic slot whatever its length: an `IN (...)` list (`L`),
+ *   or the rows of `VALUES (...), (...)` when every row has the same number of literals
+ *   (`R`). Their elements may also be negative numbers, NULL, TRUE and FALSE.
+ * So a 10,000-value IN list and a 3-value one share a template, and the parser never reads
+ * the list: its nodes are made here (literalNode), exactly as parse + normalize make them
+ * (a differential test holds the two together).
+ */
+import type { Expr } from '../ast/nodes.js';
+import { isKeyword, isPunct, type Token } from './lexer.js';
+import { unescapeMysqlString } from './normalize.js';
+
+/** Integers the parser reads exactly and writes back as the same JS number. */
+export const PLAIN_INT = /^(0|[1-9]\d{0,14})$/;
+/** Decimals the parser keeps as their own text (rewriteParserGaps casts longer ones). */
+const PLAIN_DECIMAL = /^(0|[1-9]\d*)\.\d+$/;
+const MAX_DECIMAL_DIGITS = 15;
+
+export type LiteralKind = 'n' | 'd' | 's';
+
+/** One literal standing alone: its token. */
+export interface LiteralSlot {
+  kind: LiteralKind;
+  token: Token;
+}
+
+/**
+ * A list of literals: `L` an IN list (one element a row), `R` VALUES rows of `arity`
+ * elements. `elems` holds the token index of each element's first token, row after row;
+ * `start`/`end` are the text span the slot replaces (IN: the elements; VALUES: from the
+ * first row's `(` to the last row's `)`).
+ */
+interface ListBase {
+  arity: number;
+  elems: number[];
+  start: number;
+  end: number;
+}
+export interface InListSlot extends ListBase {
+  kind: 'L';
+}
+export interface RowsSlot extends ListBase {
+  kind: 'R';
+}
+export type ListSlot = InListSlot | RowsSlot;
+
+export type Slot = LiteralSlot | ListSlot;
+
+export function isList(s: Slot): s is ListSlot {
+  return s.kind === 'L' || s.kind === 'R';
+}
+
+/** A single literal's kind when `tokens[i]` can be a slot of its own, else null. */
+function literalKind(sql: string, tokens: Token[], i: number): LiteralKind | null {
+  const t = tokens[i];
+  const prev = tokens[i - 1];
+  const next = tokens[i + 1];
+  if (t.kind === 'number') {
+    // Part of a qualified name or a longer word (`t.1`, `1.5e3`...).
+    if (prev && prev.end === t.start && prev.kind === 'punct' && prev.value === '.') return null;
+    if (next && next.start === t.end && (next.kind !== 'punct' || next.value === '.')) return null;
+    if (PLAIN_INT.test(t.value)) return 'n';
+    if (PLAIN_DECIMAL.test(t.value) && t.value.length - 1 <= MAX_DECIMAL_DIGITS) return 'd';
+    return null;
+  }
+  if (t.kind === 'string') {
+    const q = sql[t.start];
+    if (q !== "'" && q !== '"') return null;
+    // N'..', X'..', _utf8'..' and adjacent-string concatenation keep their text.
+    if (prev && prev.end === t.start && prev.kind !== 'punct') return null;
+    if (next && next.start === t.end && next.kind !== 'punct') return null;
+    return 's';
+  }
+  return null;
+}
+
+/** How many tokens the list element at `i` takes (1, or 2 for `-5`), or 0 when it is not one. */
+function elementWidth(sql: string, tokens: Token[], i: number): number {
+  const t = tokens[i];
+  if (!t) return 0;
+  if (t.kind === 'ident') return isKeyword(t, 'NULL', 'TRUE', 'FALSE') ? 1 : 0;
+  if (isPunct(t, '-')) {
+    const n = tokens[i + 1];
+    return n?.kind === 'number' && n.start === t.end && literalKind(sql, tokens, i + 1) !== null ? 2 : 0;
+  }
+  return literalKind(sql, tokens, i) !== null ? 1 : 0;
+}
+
+/**
+ * The elements of a parenthesised list of literals opening at `open`: pushed onto `out`,
+ * and the index of the closing `)`; -1 (nothing pushed) when it is anything else.
+ */
+function literalList(sql: string, tokens: Token[], open: number, out: number[]): number {
+  const mark = out.length;
+  let i = open + 1;
+  for (;;) {
+    const w = elementWidth(sql, tokens, i);
+    if (w === 0) break;
+    out.push(i);
+    i += w;
+    if (isPunct(tokens[i], ')')) return i;
+    if (!isPunct(tokens[i], ',')) break;
+    i++;
+  }
+  out.length = mark;
+  return -1;
+}
+
+/** `VALUES (..), (..)` rows of literals of one arity from the `(` at `open`: the slot and its last token, or null. */
+function valuesRows(sql: string, tokens: Token[], open: number): { slot: ListSlot; last: number } | null {
+  const elems: number[] = [];
+  let close = literalList(sql, tokens, open, elems);
+  if (close < 0) return null;
+  const arity = elems.length;
+  for (;;) {
+    if (!isPunct(tokens[close + 1], ',') || !isPunct(tokens[close + 2], '(')) break;
+    const before = elems.length;
+    const next = literalList(sql, tokens, close + 2, elems);
+    if (next < 0 || elems.length - before !== arity) return null;
+    close = next;
+  }
+  return {
+    slot: { kind: 'R', arity, elems, start: tokens[open].start, end: tokens[close].end },
+    last: close,
+  };
+}
+
+/** The slots of a tokenized statement, in text order. */
+export function findSlots(sql: string, tokens: Token[]): Slot[] {
+  const out: Slot[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t.kind === 'ident' && isPunct(tokens[i + 1], '(')) {
+      if (isKeyword(t, 'IN')) {
+        const elems: number[] = [];
+        const close = literalList(sql, tokens, i + 1, elems);
+        if (close >= 0) {
+          const first = tokens[elems[0]];
+          out.push({ kind: 'L', arity: 1, elems, start: first.start, end: tokens[close - 1].end });
+          i = close;
+          continue;
+        }
+      } else if (isKeyword(t, 'VALUES', 'VALUE') && !isPunct(tokens[i - 1], '=')) {
+        const rows = valuesRows(sql, tokens, i + 1);
+        if (rows) {
+          out.push(rows.slot);
+          i = rows.last;
+          continue;
+        }
+      }
+    }
+    const kind = t.kind === 'number' || t.kind === 'string' ? literalKind(sql, tokens, i) : null;
+    if (kind) out.push({ kind, token: t });
+  }
+  return out;
+}
+
+/** Escapes node-sql-parser decodes itself; normalize.ts decodes the rest (unescapeMysqlString). */
+const PARSER_ESCAPES: Record<string, string> = { b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+/** A quoted string's value as parse + normalize give it (the two decoding steps, in order). */
+function stringValue(raw: string, quote: "'" | '"'): string {
+  const parsed = raw.includes('\\')
+    ? raw.replace(/\\([\s\S])/g, (m, c: string) => PARSER_ESCAPES[c] ?? m)
+    : raw;
+  return unescapeMysqlString(parsed, quote);
+}
+
+/** The value a single literal slot puts into its template's literal node. */
+export function literalValue(sql: string, s: LiteralSlot): number | string {
+  const t = s.token;
+  if (s.kind === 'n') return Number(t.value);
+  if (s.kind === 'd') return t.value;
+  return stringValue(sql.slice(t.start + 1, t.end - 1), sql[t.start] as "'" | '"');
+}
+
+/** The normalized literal node of the list element starting at `tokens[i]` (parse + normalize's). */
+export function literalNode(sql: string, tokens: Token[], i: number): Expr {
+  const t = tokens[i];
+  if (t.kind === 'ident') {
+    const w = t.value.toUpperCase();
+    return w === 'NULL' ? { type: 'null', value: null } : { type: 'bool', value: w === 'TRUE' };
+  }
+  if (t.kind === 'string')
+    return { type: 'string', value: literalValue(sql, { kind: 's', token: t }) as string };
+  if (t.kind === 'number')
+    return { type: 'number', value: PLAIN_INT.test(t.value) ? Number(t.value) : t.value };
+  // `-` and a number.
+  const n = tokens[i + 1];
+  return { type: 'number', value: PLAIN_INT.test(n.value) ? -Number(n.value) : `-${n.value}` };
+}
