@@ -122,6 +122,7 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
   const shownHost = host.includes(':') ? `[${host}]` : host;
   const url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${actualPort}`;
   deps.logger.info({ url, mysql_port: mysql?.port, version: VERSION }, 'tributary listening');
+  deps.engine.warmUp?.();
   return {
     url,
     deps,

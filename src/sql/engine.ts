@@ -5,6 +5,7 @@ import type { ColumnInfo, FieldInfo } from '../core/types.js';
 import type { FragmentReport, StatementSink } from '../observe/statement.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { SqlStatement } from './ast/nodes.js';
+import { breathe } from './breathe.js';
 import { Deadline } from './deadline.js';
 
 /** How often running statements are checked against query.timeout_ms (its precision). */
@@ -31,6 +32,7 @@ import { runWrite } from './execute/writes.js';
 import type { KbSearch, KnowledgeBases } from './kb-port.js';
 import { dialectHint } from './parse/hints.js';
 import type { KbStatement, Statement } from './parse/index.js';
+import { warmParseWorkers } from './parse/parse-pool.js';
 import { type Shape, StatementTemplates, shapeOf } from './parse/templates.js';
 import { bindTables } from './plan/bind.js';
 import { TtlLru } from './plan/cache.js';
@@ -88,7 +90,7 @@ export interface EngineDeps {
  * errors come back as results, never as exceptions.
  */
 export class Engine implements SqlEngine, ExecutionContext {
-  private readonly columnCache = new Map<string, { at: number; cols: ColumnInfo[] }>();
+  private readonly columnCache = new Map<string, { at: number; cols: Promise<ColumnInfo[]> }>();
   private readonly statements = new TtlLru<Statement>(500, 10 * 60_000);
   /** Statements that differ only in literals share one parse (point lookups by id). */
   private readonly templates = new StatementTemplates(500, 10 * 60_000);
@@ -102,7 +104,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     100,
     COLUMN_TTL_MS,
   );
-  private readonly known = new TtlLru<{ source: Source; values: Map<string, string[]> }>(
+  private readonly known = new TtlLru<{ source: Source; values: Promise<Map<string, string[]>> }>(
     500,
     KNOWN_VALUES_TTL_MS,
   );
@@ -145,6 +147,11 @@ export class Engine implements SqlEngine, ExecutionContext {
     run.signal = d.signal;
     run.fragments = fragments;
     return [d, run];
+  }
+
+  /** Start the parse worker ahead of the first big statement (a server does; a one-shot CLI call need not). */
+  warmUp(): void {
+    warmParseWorkers();
   }
 
   /** Cancel every running statement at its sources; each is answered 1053 (server shutdown). */
@@ -421,7 +428,7 @@ export class Engine implements SqlEngine, ExecutionContext {
 
   /** Parse and run one statement. */
   async run(sql: string, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
-    const found = await this.selectPlan(sql, ctx);
+    const found = await this.selectPlan(sql, ctx, undefined, opts.signal);
     if ('plan' in found) {
       const stream = await runPlan(found.plan, this.deps.local, this.runOpts(opts));
       return { kind: 'stream', stream: relabel(stream, found.labels) };
@@ -439,14 +446,22 @@ export class Engine implements SqlEngine, ExecutionContext {
         };
         return { kind: 'stream', stream: relabel(stream, stmt.labels) };
       }
-      const plan = await this.planSelect(sql, stmt, ctx, found.shaped, found.generation, found.scope);
+      const plan = await this.planSelect(
+        sql,
+        stmt,
+        ctx,
+        found.shaped,
+        found.generation,
+        found.scope,
+        found.owned,
+      );
       const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
       return { kind: 'stream', stream: relabel(stream, stmt.labels) };
     }
     // Anything but a SELECT may change what later plans should say.
     this.forgetColumns();
     return this.runStatement(
-      stmt.kind === 'sql' ? { ...stmt, ast: structuredClone(stmt.ast) } : stmt,
+      stmt.kind === 'sql' && !found.owned ? { ...stmt, ast: structuredClone(stmt.ast) } : stmt,
       ctx,
       opts,
     );
@@ -454,17 +469,20 @@ export class Engine implements SqlEngine, ExecutionContext {
 
   /**
    * A statement's shared pushdown plan when its shape has one (nothing parsed then), else
-   * its parse. Parsed statements are cached per source list (the pre-pass depends on it);
-   * planners mutate ASTs, so each run plans a copy.
+   * its parse. A statement filled from a template (templates.ts) is a tree of its own,
+   * planned as it is; one parsed whole is cached by its text per source list (the pre-pass
+   * depends on it), and since planners mutate trees, each run plans a copy of it.
    */
   private async selectPlan(
     sql: string,
     ctx: QueryContext,
     /** The statement's shape when the caller has it (shapedNow). */
     pre?: { scope: string; shaped: Shaped },
+    /** Stops a parse running off the event loop (the statement's deadline). */
+    signal?: AbortSignal,
   ): Promise<
     | { plan: Plan; labels: string[] | null; stmt?: undefined }
-    | { stmt: Statement; shaped: Shaped | undefined; generation: number; scope: string }
+    | { stmt: Statement; shaped: Shaped | undefined; generation: number; scope: string; owned: boolean }
   > {
     const names = this.deps.sources.namesNow?.() ?? (await this.deps.sources.names());
     const generation = this.shapePlans.generation;
@@ -472,6 +490,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     const key = `${scope}\u0001${sql}`;
     let stmt = this.statements.get(key);
     let shaped: Shaped | undefined;
+    let owned = false;
     if (!stmt) {
       shaped = pre?.scope === scope ? pre.shaped : this.shaped(sql, scope, ctx);
       // Only SELECTs with a FROM are shared: read-only mode allows them, the constant path never takes them.
@@ -485,11 +504,23 @@ export class Engine implements SqlEngine, ExecutionContext {
         };
         return { plan, labels: known.labels };
       }
+      await breathe(sql);
       const set = new Set(names.map((n) => n.toLowerCase()));
-      stmt = this.templates.parse(sql, (n) => set.has(n.toLowerCase()), scope, shaped.shape);
-      this.statements.set(key, stmt);
+      const parsed = this.templates.parse(
+        sql,
+        (n) => set.has(n.toLowerCase()),
+        scope,
+        shaped.shape,
+        names,
+        signal,
+      );
+      stmt = parsed instanceof Promise ? await parsed : parsed;
+      owned =
+        (shaped.shape && this.templates.template(shaped.shape)) !== undefined || !this.statements.keeps(key);
+      if (!owned) this.statements.set(key, stmt);
+      await breathe(sql);
     }
-    return { stmt, shaped, generation, scope };
+    return { stmt, shaped, generation, scope, owned };
   }
 
   /** The plan of a SELECT that reads something: cached pushdown plans, shapes learnt on the way. */
@@ -500,6 +531,8 @@ export class Engine implements SqlEngine, ExecutionContext {
     shaped0: Shaped | undefined,
     generation: number,
     scope: string,
+    /** The tree is this call's own (selectPlan): planned without a copy. */
+    owned: boolean,
   ): Promise<Plan> {
     let shaped = shaped0;
     const planKey = `${ctx.db ?? ''}\u0001${scope}\u0001${sql}`;
@@ -508,7 +541,8 @@ export class Engine implements SqlEngine, ExecutionContext {
     if (plan?.kind === 'pushdown' && !(this.isOpen(plan.source) ?? (await this.sameSource(plan.source))))
       plan = undefined;
     if (!plan) {
-      plan = await this.plan(structuredClone(stmt.ast), ctx);
+      plan = await this.plan(owned ? stmt.ast : structuredClone(stmt.ast), ctx, sql.length);
+      await breathe(sql);
       if (plan.kind === 'pushdown') {
         this.plans.set(planKey, plan);
         shaped ??= this.shaped(sql, scope, ctx);
@@ -543,7 +577,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       // Plans that are not pushdowns are not cached: without this, each such statement would be planned twice.
       const planKey = `${ctx.db ?? ''}\u0001${found.scope}\u0001${sql}`;
       if (this.notPushedDown.get(planKey)) return null;
-      plan = await this.planSelect(sql, stmt, ctx, found.shaped, found.generation, found.scope);
+      plan = await this.planSelect(sql, stmt, ctx, found.shaped, found.generation, found.scope, found.owned);
       if (plan.kind !== 'pushdown') this.notPushedDown.set(planKey, true);
       labels = stmt.labels ?? null;
     }
@@ -643,7 +677,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
       return { kind: 'stream', stream: relabel(stream, stmt.labels) };
     }
-    return runWrite(this, ast, ctx, opts);
+    return runWrite(this, ast, ctx, opts, stmt.text.length);
   }
 
   runOpts(opts: RunExecOptions) {
@@ -674,9 +708,11 @@ export class Engine implements SqlEngine, ExecutionContext {
     return this.deps.local;
   }
 
-  async plan(ast: SqlStatement, ctx: QueryContext): Promise<Plan> {
+  /** `size`: the statement's text length, so a big one lets others run between binding and planning. */
+  async plan(ast: SqlStatement, ctx: QueryContext, size = 0): Promise<Plan> {
     const kb = this.deps.kb;
     const refs = bindTables(ast, ctx, kb ? (n) => kb.has(n) : undefined);
+    await breathe(size);
     return planQuery(ast, refs, {
       source: (n) => this.deps.sources.get(n),
       columns: (s, schema, table) => this.columns(s, schema, table),
@@ -686,13 +722,22 @@ export class Engine implements SqlEngine, ExecutionContext {
     });
   }
 
-  /** Columns of a source table, cached briefly (planning asks for them on every cross-source query). */
+  /**
+   * Columns of a source table, cached briefly (planning asks for them on every cross-source
+   * query). The lookup in flight is shared: a statement naming one table 300 times (a wide
+   * UNION) asks the source once.
+   */
   async columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]> {
     const key = `${source.name.toLowerCase()}\u0000${schema ?? ''}\u0000${table}`;
     const hit = this.columnCache.get(key);
     if (hit && Date.now() - hit.at < COLUMN_TTL_MS) return hit.cols;
-    const cols = await source.listColumns(table, schema ?? undefined);
-    this.columnCache.set(key, { at: Date.now(), cols });
+    const cols = source.listColumns(table, schema ?? undefined);
+    const entry = { at: Date.now(), cols };
+    this.columnCache.set(key, entry);
+    // A failed lookup is not kept.
+    cols.catch(() => {
+      if (this.columnCache.get(key) === entry) this.columnCache.delete(key);
+    });
     return cols;
   }
 
@@ -728,7 +773,8 @@ export class Engine implements SqlEngine, ExecutionContext {
     const key = [source.name.toLowerCase(), schema ?? '', table, ...columns].join('\u0000');
     const hit = this.known.get(key);
     if (hit && hit.source === source) return hit.values;
-    const values = await (source.knownValues?.(table, schema, columns) ?? Promise.resolve(new Map())).catch(
+    // Shared while in flight, as columns() is.
+    const values = (source.knownValues?.(table, schema, columns) ?? Promise.resolve(new Map())).catch(
       () => new Map<string, string[]>(),
     );
     this.known.set(key, { source, values });

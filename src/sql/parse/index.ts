@@ -3,6 +3,7 @@ import { ErrorCode, isTooDeep, SqlError, tooDeep } from '../../core/errors.js';
 import { rewriteSyntaxGaps } from './gaps.js';
 import { selectLabels } from './labels.js';
 import { isKeyword, tokenize } from './lexer.js';
+import { checkStatementSize } from './limits.js';
 import { normalizeAst, rewriteParserGaps } from './normalize.js';
 import { foldThreePartNames } from './prepass.js';
 import { parseServiceStatement } from './service.js';
@@ -19,6 +20,7 @@ export function parseStatement(sql: string, isSource: (name: string) => boolean)
   const service = parseServiceStatement(sql);
   if (service) return service;
   const tokens = tokenize(sql);
+  checkStatementSize(tokens.length);
   for (const t of tokens) {
     // MySQL refuses a literal beyond double range rather than answering Infinity.
     if (t.kind === 'number' && !Number.isFinite(Number(t.value)))
