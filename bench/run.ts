@@ -11,6 +11,7 @@ const suites: [string, string, string][] = [
   ['kb', './kb.js', 'benchKb'],
   ['kb-pgvector', './kb-pgvector.js', 'benchKbPgvector'],
   ['wire', './wire.js', 'benchWire'],
+  ['statement-size', './statement-size.js', 'benchStatementSize'],
 ];
 
 const only = process.argv.slice(2);

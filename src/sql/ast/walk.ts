@@ -9,6 +9,9 @@ import type { ColumnRef, Expr, FromItem, SelectStmt, SqlStatement, TableItem } f
 /** Any object of the tree (a typed node or a part holding nodes). */
 export type TreeObject = { [key: string]: unknown };
 
+/** Node types whose values are never objects (normalize.ts: numbers, booleans, NULL). */
+const LEAVES = new Set(['number', 'bool', 'null']);
+
 /** Visit every object (depth-first); return false from `fn` to skip an object's children. */
 export function visit(
   node: unknown,
@@ -23,6 +26,8 @@ export function visit(
   }
   const o = node as TreeObject;
   if (fn(o, key, parent) === false) return;
+  // Literals without parts of their own: a 100,000-value IN list is 100,000 of them.
+  if (LEAVES.has(o.type as string)) return;
   for (const k of Object.keys(o)) {
     if (k.startsWith('__')) continue;
     const v = o[k];

@@ -18,7 +18,8 @@ import type { MemTable } from './show.js';
 export interface ExecutionContext {
   readonly sources: SourceManager;
   readonly local: LocalEngine;
-  plan(ast: SqlStatement, ctx: QueryContext): Promise<Plan>;
+  /** `size`: the statement text's length (a big statement lets others run between stages). */
+  plan(ast: SqlStatement, ctx: QueryContext, size?: number): Promise<Plan>;
   runOpts(opts: ExecOptions): RunOptions;
   /** Drop cached metadata and plans (after DDL, DROP DATABASE, or a catalog change). */
   forgetColumns(): void;

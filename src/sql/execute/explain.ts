@@ -10,7 +10,8 @@ export async function explain(c: ExecutionContext, stmt: Statement, ctx: QueryCo
   if (stmt.kind !== 'sql' || stmt.ast.type !== 'select') {
     throw new SqlError(ErrorCode.NOT_SUPPORTED, 'EXPLAIN supports SELECT statements');
   }
-  const plan = await c.plan(stmt.ast, ctx);
+  // Planners change the tree they plan; the statement may be a cached parse.
+  const plan = await c.plan(structuredClone(stmt.ast), ctx);
   const rows: [number, string, string, string][] = [];
   if (plan.kind === 'pushdown') rows.push([1, plan.source.name, 'pushdown', plan.sql]);
   else {

@@ -3,10 +3,10 @@ import { columnType, quoteIdent, tableName, valueLiteral } from '../../core/sql-
 import type { DialectName } from '../../core/types.js';
 import type { Source, TableWrite } from '../../sources/types.js';
 import type { SelectStmt, SqlStatement } from '../ast/nodes.js';
-import { canCompile } from '../dialects/index.js';
+import { breathe } from '../breathe.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
 import { bindTables } from '../plan/bind.js';
-import { compileFor } from '../plan/planner.js';
+import { compileFor, tryCompileFor } from '../plan/planner.js';
 import type { ExecutionContext, Outcome } from './context.js';
 import { runPlan } from './run-plan.js';
 
@@ -23,6 +23,8 @@ export async function runWrite(
   ast: SqlStatement,
   ctx: QueryContext,
   opts: ExecOptions,
+  /** The statement's text length: a big one lets others run between binding and compiling. */
+  size = 0,
 ): Promise<Outcome> {
   const kind = String(ast.type);
   if (ast.type === 'select' || ast.type === 'drop' || (ast.type === 'create' && ast.keyword !== 'table')) {
@@ -44,21 +46,22 @@ export async function runWrite(
       r.kind !== 'cte' && (r.kind !== 'source' || r.source!.toLowerCase() !== target.source!.toLowerCase()),
   );
   engine.forgetColumns();
+  await breathe(size);
 
   if (others.length === 0) {
-    const whole = structuredClone(ast);
-    for (const r of bindTables(whole, ctx)) if (r.kind === 'source') r.node.db = null;
-    const dialect = source.dialect;
-    const opts2 = {
-      tableName: (t: { schema?: string | null; table: string }) =>
-        tableName(dialect, t.schema ?? null, t.table),
-    };
-    if (canCompile(whole, dialect, opts2).ok) {
+    // The statement runs at its source whole, its tables named as the source names them.
+    const bound = refs.filter((r) => r.kind === 'source').map((r) => [r.node, r.node.db] as const);
+    for (const [node] of bound) node.db = null;
+    const write = tableWrite(ast, target.table, source.dialect);
+    if (write) {
       const res = source.writeTable
-        ? await source.writeTable(tableWrite(whole, target.table, dialect), { signal: opts.signal })
-        : await source.execute(compileFor(whole, dialect), { signal: opts.signal });
+        ? await source.writeTable(write, { signal: opts.signal })
+        : await source.execute(write.kind === 'change' ? write.sql : compileFor(ast, source.dialect), {
+            signal: opts.signal,
+          });
       return { kind: 'ok', affected: res.affectedRows };
     }
+    for (const [node, db] of bound) node.db = db;
   }
 
   const select: SelectStmt | null =
@@ -74,7 +77,7 @@ export async function runWrite(
       `${kind.toUpperCase()} on '${source.name}.${target.table}' is not supported: ${why}`,
     );
   }
-  const plan = await engine.plan(select, ctx);
+  const plan = await engine.plan(select, ctx, size);
   const stream = await runPlan(plan, engine.local, engine.runOpts(opts));
   const dialect = source.dialect;
   const table = tableName(dialect, target.schema, target.table);
@@ -127,12 +130,21 @@ export async function runWrite(
   }
 }
 
-/** The typed form of a write that reads only its target source (Source.writeTable). */
-function tableWrite(whole: SqlStatement, table: string, dialect: DialectName): TableWrite {
-  if (whole.type !== 'create') return { kind: 'change', table, sql: compileFor(whole, dialect) };
+/**
+ * The typed form of a write that reads only its target source (Source.writeTable), or null
+ * when the source's dialect cannot say it. Each statement is compiled once.
+ */
+function tableWrite(whole: SqlStatement, table: string, dialect: DialectName): TableWrite | null {
+  if (whole.type !== 'create') {
+    const sql = tryCompileFor(whole, dialect);
+    return sql === null ? null : { kind: 'change', table, sql };
+  }
   const ifNotExists = !!whole.if_not_exists;
-  if (whole.query_expr)
-    return { kind: 'create_as', table, ifNotExists, select: compileFor(whole.query_expr, dialect) };
+  if (whole.query_expr) {
+    const select = tryCompileFor(whole.query_expr, dialect);
+    return select === null ? null : { kind: 'create_as', table, ifNotExists, select };
+  }
+  if (tryCompileFor(whole, dialect) === null) return null;
   return {
     kind: 'create',
     table,

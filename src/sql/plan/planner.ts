@@ -34,6 +34,16 @@ export function compileFor(ast: SqlStatement, dialect: DialectName, columns?: Co
   );
 }
 
+/** `compileFor`, or null when the target cannot say the statement (compiled once either way). */
+export function tryCompileFor(ast: SqlStatement, dialect: DialectName): string | null {
+  try {
+    return compileFor(ast, dialect);
+  } catch (e) {
+    if (e instanceof UnsupportedError) return null;
+    throw e;
+  }
+}
+
 /**
  * Decide what each source runs and what runs locally. One SQL source holding every
  * table whose dialect can say the statement: push it all down. Otherwise each source
@@ -68,16 +78,20 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
     const source = sources.values().next().value!;
     if (source.dialect === null) throw notSql(source);
     if (source.capabilities.fullStatements) {
-      const pushed = clone(ast);
-      const items = tableItems(pushed);
-      for (const r of sourceRefs) items[r.index].db = null;
       const tables = await lookupTables(ast, sourceRefs, sourceOf, lookup);
+      const retype = retypes(ast);
+      // Compiled in place, the tables named as the source names them; put back if it cannot say it.
+      const dbs = sourceRefs.map((r) => r.node.db);
+      for (const r of sourceRefs) r.node.db = null;
       const sql = tryCompile(
-        pushed,
+        ast,
         source.dialect,
         compileOpts(source.dialect, new ColumnLookup([...tables.values()]), source.collation),
       );
-      if (sql !== null) return { kind: 'pushdown', source, sql, retype: retypes(ast) };
+      if (sql !== null) return { kind: 'pushdown', source, sql, retype };
+      sourceRefs.forEach((r, i) => {
+        r.node.db = dbs[i];
+      });
     }
   }
 
