@@ -133,6 +133,13 @@ export function tokenize(sql: string, opts?: { json?: boolean }): Token[] {
     if (isDigit(c)) {
       let j = i;
       while (j < n && isNumberPart(sql.charCodeAt(j))) j++;
+      // An exponent's sign: `1e-5`, `2.5E+10` are one number, as MySQL reads them.
+      const e = sql.charCodeAt(j - 1);
+      const sign = sql.charCodeAt(j);
+      if ((e === 101 || e === 69) && (sign === 43 || sign === 45) && isDigit(sql.charCodeAt(j + 1))) {
+        j += 2;
+        while (j < n && isDigit(sql.charCodeAt(j))) j++;
+      }
       if (j < n && isIdentPart(sql.charCodeAt(j))) {
         // identifiers may start with digits in MySQL (e.g. 1abc)
         while (j < n && isIdentPart(sql.charCodeAt(j))) j++;

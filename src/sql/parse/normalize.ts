@@ -463,6 +463,16 @@ const DISTINCT_AGGREGATES = new Set([
   'COUNT',
 ]);
 
+/** `1e-5` without a decimal point: the grammar reads it as a column `1e` minus 5. */
+const SIGNED_EXPONENT = /^\d+[eE][+-]\d+$/;
+
+/** A number literal's text as the parser is given it (rewriteParserGaps): `1e-5` becomes `1.0e-5`. */
+export function parserNumberText(text: string): string {
+  if (!SIGNED_EXPONENT.test(text)) return text;
+  const e = text.search(/[eE]/);
+  return `${text.slice(0, e)}.0${text.slice(e)}`;
+}
+
 /**
  * Rewrites MySQL that node-sql-parser 5.4 rejects into equivalent text it accepts:
  * `SUM(DISTINCT x)` (and AVG/MIN/MAX/...) → `SUM(DISTINCT(x))` (normalizeAst turns it back
@@ -529,6 +539,8 @@ export function rewriteParserGaps(sql: string): string {
         });
       } else if (/^\d{16,}$/.test(t.value) && isPunct(tokens[i - 1], '-')) {
         edits.push({ at: t.start, del: t.end - t.start, text: `(${t.value})` });
+      } else if (SIGNED_EXPONENT.test(t.value)) {
+        edits.push({ at: t.start, del: t.end - t.start, text: parserNumberText(t.value) });
       }
     }
     if (isPunct(t, '.') && next?.kind === 'number' && next.start === t.end) {

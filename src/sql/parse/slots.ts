@@ -12,7 +12,7 @@
  */
 import type { Expr } from '../ast/nodes.js';
 import { isKeyword, isPunct, type Token } from './lexer.js';
-import { unescapeMysqlString } from './normalize.js';
+import { parserNumberText, unescapeMysqlString } from './normalize.js';
 
 /** Integers the parser reads exactly and writes back as the same JS number. */
 export const PLAIN_INT = /^(0|[1-9]\d{0,14})$/;
@@ -78,6 +78,20 @@ function literalKind(sql: string, tokens: Token[], i: number): LiteralKind | nul
   return null;
 }
 
+/** A float in exponent form (PyMySQL writes every float so: `0.25e0`), a list element only. */
+const EXPONENT = /^(0|[1-9]\d{0,14})(\.\d{1,15})?[eE][+-]?\d{1,3}$/;
+
+/** Whether `tokens[i]` is a number a list element may be (a literal slot's, or an exponent form). */
+function elementNumber(sql: string, tokens: Token[], i: number): boolean {
+  const t = tokens[i];
+  if (t?.kind !== 'number') return false;
+  if (EXPONENT.test(t.value)) {
+    const next = tokens[i + 1];
+    return !(next && next.start === t.end && (next.kind !== 'punct' || next.value === '.'));
+  }
+  return literalKind(sql, tokens, i) !== null;
+}
+
 /** How many tokens the list element at `i` takes (1, or 2 for `-5`), or 0 when it is not one. */
 function elementWidth(sql: string, tokens: Token[], i: number): number {
   const t = tokens[i];
@@ -85,8 +99,9 @@ function elementWidth(sql: string, tokens: Token[], i: number): number {
   if (t.kind === 'ident') return isKeyword(t, 'NULL', 'TRUE', 'FALSE') ? 1 : 0;
   if (isPunct(t, '-')) {
     const n = tokens[i + 1];
-    return n?.kind === 'number' && n.start === t.end && literalKind(sql, tokens, i + 1) !== null ? 2 : 0;
+    return n && n.start === t.end && elementNumber(sql, tokens, i + 1) ? 2 : 0;
   }
+  if (t.kind === 'number') return elementNumber(sql, tokens, i) ? 1 : 0;
   return literalKind(sql, tokens, i) !== null ? 1 : 0;
 }
 
@@ -188,8 +203,11 @@ export function literalNode(sql: string, tokens: Token[], i: number): Expr {
   if (t.kind === 'string')
     return { type: 'string', value: literalValue(sql, { kind: 's', token: t }) as string };
   if (t.kind === 'number')
-    return { type: 'number', value: PLAIN_INT.test(t.value) ? Number(t.value) : t.value };
+    return { type: 'number', value: PLAIN_INT.test(t.value) ? Number(t.value) : parserNumberText(t.value) };
   // `-` and a number.
   const n = tokens[i + 1];
-  return { type: 'number', value: PLAIN_INT.test(n.value) ? -Number(n.value) : `-${n.value}` };
+  return {
+    type: 'number',
+    value: PLAIN_INT.test(n.value) ? -Number(n.value) : `-${parserNumberText(n.value)}`,
+  };
 }

@@ -166,6 +166,19 @@ describe('normalizeAst: expressions and clauses', () => {
 describe('rewriteParserGaps', () => {
   const parseGap = (sql: string) => parse(rewriteParserGaps(sql));
 
+  test('a signed exponent without a point is one number (PyMySQL sends 1e-05), not a column minus 5', () => {
+    const cols = parseGap('SELECT 1e-05, 2E+3, -3e-1, 4.5e-2 FROM t').columns;
+    assert.deepEqual(
+      cols.map((c: any) => [c.expr.type, c.expr.value]),
+      [
+        ['number', '1.0e-05'],
+        ['number', '2.0E+3'],
+        ['number', '-3.0e-1'],
+        ['number', '4.5e-2'],
+      ],
+    );
+  });
+
   test('aggregates with DISTINCT parse and come back as DISTINCT aggregates', () => {
     const cols = parseGap(
       'SELECT SUM(DISTINCT qty), AVG( distinct a + b ), MAX(DISTINCT(x)), COUNT(DISTINCT a) FROM t',

@@ -207,6 +207,12 @@ describe('lists of literals as one slot', () => {
       'null',
       'TRUE',
       'false',
+      '0.25e0',
+      '-1.25e0',
+      '1e3',
+      '1e-05',
+      '-2.5E+10',
+      '123456789012345e7',
     ];
     for (const e of elems) {
       same(t, [`SELECT id FROM pg.t WHERE x IN (${e}, 1)`, `SELECT id FROM pg.t WHERE x IN (1, ${e})`]);
