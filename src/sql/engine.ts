@@ -38,7 +38,14 @@ import { bindTables } from './plan/bind.js';
 import { TtlLru } from './plan/cache.js';
 import { constantSelect } from './plan/constant.js';
 import { type Plan, planQuery } from './plan/planner.js';
-import { learnShapePlan, type ShapePlan, ShapePlans, shapeSql } from './plan/shape-plans.js';
+import {
+  learnShapePlan,
+  type ShapePlan,
+  ShapePlans,
+  shapePlanFor,
+  shapePlanSources,
+  shapeSql,
+} from './plan/shape-plans.js';
 import { encodeRows, errorResult, type Result } from './result.js';
 
 const COLUMN_TTL_MS = 5000;
@@ -495,7 +502,10 @@ export class Engine implements SqlEngine, ExecutionContext {
       shaped = pre?.scope === scope ? pre.shaped : this.shaped(sql, scope, ctx);
       // Only SELECTs with a FROM are shared: read-only mode allows them, the constant path never takes them.
       const known = shaped.plan;
-      if (known && (this.isOpen(known.source) ?? (await this.sameSource(known.source)))) {
+      if (
+        known?.kind === 'pushdown' &&
+        (this.isOpen(known.source) ?? (await this.sameSource(known.source)))
+      ) {
         const plan: Plan = {
           kind: 'pushdown',
           source: known.source,
@@ -504,6 +514,8 @@ export class Engine implements SqlEngine, ExecutionContext {
         };
         return { plan, labels: known.labels };
       }
+      if (known?.kind === 'local' && (await this.sameSources(known)))
+        return { plan: shapePlanFor(known, shaped.shape!), labels: known.labels };
       await breathe(sql);
       const set = new Set(names.map((n) => n.toLowerCase()));
       const parsed = this.templates.parse(
@@ -543,13 +555,14 @@ export class Engine implements SqlEngine, ExecutionContext {
     if (!plan) {
       plan = await this.plan(owned ? stmt.ast : structuredClone(stmt.ast), ctx, sql.length);
       await breathe(sql);
-      if (plan.kind === 'pushdown') {
-        this.plans.set(planKey, plan);
-        shaped ??= this.shaped(sql, scope, ctx);
-        // Learn a shape not seen yet, or again when its source changed; a refusal stands until it expires.
-        if (shaped.key && (shaped.plan === undefined || (shaped.plan && shaped.plan.source !== plan.source)))
-          await this.learnShape(shaped, plan, stmt.labels, ctx, generation);
-      }
+      if (plan.kind === 'pushdown') this.plans.set(planKey, plan);
+      shaped ??= this.shaped(sql, scope, ctx);
+      // Learn a shape not seen yet, or again when its sources changed; a refusal stands until it expires.
+      if (
+        shaped.key &&
+        (shaped.plan === undefined || (shaped.plan && !(await this.sameSources(shaped.plan))))
+      )
+        await this.learnShape(shaped, plan, stmt.labels, ctx, generation);
     }
     return plan;
   }
@@ -604,7 +617,7 @@ export class Engine implements SqlEngine, ExecutionContext {
    */
   private knownPushdownTarget(shaped: Shaped): PushdownTarget | null | undefined {
     const known = shaped.plan;
-    if (!known || this.isOpen(known.source) !== true) return undefined;
+    if (known?.kind !== 'pushdown' || this.isOpen(known.source) !== true) return undefined;
     if (known.retype && known.retype.length > 0) return null;
     return { source: known.source, sql: shapeSql(known, shaped.shape!), labels: known.labels };
   }
@@ -632,6 +645,13 @@ export class Engine implements SqlEngine, ExecutionContext {
   private isOpen(source: Source): boolean | undefined {
     const open = this.deps.sources.peek?.(source.name);
     return open === undefined ? undefined : open === source;
+  }
+
+  /** Whether every source a shape's plan reads is still the catalog's source of its name. */
+  private async sameSources(plan: ShapePlan): Promise<boolean> {
+    for (const source of shapePlanSources(plan))
+      if (!(this.isOpen(source) ?? (await this.sameSource(source)))) return false;
+    return true;
   }
 
   /** Whether `source` is still the catalog's source of that name. */

@@ -144,11 +144,32 @@ function valuesRows(sql: string, tokens: Token[], open: number): { slot: ListSlo
   };
 }
 
+/** Whether the number at `i`, in an ORDER BY / GROUP BY list, is a whole item of it. */
+function positional(tokens: Token[], i: number): boolean {
+  const prev = tokens[i - 1];
+  const next = tokens[i + 1];
+  const starts = isKeyword(prev, 'BY') || isPunct(prev, ',');
+  const ends = !next || isPunct(next, ',') || isPunct(next, ')') || next.kind === 'ident';
+  return starts && ends;
+}
+
 /** The slots of a tokenized statement, in text order. */
 export function findSlots(sql: string, tokens: Token[]): Slot[] {
   const out: Slot[] = [];
+  // `ORDER BY 2`, `GROUP BY 1, 3`: positions of select items, part of the statement rather
+  // than data, so they stay in its text (a slot there would stop the shape being shared).
+  let depth = 0;
+  let byDepth = -1;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
+    if (t.kind === 'punct') {
+      if (t.value === '(') depth++;
+      else if (t.value === ')' && --depth < byDepth) byDepth = -1;
+    } else if (t.kind === 'ident') {
+      if (isKeyword(t, 'BY') && isKeyword(tokens[i - 1], 'ORDER', 'GROUP')) byDepth = depth;
+      else if (depth === byDepth && !isKeyword(t, 'ASC', 'DESC')) byDepth = -1;
+    }
+    if (t.kind === 'number' && depth === byDepth && positional(tokens, i)) continue;
     if (t.kind === 'ident' && isPunct(tokens[i + 1], '(')) {
       if (isKeyword(t, 'IN')) {
         const elems: number[] = [];

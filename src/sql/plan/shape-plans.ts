@@ -1,8 +1,11 @@
 /**
- * Pushdown plans shared by statements that differ only in integers (`WHERE id = 17`, then
- * `= 18`): parsing, binding, planning and compiling are most of the engine's own cost of a
- * point lookup, and none of them depends on which integer it is once the compiled text is
- * proven to carry each one through unchanged. The plan of a shape is compiled once with
+ * Plans shared by statements that differ only in integers (`WHERE id = 17`, then `= 18`):
+ * parsing, binding, planning and compiling are most of the engine's own cost of a point
+ * lookup, and none of them depends on which integer it is once the compiled text is proven
+ * to carry each one through unchanged. Pushdown plans and local (cross-source) plans alike:
+ * a local plan's texts (each fragment's SQL and its filters as EXPLAIN shows them, and the
+ * local statement) are cut at the markers, and everything else of it must be the same as
+ * the normal path planned for the first statement. The plan of a shape is compiled once with
  * the template's marker integers in the slots and kept cut at the markers; a later call
  * pastes in its own digits. A shape is kept only when (plan/shape-slots.ts) every slot is
  * in a place where compilers do not look at values, each marker lands exactly once as a
@@ -24,17 +27,41 @@ import {
   setAt,
   type Template,
 } from '../parse/templates.js';
+import type { BoundRef } from './bind.js';
 import { TtlLru } from './cache.js';
 import type { Plan } from './planner.js';
 import { cutAtMarkers, fillableSlot, fillSlots, type SlottedSql, valueClass } from './shape-slots.js';
 
-export interface ShapePlan {
-  source: Source;
-  sql: SlottedSql;
+interface SharedPlan {
   /** The statement's column labels: the same for every statement of the shape. */
   labels: string[] | null;
   /** The plan's result columns of settled type (plan-types.ts). */
   retype?: ResultType[];
+}
+
+export interface PushdownShapePlan extends SharedPlan {
+  kind: 'pushdown';
+  source: Source;
+  sql: SlottedSql;
+}
+
+type LocalPlan = Extract<Plan, { kind: 'local' }>;
+
+export interface LocalShapePlan extends SharedPlan {
+  kind: 'local';
+  /** The plan as made with the markers in its slots (its texts hold them). */
+  marked: LocalPlan;
+  /** Its texts cut at the markers: each fragment's SQL and filters, and the local statement. */
+  fragments: { sql: SlottedSql; filters: SlottedSql[] }[];
+  localSql: SlottedSql;
+  markers: Marker[];
+}
+
+export type ShapePlan = PushdownShapePlan | LocalShapePlan;
+
+interface Marker {
+  slot: number;
+  text: string;
 }
 
 /** The longest shape (its text with each slot cut to a mark) whose plan is shared. */
@@ -94,9 +121,41 @@ export class ShapePlans {
   }
 }
 
-/** The SQL a shape's plan runs for one statement of that shape. */
-export function shapeSql(plan: ShapePlan, shape: Shape): string {
+/** The SQL a shape's pushdown plan runs for one statement of that shape. */
+export function shapeSql(plan: PushdownShapePlan, shape: Shape): string {
   return fillSlots(plan.sql, (slot) => slotText(shape, slot));
+}
+
+/** The sources a shape's plan reads (the engine checks each is still the catalog's). */
+export function shapePlanSources(plan: ShapePlan): Source[] {
+  return plan.kind === 'pushdown' ? [plan.source] : plan.marked.fragments.map((f) => f.source);
+}
+
+/** The plan a shape's shared plan runs for one statement of that shape. */
+export function shapePlanFor(plan: ShapePlan, shape: Shape): Plan {
+  const value = (slot: number) => slotText(shape, slot);
+  if (plan.kind === 'pushdown')
+    return { kind: 'pushdown', source: plan.source, sql: fillSlots(plan.sql, value), retype: plan.retype };
+  const m = plan.marked;
+  return {
+    ...m,
+    localSql: fillSlots(plan.localSql, value),
+    fragments: m.fragments.map((f, i) => {
+      const cut = plan.fragments[i];
+      return {
+        ...f,
+        sql: fillSlots(cut.sql, value),
+        filters: f.filters.map((x, j) => ({ ...x, text: fillSlots(cut.filters[j], value) })),
+        // Compiled with the markers and the keys, then cut and filled as the fragment is;
+        // null (no dynamic filter, never a wrong one) unless its slots are the fragment's.
+        withKeys: (column: string, keys: unknown[]) => {
+          const raw = f.withKeys(column, keys);
+          const c = raw === null ? null : cutAtMarkers(raw, plan.markers, f.source.dialect === 'mysql', true);
+          return c && sameSlots(c.slots, cut.sql.slots) ? fillSlots(c, value) : null;
+        },
+      };
+    }),
+  };
 }
 
 export interface LearnInput {
@@ -114,8 +173,8 @@ export interface LearnInput {
 export async function learnShapePlan(input: LearnInput): Promise<ShapePlan | null> {
   const { shape, template, plan } = input;
   const { slots, sql } = shape;
-  if (plan.kind !== 'pushdown' || template.ast?.type !== 'select' || template.ast.from == null) return null;
-  const markers: { slot: number; text: string }[] = [];
+  if (template.ast?.type !== 'select' || template.ast.from == null) return null;
+  const markers: Marker[] = [];
   for (let i = 0; i < slots.length; i++) {
     const s = slots[i];
     if (s.kind === 'R' || (s.kind === 'L' && intListClasses(shape, s) === null)) return null;
@@ -138,10 +197,72 @@ export async function learnShapePlan(input: LearnInput): Promise<ShapePlan | nul
   } catch {
     return null;
   }
+  if (plan.kind === 'local')
+    return marked.kind === 'local' ? learnLocal(plan, marked, markers, shape, input.labels) : null;
   if (marked.kind !== 'pushdown' || marked.source !== plan.source) return null;
   const cut = cutAtMarkers(marked.sql, markers, marked.source.dialect === 'mysql');
   if (!cut || fillSlots(cut, (slot) => slotText(shape, slot)) !== plan.sql) return null;
-  return { source: plan.source, sql: cut, labels: input.labels, retype: plan.retype };
+  return { kind: 'pushdown', source: plan.source, sql: cut, labels: input.labels, retype: plan.retype };
+}
+
+/**
+ * A local plan's shared form, or null: the marked plan must be the normal one in all but
+ * its texts, each text must carry each marker at most once and give the normal text back
+ * when the statement's own values are pasted in, and every marker must land somewhere.
+ */
+function learnLocal(
+  plan: LocalPlan,
+  marked: LocalPlan,
+  markers: Marker[],
+  shape: Shape,
+  labels: string[] | null,
+): LocalShapePlan | null {
+  if (structureOf(marked) !== structureOf(plan)) return null;
+  if (marked.fragments.some((f, i) => f.source !== plan.fragments[i].source)) return null;
+  const value = (slot: number) => slotText(shape, slot);
+  const landed = new Set<number>();
+  const cut = (text: string, real: string, mysqlSyntax: boolean): SlottedSql | null => {
+    const c = cutAtMarkers(text, markers, mysqlSyntax, true);
+    if (!c || fillSlots(c, value) !== real) return null;
+    for (const slot of c.slots) landed.add(slot);
+    return c;
+  };
+  const fragments: LocalShapePlan['fragments'] = [];
+  for (let i = 0; i < marked.fragments.length; i++) {
+    const f = marked.fragments[i];
+    const real = plan.fragments[i];
+    const sql = cut(f.sql, real.sql, f.source.dialect === 'mysql');
+    const filters = f.filters.map((x, j) => cut(x.text, real.filters[j].text, true));
+    if (!sql || filters.some((x) => x === null)) return null;
+    fragments.push({ sql, filters: filters as SlottedSql[] });
+  }
+  const localSql = cut(marked.localSql, plan.localSql, false);
+  if (!localSql || landed.size !== markers.length) return null;
+  return { kind: 'local', marked, fragments, localSql, markers, labels, retype: plan.retype };
+}
+
+/** Everything of a local plan but its texts and closures, as text (equal: the same plan). */
+function structureOf(p: LocalPlan): string {
+  const ref = (r: BoundRef) => [r.index, r.kind, r.source, r.schema, r.table, r.qualifier];
+  return JSON.stringify({
+    fragments: p.fragments.map((f) => [
+      ref(f.ref),
+      f.source.name,
+      f.temp,
+      f.columns,
+      f.columnInfo,
+      f.limit,
+      f.filters.map((x) => [x.support, x.why ?? null]),
+    ]),
+    info: p.info.map(ref),
+    kb: p.kb.map((k) => [ref(k.ref), k.temp, k.search]),
+    dynamic: p.dynamic,
+    retype: p.retype ?? null,
+  });
+}
+
+function sameSlots(a: number[], b: number[]): boolean {
+  return a.length === b.length && [...a].sort().join() === [...b].sort().join();
 }
 
 /**

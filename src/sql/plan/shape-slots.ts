@@ -26,9 +26,16 @@ export function fillableSlot(ast: SqlStatement, path: Path): boolean {
   const n = path.length;
   if (n < 2 || path[n - 1] !== 'value') return false;
   if (path[0] === 'limit') return n === 4 && path[1] === 'value' && typeof path[2] === 'number';
-  if (path[0] !== 'where' || !('where' in ast)) return false;
-  let node: Expr | null | undefined = ast.where;
-  let i = 1;
+  // The WHERE of a UNION's later member is as much a WHERE as the first's.
+  let member: SqlStatement | undefined = ast;
+  let i = 0;
+  while (path[i] === '_next' && member && '_next' in member) {
+    member = member._next ?? undefined;
+    i++;
+  }
+  if (path[i] !== 'where' || !member || !('where' in member)) return false;
+  let node: Expr | null | undefined = member.where;
+  i++;
   for (;;) {
     const key = path[i];
     if (
@@ -90,12 +97,15 @@ export function cutAtMarkers(
   sql: string,
   markers: { slot: number; text: string }[],
   mysqlSyntax: boolean,
+  /** A marker may be missing (one text of several: a fragment's, the local statement's). */
+  someOf = false,
 ): SlottedSql | null {
   const quoted = quotedSpans(sql, mysqlSyntax);
   if (!quoted) return null;
   const at: { pos: number; slot: number; len: number }[] = [];
   for (const m of markers) {
     const pos = sql.indexOf(m.text);
+    if (pos < 0 && someOf) continue;
     if (pos < 0 || sql.indexOf(m.text, pos + 1) >= 0) return null;
     const end = pos + m.text.length;
     if (WORD_CHAR.test(sql[pos - 1] ?? ' ') || WORD_CHAR.test(sql[end] ?? ' ')) return null;

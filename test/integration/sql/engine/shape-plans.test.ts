@@ -235,6 +235,36 @@ describe('shared pushdown plans answer as fresh plans do', () => {
     assert.equal(sharedPlans(), 0);
   });
 
+  test('cross-source statements share local plans and answer as fresh plans do', async () => {
+    const parses = countParses();
+    const sqls: string[] = [];
+    // Values of one class each (never 0 or 1, but for the flag), so each shape is learnt once or twice.
+    for (const i of [2, 17, 40, 77, 123, 150, 270]) {
+      sqls.push(
+        `SELECT a.id, b.name FROM pg.t a JOIN my.t b ON b.id = a.id WHERE a.id > ${i} AND b.qty = ${(i % 5) + 2} ORDER BY a.id`,
+      );
+      sqls.push(
+        `SELECT b.qty, COUNT(*) FROM pg.t a JOIN my.t b ON b.id = a.id WHERE a.id IN (${i}, ${i + 3}, 9) GROUP BY b.qty ORDER BY 1`,
+      );
+      sqls.push(
+        `SELECT a.id FROM pg.t a WHERE a.id < ${(i % 40) + 2} AND a.flag = ${i % 2} UNION ALL SELECT b.id FROM my.t b WHERE b.id = ${i} ORDER BY 1`,
+      );
+    }
+    try {
+      for (const sql of sqls) {
+        const r = await same(sql);
+        assert.equal(r.type, 'table', `${sql}: ${JSON.stringify(r)}`);
+      }
+    } finally {
+      parses.stop();
+    }
+    const local = [...((shared as any).shapePlans.cache.map as Map<string, { value: any }>).values()].filter(
+      (v) => v.value?.kind === 'local',
+    );
+    assert.ok(local.length >= 2, `${local.length} local shape plans`);
+    assert.ok(parses.n <= 5, `parsed ${parses.n} of ${sqls.length}`);
+  });
+
   test('DROP DATABASE and a new source of the same name: its plans are its own', async () => {
     await expectName(20, 'item-20');
     await expectName(21, 'item-21');

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { parseStatement, type Statement } from '../../../../src/sql/parse/index.js';
 import { findMarkers } from '../../../../src/sql/parse/markers.js';
 import { StatementParser } from '../../../../src/sql/parse/parse-pool.js';
-import { StatementTemplates } from '../../../../src/sql/parse/templates.js';
+import { StatementTemplates, shapeOf } from '../../../../src/sql/parse/templates.js';
 
 const isSource = (n: string) => ['pg', 'my'].includes(n.toLowerCase());
 
@@ -252,5 +252,19 @@ describe('lists of literals as one slot', () => {
     };
     const [a, b, c] = [200, 400, 800].map(steps);
     assert.ok(b <= 2 * a && c <= 2 * b, `${a} ${b} ${c}`);
+  });
+});
+
+describe('positional ORDER BY and GROUP BY', () => {
+  test('select-item positions stay in the text; values elsewhere are slots', () => {
+    const kinds = (sql: string) =>
+      shapeOf(sql)!
+        .slots.map((s) => s.kind)
+        .join('');
+    assert.equal(kinds('SELECT a, b FROM pg.t WHERE a = 5 GROUP BY 1, 2 ORDER BY 2 DESC, 1 LIMIT 3'), 'nn');
+    assert.equal(kinds('SELECT a FROM pg.t WHERE a = 5 ORDER BY a + 1, (SELECT 2) LIMIT 3'), 'nnnn');
+    assert.equal(kinds('SELECT a FROM (SELECT a FROM pg.t ORDER BY 1) x WHERE a > 4'), 'n');
+    const t = new StatementTemplates();
+    same(t, ['SELECT a, b FROM pg.t WHERE a = 5 GROUP BY 1, 2 ORDER BY 2 DESC, 1 LIMIT 3']);
   });
 });

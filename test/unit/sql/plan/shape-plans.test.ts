@@ -10,7 +10,7 @@ import {
   learnShapePlan,
   type ShapePlan,
   ShapePlans,
-  shapeSql,
+  shapePlanFor,
 } from '../../../../src/sql/plan/shape-plans.js';
 import { cutAtMarkers, fillableSlot, fillSlots, valueClass } from '../../../../src/sql/plan/shape-slots.js';
 
@@ -69,7 +69,10 @@ async function compiled(sql: string): Promise<string> {
 async function shares(sqls: string[]): Promise<void> {
   const { learned } = await learn(sqls[0]);
   assert.ok(learned, `${sqls[0]} is shared`);
-  for (const sql of sqls) assert.equal(shapeSql(learned, shapeOf(sql)!), await compiled(sql), sql);
+  for (const sql of sqls) {
+    const p = shapePlanFor(learned, shapeOf(sql)!);
+    assert.equal(p.kind === 'pushdown' && p.sql, await compiled(sql), sql);
+  }
 }
 
 async function refused(sql: string): Promise<void> {
@@ -137,8 +140,17 @@ describe('shape plans', () => {
   });
 
   test('slots whose value a compiler reads are refused', async () => {
-    await refused('SELECT id FROM pg.t WHERE id > 3 ORDER BY 1');
-    await refused('SELECT name, COUNT(*) FROM pg.t WHERE id > 3 GROUP BY 1');
+    // ORDER BY 1 names a select item: it stays in the shape's text, so the WHERE slot is shared.
+    await shares([
+      'SELECT id FROM pg.t WHERE id > 3 ORDER BY 1',
+      'SELECT id FROM pg.t WHERE id > 4 ORDER BY 1',
+    ]);
+    await refused('SELECT id FROM pg.t WHERE id > 3 ORDER BY id + 1');
+    await shares([
+      'SELECT name, COUNT(*) FROM pg.t WHERE id > 3 GROUP BY 1',
+      'SELECT name, COUNT(*) FROM pg.t WHERE id > 9 GROUP BY 1',
+    ]);
+    await refused('SELECT name, COUNT(*) FROM pg.t WHERE id > 3 GROUP BY name, 1 + 1');
     await refused('SELECT id + 1 FROM pg.t WHERE id = 3');
     await refused('SELECT 5 AS x, id FROM pg.t WHERE id = 3');
     await refused('SELECT id FROM pg.t WHERE SUBSTRING(name, 2) = name');
@@ -147,7 +159,11 @@ describe('shape plans', () => {
     await refused('SELECT id FROM pg.t WHERE 5');
     await refused('SELECT id FROM pg.t WHERE id = 5 + 1');
     await refused('SELECT id FROM pg.t WHERE id IN (SELECT id FROM pg.t WHERE id > 4)');
-    await refused('SELECT id FROM pg.t WHERE id = 5 UNION SELECT id FROM pg.t WHERE id = 6');
+    // A later UNION member's WHERE is a WHERE too.
+    await shares([
+      'SELECT id FROM pg.t WHERE id = 5 UNION SELECT id FROM pg.t WHERE id = 6',
+      'SELECT id FROM pg.t WHERE id = 7 UNION SELECT id FROM pg.t WHERE id = 8',
+    ]);
   });
 
   test('where a slot lands is checked on the template AST', () => {
@@ -165,10 +181,10 @@ describe('shape plans', () => {
       true,
       true,
     ]);
+    // ORDER BY 1 is not a slot (a select item's position).
     assert.deepEqual(slots('SELECT id, 7 FROM pg.t WHERE id IN (8, id + 9) ORDER BY 1'), [
       false,
       true,
-      false,
       false,
     ]);
   });
@@ -245,5 +261,55 @@ describe('shape plans', () => {
     assert.ok(cutAtMarkers("x = 'a\\' AND y = 987654320000 AND z = 987654320002", m, false));
     assert.ok(cutAtMarkers('x = 1 # 987654320000 AND y = 987654320002', m, false));
     refuse('x = 1 # 987654320000\nAND y = 987654320002', true);
+  });
+});
+
+/** A local plan's texts and structure, comparable with deepEqual (closures asked once with the same keys). */
+function localView(p: Plan) {
+  assert.equal(p.kind, 'local');
+  if (p.kind !== 'local') throw new Error('expected a local plan');
+  return {
+    localSql: p.localSql,
+    fragments: p.fragments.map((f) => ({
+      source: f.source.name,
+      sql: f.sql,
+      filters: f.filters,
+      limit: f.limit,
+      columns: f.columns,
+      withKeys: f.withKeys('id', [7, 8, 9]),
+    })),
+    dynamic: p.dynamic,
+  };
+}
+
+describe('local (cross-source) shape plans', () => {
+  const join = (a: number, b: number, c: number) =>
+    `SELECT x.id, y.name FROM pg.t x JOIN my.t y ON y.id = x.id WHERE x.id > ${a} AND y.id IN (${b}, ${c}) AND x.name = 'k'`;
+
+  test('statements differing in integers share one local plan that equals their own', async () => {
+    const { learned } = await learn(join(5, 6, 7));
+    assert.equal(learned?.kind, 'local');
+    for (const sql of [join(5, 6, 7), join(40, 41, 42), join(123456, 2, 3)]) {
+      const own = parsedNow(new StatementTemplates().parse(sql, isSource));
+      if (own.kind !== 'sql') throw new Error('expected sql');
+      assert.deepEqual(
+        localView(shapePlanFor(learned!, shapeOf(sql)!)),
+        localView(await planOf(own.ast)),
+        sql,
+      );
+    }
+  });
+
+  test('a slot that changes more than a text (a pushed LIMIT) is not shared', async () => {
+    const { learned } = await learn('SELECT id FROM pg.t WHERE id > 5 UNION ALL SELECT id FROM my.t LIMIT 3');
+    assert.ok(learned === null || learned.kind === 'local');
+    if (learned) {
+      // Then the LIMIT is in a text only (the local statement), never a fragment's limit.
+      const p = shapePlanFor(
+        learned,
+        shapeOf('SELECT id FROM pg.t WHERE id > 6 UNION ALL SELECT id FROM my.t LIMIT 4')!,
+      );
+      assert.match(p.kind === 'local' ? p.localSql : '', /LIMIT 4\b/);
+    }
   });
 });
