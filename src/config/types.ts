@@ -9,8 +9,23 @@ export interface Config {
   /** `auto`: pretty on a terminal, JSON lines otherwise. */
   logFormat: 'auto' | 'json' | 'pretty';
   api: {
-    /** trust_proxy: proxies whose X-Forwarded-For is believed; empty: none (the socket's address). */
-    http: { host: string; port: number; trust_proxy: string[] };
+    /**
+     * trust_proxy: proxies whose X-Forwarded-For is believed; empty: none (the socket's address).
+     * The rest bound what one client can hold (http/limits.ts).
+     */
+    http: {
+      host: string;
+      port: number;
+      trust_proxy: string[];
+      /** The largest POST /api/sql/query body. */
+      max_body_bytes: number;
+      /** Headers must arrive within this; an unauthenticated request's body too. */
+      header_timeout_ms: number;
+      /** Bytes a second a request body must keep up after header_timeout_ms. */
+      min_body_rate: number;
+      /** Open connections one client address may hold (a trusted proxy's are not counted). */
+      max_connections_per_ip: number;
+    };
     /** GET /metrics and the counting behind it. */
     metrics: { enabled: boolean };
     /** The MySQL wire protocol listener (docs/reference/wire.md); its host is api.http.host. */

@@ -1,10 +1,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import proxyaddr from '@fastify/proxy-addr';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
+import { isTooDeep } from '../core/errors.js';
 import { decodeUtf8 } from '../core/utf8.js';
 import { fastifyTrustProxy } from './client-ip.js';
 import type { AppDeps } from './deps.js';
 import { sendError } from './errors.js';
+import { ConnectionGuard, clientError } from './limits.js';
 import { logEarlyRequest, registerRequestLog } from './request-log.js';
 import { registerMetricsRoutes } from './routes/metrics.js';
 import { registerSqlRoutes } from './routes/sql.js';
@@ -26,13 +29,15 @@ export function addEarlyHandler(app: FastifyInstance, handler: EarlyHandler): vo
   earlyHandlers.get(app)?.push(handler);
 }
 
-/** Fastify's own HTTP/1 server, with the early handlers asked first. */
-function serverWith(early: EarlyHandler[], logger: Logger) {
+/** Fastify's own HTTP/1 server, with the early handlers asked first and the client limits applied. */
+function serverWith(early: EarlyHandler[], logger: Logger, guard: ConnectionGuard) {
   return (
     handler: (req: IncomingMessage, res: ServerResponse) => void,
     opts: FastifyServerOptions,
   ): Server => {
-    const server = createServer((req, res) => {
+    // Header and body deadlines are checked every second (Node's default: every 30 s).
+    const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
+      guard.request(req, res);
       for (const h of early)
         if (h(req, res)) {
           logEarlyRequest(logger, req, res);
@@ -45,6 +50,7 @@ function serverWith(early: EarlyHandler[], logger: Logger) {
     if (opts.requestTimeout !== undefined) server.requestTimeout = opts.requestTimeout;
     if (opts.connectionTimeout !== undefined) server.setTimeout(opts.connectionTimeout);
     if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
+    guard.attach(server);
     return server;
   };
 }
@@ -59,8 +65,21 @@ export async function buildHttpServer(
   extra: { hooks?: RouteRegistrar[]; routes?: RouteRegistrar[] } = {},
 ): Promise<FastifyInstance> {
   const early: EarlyHandler[] = [];
+  const http = deps.config.api.http;
+  const trust = http.trust_proxy.length ? proxyaddr.compile([...http.trust_proxy]) : () => false;
+  const guard = new ConnectionGuard(
+    {
+      headerTimeoutMs: http.header_timeout_ms,
+      minBodyRate: http.min_body_rate,
+      maxConnectionsPerIp: http.max_connections_per_ip,
+      authOn: !!deps.config.auth.username || deps.config.api.mcp.oauth.enabled,
+      trustedProxy: (address) => trust(address, 0),
+    },
+    deps.logger,
+  );
   const app = Fastify({
-    serverFactory: serverWith(early, deps.logger),
+    serverFactory: serverWith(early, deps.logger, guard),
+    clientErrorHandler: clientError,
     logger: false,
     trustProxy: fastifyTrustProxy(deps.config.api.http.trust_proxy),
     bodyLimit: deps.config.passthrough.max_request_bytes + 64 * 1024,
@@ -87,8 +106,17 @@ export async function buildHttpServer(
       return sendError(reply, 415, 'unsupported_media_type', 'Unsupported content type');
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return sendError(reply, 413, 'request_too_large', 'Request body is too large');
+      const limit = request.routeOptions.bodyLimit;
+      const setting = request.url.startsWith('/api/sql/') ? ' (api.http.max_body_bytes)' : '';
+      return sendError(
+        reply,
+        413,
+        'request_too_large',
+        `Request body is too large: at most ${limit} bytes${setting}`,
+      );
     }
+    if (isTooDeep(err))
+      return sendError(reply, 400, 'invalid_request', 'Invalid request: the JSON body is nested too deeply');
     if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
       return sendError(reply, err.statusCode, 'invalid_request', `Invalid request: ${err.message}`);
     }

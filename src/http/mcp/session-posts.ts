@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../../core/json-depth.js';
 import { decodeUtf8 } from '../../core/utf8.js';
 import { isJsonContentType, jsonRpcError, MCP_BODY_LIMIT } from '../../mcp/transports/http-util.js';
 import type { StreamableEndpoint } from '../../mcp/transports/streamable.js';
@@ -74,6 +75,10 @@ function serve(
       const text = decodeUtf8(bytes);
       if (text === null) {
         jsonRpcError(res, 400, -32700, 'Parse error: the body is not valid UTF-8');
+        return;
+      }
+      if (jsonTooDeep(text)) {
+        jsonRpcError(res, 400, -32700, `Parse error: the body nests deeper than ${MAX_JSON_DEPTH} levels`);
         return;
       }
       let body: unknown;

@@ -91,7 +91,7 @@ async function tableBody(
 
 export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
   const metrics = deps.observer?.metrics;
-  app.post('/api/sql/query', async (request, reply) => {
+  app.post('/api/sql/query', { bodyLimit: deps.config.api.http.max_body_bytes }, async (request, reply) => {
     const parsed = QueryBody.safeParse(request.body);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

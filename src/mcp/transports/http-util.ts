@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { jsonTooDeep } from '../../core/json-depth.js';
 import { decodeUtf8 } from '../../core/utf8.js';
 
 /**
@@ -25,7 +26,7 @@ export function useJsonRpcBodyParser(scope: FastifyInstance): void {
       // Invalid UTF-8 is a parse error, never silently replaced.
       const text = decodeUtf8(body as Buffer);
       try {
-        done(null, text === null ? UNPARSABLE : JSON.parse(text));
+        done(null, text === null || jsonTooDeep(text) ? UNPARSABLE : JSON.parse(text));
       } catch {
         done(null, UNPARSABLE);
       }

@@ -81,7 +81,15 @@ export function testConfig(o: AppOptions): Config {
     logLevel: 'info',
     logFormat: 'json',
     api: {
-      http: { host: '127.0.0.1', port: 0, trust_proxy: [] },
+      http: {
+        host: '127.0.0.1',
+        port: 0,
+        trust_proxy: [],
+        max_body_bytes: 16777216,
+        header_timeout_ms: 10000,
+        min_body_rate: 8192,
+        max_connections_per_ip: 1024,
+      },
       metrics: { enabled: false },
       mysql: { enabled: false, port: 0, tls_cert: null, tls_key: null },
       mcp: {
