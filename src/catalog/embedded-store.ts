@@ -3,6 +3,7 @@ import type { BigIntStats } from 'node:fs';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { asStorageFull } from '../core/storage-full.js';
 import { withFileLock } from './file-lock.js';
 import { openKbParams, openParams, sealKbParams, sealMissing, sealParams } from './sealed-params.js';
 import {
@@ -177,8 +178,33 @@ export class EmbeddedCatalogStore implements CatalogStore {
     }
   }
 
-  /** Read-modify-write under the lock. `fn` returns whether it changed anything, and a result. */
-  private mutate<T>(fn: (d: CatalogFile) => { changed: boolean; result: T }): Promise<T> {
+  /**
+   * Read-modify-write under the lock. `fn` returns whether it changed anything, and a
+   * result; it is asked first without the lock, on the file as read now, and the lock is
+   * taken only when it would change something (a server on a full disk still starts and
+   * reads: only writes need space, and they answer StorageFullError).
+   */
+  private async mutate<T>(
+    fn: (d: CatalogFile) => { changed: boolean; result: T },
+    /** Runs under the lock just before the file is written (deleteFile). */
+    beforeWrite?: () => Promise<void>,
+  ): Promise<T> {
+    const dry = await this.enqueue(async () => {
+      await this.refresh();
+      return fn(structuredClone(this.data));
+    });
+    if (!dry.changed) return dry.result;
+    try {
+      return await this.mutateLocked(fn, beforeWrite);
+    } catch (e) {
+      throw asStorageFull(e, this.opts.storageDir, 'writing the catalog');
+    }
+  }
+
+  private mutateLocked<T>(
+    fn: (d: CatalogFile) => { changed: boolean; result: T },
+    beforeWrite?: () => Promise<void>,
+  ): Promise<T> {
     return this.enqueue(() =>
       withFileLock(
         this.lockPath,
@@ -190,6 +216,7 @@ export class EmbeddedCatalogStore implements CatalogStore {
           const work = structuredClone(this.data);
           const { changed, result } = fn(work);
           if (changed) {
+            await beforeWrite?.();
             await this.write(work);
             this.adopt(work, await this.diskSignature(), false);
           }
@@ -341,13 +368,13 @@ export class EmbeddedCatalogStore implements CatalogStore {
     });
   }
 
-  deleteFile(name: string): Promise<boolean> {
+  deleteFile(name: string, beforeWrite?: () => Promise<void>): Promise<boolean> {
     return this.mutate((d) => {
       const before = d.files.length;
       d.files = d.files.filter((x) => lower(x.name) !== lower(name));
       const changed = d.files.length !== before;
       return { changed, result: changed };
-    });
+    }, beforeWrite);
   }
 
   listKnowledgeBases(): Promise<KnowledgeBaseRecord[]> {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { isNoSpace } from '../core/storage-full.js';
 
 export interface FileLockOptions {
   /** A lock older than this is taken to be left by a crashed process. Holders keep it for milliseconds. */
@@ -71,14 +72,26 @@ export async function withFileLock<T>(
   const deadline = Date.now() + (opts.timeoutMs ?? 15_000);
   const me: Holder = { pid: process.pid, host: hostname(), token: randomBytes(8).toString('hex') };
   let wait = 2;
+  /** The lock file's inode when its holder could not be written into it (a full disk). */
+  let emptyIno: bigint | null = null;
   for (;;) {
     try {
       const fh = await open(path, 'wx', 0o600);
       try {
         await fh.writeFile(JSON.stringify(me));
-      } finally {
-        await fh.close();
+      } catch (e) {
+        if (!isNoSpace(e)) {
+          await fh.close().catch(() => {});
+          await unlink(path).catch(() => {});
+          throw e;
+        }
+        // A full disk: the empty file (no data pages) is still an exclusive lock, ours by
+        // its inode; others judge it by age alone. The page it would have taken is left
+        // for the write the lock is for.
+        await fh.truncate(0).catch(() => {});
+        emptyIno = (await fh.stat({ bigint: true })).ino;
       }
+      await fh.close();
       break;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
@@ -115,8 +128,12 @@ export async function withFileLock<T>(
   } finally {
     // Only remove the lock if it is still ours (a stale-breaker may have taken it over).
     try {
-      const cur = parseHolder(await readFile(path, 'utf8'));
-      if (cur?.token === me.token) await unlink(path);
+      const text = await readFile(path, 'utf8');
+      const cur = parseHolder(text);
+      const mine =
+        cur?.token === me.token ||
+        (emptyIno !== null && text === '' && (await stat(path, { bigint: true })).ino === emptyIno);
+      if (mine) await unlink(path);
     } catch {
       // already gone
     }

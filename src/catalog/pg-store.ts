@@ -412,7 +412,8 @@ export class PgCatalogStore implements CatalogStore {
     );
   }
 
-  async deleteFile(name: string): Promise<boolean> {
+  async deleteFile(name: string, beforeWrite?: () => Promise<void>): Promise<boolean> {
+    await beforeWrite?.();
     const r = await this.pool.query(
       `DELETE FROM ${this.t('tributary_files')} WHERE lower(name) = lower($1)`,
       [name],

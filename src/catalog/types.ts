@@ -60,7 +60,11 @@ export interface CatalogStore {
   listFiles(): Promise<FileRecord[]>;
   getFile(name: string): Promise<FileRecord | null>;
   putFile(rec: FileRecord): Promise<void>;
-  deleteFile(name: string): Promise<boolean>;
+  /**
+   * `beforeWrite` runs just before the record goes, under the store's write lock (the
+   * embedded store frees the file's bytes there when the disk is full).
+   */
+  deleteFile(name: string, beforeWrite?: () => Promise<void>): Promise<boolean>;
 
   listKnowledgeBases(): Promise<KnowledgeBaseRecord[]>;
   /** Throws CatalogConflictError when `create` and a KB of that name exists; otherwise replaces it (ALTER). */

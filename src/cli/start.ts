@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -36,6 +37,7 @@ export interface Running {
 export async function createDeps(config: Config, logger?: Logger): Promise<AppDeps> {
   const log = logger ?? createLogger(config.logLevel, 2, config.logFormat);
   mkdirSync(config.storageDir, { recursive: true, mode: 0o700 });
+  await warnIfStorageFull(config.storageDir, log);
   const catalog = await openCatalog(config, log);
   await sealStoredSecrets(catalog, log);
   const ctx = { storageDir: config.storageDir, logger: log, poolWaitMs: config.sources.pool_wait_timeout_ms };
@@ -95,6 +97,22 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     version: VERSION,
     startedAt: Date.now(),
   };
+}
+
+/** Below this much free space the storage dir counts as full (a catalog write takes a page or two). */
+const FULL_BELOW_BYTES = 64 * 1024;
+
+/**
+ * A full storage disk does not stop the server: it starts, reads everything, and each write
+ * that needs the disk answers 507 / 1021 (core/storage-full.ts) until space is freed.
+ */
+async function warnIfStorageFull(dir: string, log: Logger): Promise<void> {
+  const st = await statfs(dir).catch(() => null);
+  if (st && st.bavail * st.bsize < FULL_BELOW_BYTES)
+    log.warn(
+      { dir, free_bytes: st.bavail * st.bsize },
+      'the storage dir is full: starting read-only for it; uploads, new sources and logins answer 507 until space is freed',
+    );
 }
 
 /** Start the HTTP server (API + MCP). */

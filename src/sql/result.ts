@@ -1,4 +1,5 @@
 import { isTooDeep, SqlError, tooDeep } from '../core/errors.js';
+import { StorageFullError } from '../core/storage-full.js';
 import type { FieldInfo, MysqlType } from '../core/types.js';
 
 /** docs/reference/sql.md result shapes: the same object from MCP and from POST /api/sql/query. */
@@ -29,6 +30,8 @@ export type Result = TableResult | OkResult | ErrorResult;
 export function errorResult(e: unknown): ErrorResult {
   if (e instanceof SqlError) return { type: 'error', error_code: e.code, error_message: e.message };
   if (isTooDeep(e)) return errorResult(tooDeep());
+  // MySQL's ER_DISK_FULL: the statement needed the storage dir (a new source, a file table).
+  if (e instanceof StorageFullError) return { type: 'error', error_code: 1021, error_message: e.message };
   return { type: 'error', error_code: 1105, error_message: 'internal error' };
 }
 

@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FileRecord } from '../../catalog/types.js';
+import { asStorageFull, StorageFullError } from '../../core/storage-full.js';
 import { parseTypesParam } from '../../sources/files/column-types.js';
 import { FileError, FilesSource, ROWS_UNKNOWN } from '../../sources/files/index.js';
 import { tooLarge } from '../../sources/files/receive.js';
@@ -51,6 +52,11 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
   };
   const fail = (reply: FastifyReply, e: unknown) => {
     if (e instanceof FileError) return sendError(reply, e.status, e.errorCode, e.message);
+    const full = asStorageFull(e, deps.config.storageDir, 'storing the file');
+    if (full instanceof StorageFullError) {
+      deps.logger.warn({ dir: full.dir, code: full.code }, 'files: the storage dir is full');
+      return sendError(reply, 507, 'storage_full', full.message);
+    }
     deps.logger.error({ err: { message: (e as Error)?.message } }, 'files: request failed');
     return sendError(reply, 500, 'internal_error', 'Internal server error');
   };

@@ -4,7 +4,7 @@ import type { FileRecord } from './record.js';
 export interface FileRecordStore {
   listFiles(): Promise<FileRecord[]>;
   putFile(rec: FileRecord): Promise<void>;
-  deleteFile(name: string): Promise<boolean>;
+  deleteFile(name: string, beforeWrite?: () => Promise<void>): Promise<boolean>;
 }
 
 export interface FilesSourceOptions {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import { quoteIdent, stringLiteral } from '../../core/sql-text.js';
+import { StorageFullError } from '../../core/storage-full.js';
 import type { ColumnInfo, FieldInfo, Row } from '../../core/types.js';
 import { duckTypeToMysql as mysqlTypeOf } from '../duckdb/values.js';
 import { interrupted } from '../error-util.js';
@@ -271,16 +272,34 @@ export class FilesSource implements Source {
   /** Under the table's and the mirror's locks. A running conversion of it is aborted. */
   private async removeNow(rec: FileRecord): Promise<void> {
     const key = rec.name.toLowerCase();
-    await this.opts.store.deleteFile(rec.name);
+    const bytes = join(this.opts.storageDir, rec.storagePath);
+    const dropView = async () => {
+      const conn = await this.db.connect();
+      try {
+        await conn.run(`DROP VIEW IF EXISTS ${duckIdent(rec.name)}`);
+      } finally {
+        conn.closeSync();
+      }
+    };
+    try {
+      await this.opts.store.deleteFile(rec.name);
+    } catch (e) {
+      // A full disk cannot take the catalog without the file: free the file's space first
+      // (its view dropped, so no handle keeps the bytes; under the catalog's lock, whose
+      // own file took no page), since it is being deleted anyway, then write the catalog.
+      if (!(e instanceof StorageFullError)) throw e;
+      this.opts.logger.warn(
+        { table: rec.name },
+        'files: storage dir full; freeing the file before its record',
+      );
+      this.tables.delete(key);
+      await dropView();
+      await this.opts.store.deleteFile(rec.name, () => rm(bytes, { force: true }));
+    }
     this.tables.delete(key);
     this.setPending(key, null);
-    const conn = await this.db.connect();
-    try {
-      await conn.run(`DROP VIEW IF EXISTS ${duckIdent(rec.name)}`);
-    } finally {
-      conn.closeSync();
-    }
-    await this.retire(join(this.opts.storageDir, rec.storagePath));
+    await dropView();
+    await this.retire(bytes);
   }
 
   /**
