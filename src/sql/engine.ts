@@ -527,8 +527,8 @@ export class Engine implements SqlEngine, ExecutionContext {
         signal,
       );
       stmt = parsed instanceof Promise ? await parsed : parsed;
-      owned =
-        (shaped.shape && this.templates.template(shaped.shape)) !== undefined || !this.statements.keeps(key);
+      const filled = shaped.shape !== null && this.templates.template(shaped.shape) !== undefined;
+      owned = filled || !this.statements.keeps(key);
       if (!owned) this.statements.set(key, stmt);
       await breathe(sql);
     }

@@ -165,14 +165,18 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
   const all = [...sources.values()];
   const localCollation = all.length > 0 && all.every((s) => s.collation === 'source') ? 'source' : 'mysql';
   const localOpts = compileOpts('duckdb', localLookup, localCollation);
-  const check = canCompile(local, 'duckdb', localOpts);
-  if (!check.ok) {
+  // Compiled once: the text, or why the local engine cannot say it.
+  let localSql: string;
+  try {
+    localSql = compile(local, 'duckdb', localOpts);
+  } catch (e) {
+    if (!(e instanceof UnsupportedError)) throw e;
     const only = sources.size === 1 ? sources.values().next().value! : null;
     throw new SqlError(
       ErrorCode.NOT_SUPPORTED,
       only
-        ? `Not supported: ${check.reason} (neither source '${only.name}' (${only.engine}) nor the local engine can run it)`
-        : `Not supported across sources: ${check.reason}`,
+        ? `Not supported: ${e.reason} (neither source '${only.name}' (${only.engine}) nor the local engine can run it)`
+        : `Not supported across sources: ${e.reason}`,
     );
   }
   return {
@@ -180,7 +184,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
     fragments,
     info,
     kb,
-    localSql: compile(local, 'duckdb', localOpts),
+    localSql,
     dynamic: planDynamicFilters(ast, fragments),
     retype: retypes(ast),
   };
