@@ -340,7 +340,7 @@ async function takeFifo(dir: string): Promise<string | null> {
   const idle = idleFifos.get(dir) ?? [];
   for (let p = idle.pop(); p; p = idle.pop()) {
     const st = await lstat(p).catch(() => null);
-    if (st?.isFIFO()) return p;
+    if (st?.isFIFO() && !(await hasReader(p))) return p;
     await rm(p, { force: true });
   }
   const path = join(dir, `pipe-${process.pid}-${++fifoSeq}.fifo`);
@@ -397,6 +397,26 @@ const pipeSlots = new PipeSlots();
 /** Node has no mkfifo(); the command runs without blocking the event loop (a sync spawn held it ~8 ms). */
 function makeFifo(path: string): Promise<boolean> {
   return new Promise((resolve) => execFile('mkfifo', ['-m', '600', path], (err) => resolve(!err)));
+}
+
+/**
+ * Whether a kept pipe still has a reader. DuckDB opens files without O_CLOEXEC, so a child
+ * process spawned while it read a pipe (`mkfifo` for another fragment, any tool the
+ * process runs) inherits the read end and may outlive the load: the next writer would then
+ * pair with that stray reader, write into it and finish, and DuckDB would wait on the empty
+ * pipe for ever (seen as a hang about one cross-source statement in five while a child
+ * process was starting). A non-blocking open for writing succeeds only when some reader
+ * holds the pipe open.
+ */
+async function hasReader(path: string): Promise<boolean> {
+  try {
+    const h = await open(path, constants.O_WRONLY | constants.O_NONBLOCK);
+    await h.close();
+    return true;
+  } catch {
+    // ENXIO: no reader
+    return false;
+  }
 }
 
 async function unblockWriter(path: string): Promise<void> {
