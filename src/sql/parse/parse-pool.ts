@@ -31,8 +31,42 @@ function workerPool(): Piscina {
     maxThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
     minThreads: 0,
     idleTimeout: 5 * 60_000,
+    execArgv: workerExecArgv(process.execArgv),
   });
+  // A worker that cannot start or dies is answered by parsing inline (offLoop), never by
+  // an unhandled 'error' event taking the process down.
+  pool.on('error', (e: Error) => warnOnce(`the parse worker failed (${e.message}); big statements parse inline`));
   return pool;
+}
+
+/**
+ * The parent's Node options a worker can take: loaders (`--import tsx` in development) stay;
+ * what belongs to the parent's own entry (`--input-type`, `-e` and its code) would stop the
+ * worker from starting.
+ */
+export function workerExecArgv(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a.startsWith('--input-type')) {
+      if (a === '--input-type') i++;
+      continue;
+    }
+    if (a === '-e' || a === '--eval' || a === '-p' || a === '--print') {
+      i++;
+      continue;
+    }
+    if (/^--(eval|print)=/.test(a)) continue;
+    out.push(a);
+  }
+  return out;
+}
+
+let warned = false;
+function warnOnce(message: string): void {
+  if (warned) return;
+  warned = true;
+  process.emitWarning(message);
 }
 
 /**
@@ -77,7 +111,10 @@ async function offLoop(
   } catch (e) {
     if (signal?.aborted) throw signal.reason ?? e;
     if (isTooDeep(e)) throw tooDeep();
-    throw e;
+    // No worker to be had: the statement still gets its answer, parsed here.
+    warnOnce(`the parse worker failed (${(e as Error)?.message}); big statements parse inline`);
+    const set = new Set(sources.map((n) => n.toLowerCase()));
+    return parseText(text, (n) => set.has(n.toLowerCase()), kinds);
   }
   if (!a.ok) throw new SqlError(a.code, a.message);
   return a.parsed;

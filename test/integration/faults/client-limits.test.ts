@@ -80,8 +80,13 @@ describe('stalled clients', () => {
     assert.ok(Math.max(...ms) < budget + 2000, `the last closed after ${Math.max(...ms)} ms`);
     const cut = all.filter((c) => c.text().startsWith('HTTP/1.1 408'));
     assert.ok(cut.length >= 100, `${cut.length} answered 408`);
-    assert.match(cut[0].text(), /connection: close/i);
-    assert.match(cut[0].text(), /"error_code":"request_timeout".*api\.http\.min_body_rate/);
+    // Most are cut for their body's rate; on a loaded machine some headers arrive late and
+    // are cut for that instead. Each names its setting.
+    const slow = cut.filter((c) => /api\.http\.min_body_rate/.test(c.text()));
+    assert.ok(slow.length >= 50, `${slow.length} cut for the body's rate`);
+    assert.match(slow[0].text(), /connection: close/i);
+    assert.match(slow[0].text(), /"error_code":"request_timeout"/);
+    for (const c of cut) assert.match(c.text(), /api\.http\.(min_body_rate|header_timeout_ms)/);
     await selectOne();
   });
 
