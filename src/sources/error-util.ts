@@ -102,6 +102,43 @@ export function sourceError(source: string, detail: string, nativeCode?: string,
   );
 }
 
+/**
+ * A source's own error under its MySQL code (SPEC §2): clients tell error classes apart by
+ * the code and SQLSTATE (PyMySQL's IntegrityError, JDBC's SQLIntegrityConstraintViolation),
+ * so a constraint violation must not become 1105.
+ */
+export function keptSourceError(source: string, code: number, detail: string, cause?: unknown): SqlError {
+  return new SqlError(code, `Source '${source}' error: ${detail}`, { cause });
+}
+
+/** PostgreSQL SQLSTATEs that have a MySQL counterpart (SPEC §2, docs/reference/sql.md). */
+export const PG_STATE_CODES: Readonly<Record<string, number>> = {
+  '23505': 1062, // unique_violation: Duplicate entry
+  '23503': 1452, // foreign_key_violation: Cannot add or update a child row
+  '23502': 1048, // not_null_violation: Column cannot be null
+  '23514': 3819, // check_violation: Check constraint is violated
+  '22001': 1406, // string_data_right_truncation: Data too long
+  '22P02': 1366, // invalid_text_representation: Incorrect value
+  '22003': 1264, // numeric_value_out_of_range: Out of range value
+  '22012': 1365, // division_by_zero
+  '40001': 1213, // serialization_failure: Deadlock found
+  '40P01': 1213, // deadlock_detected
+};
+
+/** The MySQL code of a constraint violation told only by its text (SQLite, DuckDB), or null. */
+export function constraintCode(message: string): number | null {
+  if (
+    /UNIQUE constraint failed|PRIMARY KEY constraint failed|Duplicate key|violates (primary key|unique) constraint/i.test(
+      message,
+    )
+  )
+    return 1062;
+  if (/NOT NULL constraint failed/i.test(message)) return 1048;
+  if (/FOREIGN KEY constraint failed|violates foreign key/i.test(message)) return 1452;
+  if (/CHECK constraint failed/i.test(message)) return 3819;
+  return null;
+}
+
 export function sourceClosed(source: string): SqlError {
   return new SqlError(ErrorCode.SOURCE_ERROR, `Source '${source}' is closed`);
 }

@@ -1,7 +1,9 @@
 import { SqlError } from '../../core/errors.js';
 import {
   cannotConnect,
+  constraintCode,
   interrupted,
+  keptSourceError,
   messageOf,
   sourceError,
   syntaxError,
@@ -31,5 +33,7 @@ export function mapDuckError(source: string, path: string, e: unknown, opening =
     return new SqlError(1290, `Source '${source}' is in read-only mode: ${msg}`, { cause: e });
   if (opening || /^IO Error: (Cannot open|Could not set lock)/.test(msg))
     return cannotConnect(source, path, msg, e);
+  const constraint = constraintCode(msg);
+  if (constraint) return keptSourceError(source, constraint, msg, e);
   return sourceError(source, msg, undefined, e);
 }

@@ -4,6 +4,7 @@ import {
   cannotConnect,
   interrupted,
   isNetworkError,
+  keptSourceError,
   lostConnection,
   messageOf,
   scrub,
@@ -89,10 +90,10 @@ export function mapMysqlError(ctx: MysqlErrorContext, e: unknown, connecting = f
   if (connecting && /SSL|certificate|self.signed|HANDSHAKE/i.test(`${msg} ${d.code ?? ''}`)) {
     return cannotConnect(ctx.source, where, msg, e);
   }
-  if (typeof d.errno === 'number') {
-    const state = d.sqlState ? `, SQLSTATE ${d.sqlState}` : '';
-    return sourceError(ctx.source, msg, `MySQL error ${d.errno}${state}`, e);
-  }
+  // Any other server error keeps its own code (1062, 1452, 1048, ...); the SQLSTATE
+  // follows from it on the wire (MySQL's codes map to one state each).
+  if (typeof d.errno === 'number' && d.sqlState) return keptSourceError(ctx.source, d.errno, msg, e);
+  if (typeof d.errno === 'number') return sourceError(ctx.source, msg, `MySQL error ${d.errno}`, e);
   return sourceError(ctx.source, msg, undefined, e);
 }
 

@@ -4,8 +4,10 @@ import {
   cannotConnect,
   interrupted,
   isNetworkError,
+  keptSourceError,
   lostConnection,
   messageOf,
+  PG_STATE_CODES,
   scrub,
   sourceError,
   syntaxError,
@@ -72,6 +74,8 @@ export function mapPgError(ctx: PgErrorContext, e: unknown, connecting = false):
       // read_only_sql_transaction: the session's own read-only mode held.
       return new SqlError(1290, `Source '${ctx.source}' is in read-only mode: ${msg}`, { cause: e });
   }
+  const mysqlCode = typeof code === 'string' ? PG_STATE_CODES[code] : undefined;
+  if (mysqlCode) return keptSourceError(ctx.source, mysqlCode, `${msg} (SQLSTATE ${code})`, e);
   if (connecting && (isBrokenConnection(e) || /SSL|certificate|self.signed/i.test(msg)))
     return cannotConnect(ctx.source, where, msg, e);
   if (isBrokenConnection(e)) return lostConnection(ctx.source, where, msg, e);

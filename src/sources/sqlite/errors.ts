@@ -1,6 +1,8 @@
 import { SqlError } from '../../core/errors.js';
 import {
   cannotConnect,
+  constraintCode,
+  keptSourceError,
   messageOf,
   sourceError,
   syntaxError,
@@ -21,5 +23,7 @@ export function mapSqliteError(source: string, path: string, e: unknown): SqlErr
     return new SqlError(1290, `Source '${source}' is in read-only mode: ${msg}`, { cause: e });
   if (/Could not open the database|file is not a database|unable to open/i.test(msg))
     return cannotConnect(source, path, msg, e);
+  const constraint = constraintCode(msg);
+  if (constraint) return keptSourceError(source, constraint, msg, e);
   return sourceError(source, msg, undefined, e);
 }

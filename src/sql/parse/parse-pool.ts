@@ -35,7 +35,9 @@ function workerPool(): Piscina {
   });
   // A worker that cannot start or dies is answered by parsing inline (offLoop), never by
   // an unhandled 'error' event taking the process down.
-  pool.on('error', (e: Error) => warnOnce(`the parse worker failed (${e.message}); big statements parse inline`));
+  pool.on('error', (e: Error) =>
+    warnOnce(`the parse worker failed (${e.message}); big statements parse inline`),
+  );
   return pool;
 }
 

@@ -196,11 +196,11 @@ describe('postgres source', () => {
     // Folded at planning time, so query() itself fails; a run-time one fails in the batches.
     await expectSqlError(
       src.query('SELECT 1 / 0'),
-      1105,
+      1365,
       "Source 'pg1' error: division by zero (SQLSTATE 22012)",
     );
     const s = await src.query('SELECT 1 / (id - id) FROM big');
-    await expectSqlError(collect(s), 1105, "Source 'pg1' error: division by zero (SQLSTATE 22012)");
+    await expectSqlError(collect(s), 1365, "Source 'pg1' error: division by zero (SQLSTATE 22012)");
     await expectSqlError(
       src.execute('INSERT INTO nosuch VALUES (1)'),
       1146,

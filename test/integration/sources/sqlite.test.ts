@@ -230,7 +230,7 @@ describe('sqlite source', () => {
     );
     await expectSqlError(
       src.execute('INSERT INTO big VALUES (1, NULL)'),
-      1105,
+      1062,
       "Source 'lite' error: UNIQUE constraint failed: big.id",
     );
   });

@@ -113,3 +113,25 @@ test('SQLAlchemy (mysql+pymysql): reflection of a source table, a join and bound
   assert.deepEqual(out.pandas_table_columns, ['id', 'customer_id', 'day', 'note']);
   assert.equal(out.pandas_table_rows, 2);
 });
+
+test('PyMySQL raises IntegrityError for constraint violations on a MariaDB and a PostgreSQL source', async () => {
+  const violations: [string, number][] = [
+    ['INSERT INTO mys.orders (id, customer_id, amount) VALUES (10, 1, 1.00)', 1062],
+    ['INSERT INTO mys.orders (id, customer_id, amount) VALUES (90, NULL, 1.00)', 1048],
+    ["INSERT INTO pgs.customers (id, name) VALUES (1, 'again')", 1062],
+    ['INSERT INTO pgs.customers (id, name) VALUES (91, NULL)', 1048],
+    ["INSERT INTO pgs.visits (id, customer_id, day) VALUES (92, 999, '2024-05-03')", 1452],
+  ];
+  const out: { sql: string; class: string | null; code: number | null }[] = await runPython('integrity', {
+    violations: violations.map(([sql]) => sql),
+  });
+  assert.deepEqual(
+    out.map((o) => [o.class, o.code]),
+    violations.map(([, code]) => ['IntegrityError', code]),
+  );
+  // The same codes over HTTP (MCP answers the same result object).
+  for (const [sql, code] of violations) {
+    const r = await fx.server.sql(sql);
+    assert.equal(r.type === 'error' && r.error_code, code, sql);
+  }
+});

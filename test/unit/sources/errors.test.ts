@@ -24,6 +24,20 @@ describe('error mapping', () => {
       mapPgError(pgCtx, e('42703', 'column t.x does not exist')).message,
       "Unknown column 't.x' in source 'pg1'",
     );
+    // SQLSTATEs with a MySQL counterpart keep their meaning (SPEC section 2).
+    for (const [state, code] of [
+      ['23505', 1062],
+      ['23503', 1452],
+      ['23502', 1048],
+      ['23514', 3819],
+      ['22001', 1406],
+      ['22P02', 1366],
+      ['22003', 1264],
+      ['22012', 1365],
+      ['40001', 1213],
+      ['40P01', 1213],
+    ] as const)
+      assert.equal(mapPgError(pgCtx, e(state, 'violated')).code, code, state);
     const other = mapPgError(pgCtx, e('XX000', 'bad thing near hunter2-secret'));
     assert.equal(other.code, 1105);
     assert.equal(other.message, "Source 'pg1' error: bad thing near *** (SQLSTATE XX000)");
@@ -51,6 +65,14 @@ describe('error mapping', () => {
     });
     assert.equal(mapMysqlError(myCtx, lost).code, 2013);
     assert.equal(mapMysqlError(myCtx, lost, true).code, 2003);
+    // A server error keeps its code: PyMySQL and JDBC tell IntegrityError by it.
+    const dup = mapMysqlError(myCtx, e(1062, "Duplicate entry '1' for key 'PRIMARY'", '23000'));
+    assert.deepEqual(
+      [dup.code, dup.message],
+      [1062, "Source 'my1' error: Duplicate entry '1' for key 'PRIMARY'"],
+    );
+    assert.equal(mapMysqlError(myCtx, e(1452, 'Cannot add or update a child row', '23000')).code, 1452);
+    assert.equal(mapMysqlError(myCtx, e(1048, "Column 'a' cannot be null", '23000')).code, 1048);
   });
 
   test('sqlite and duckdb messages', () => {
@@ -67,6 +89,21 @@ describe('error mapping', () => {
       1054,
     );
     assert.equal(mapDuckError('d', '/p', new Error('INTERRUPT Error: Interrupted!')).code, 1317);
+    // Constraint violations, told by their text, keep MySQL's codes.
+    for (const [msg, code] of [
+      ['UNIQUE constraint failed: t.id', 1062],
+      ['NOT NULL constraint failed: t.a', 1048],
+      ['FOREIGN KEY constraint failed', 1452],
+      ['CHECK constraint failed: positive', 3819],
+    ] as const)
+      assert.equal(mapSqliteError('s', '/p', new Error(msg)).code, code, msg);
+    for (const [msg, code] of [
+      ['Constraint Error: Duplicate key "id: 1" violates primary key constraint.', 1062],
+      ['Constraint Error: NOT NULL constraint failed: t.a', 1048],
+      ['Constraint Error: Violates foreign key constraint because key "id: 9" does not exist', 1452],
+      ['Constraint Error: CHECK constraint failed on table t with expression CHECK((a > 0))', 3819],
+    ] as const)
+      assert.equal(mapDuckError('d', '/p', new Error(msg)).code, code, msg);
     assert.equal(
       mapDuckError('d', '/p', new Error('Conversion Error: bad\n\nLINE 1: select\n   ^')).message,
       "Source 'd' error: Conversion Error: bad",
