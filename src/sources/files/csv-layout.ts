@@ -9,7 +9,6 @@ export interface CsvLayout {
   columns: { name: string; type: string }[];
   dateFormat: string | null;
   timestampFormat: string | null;
-  newLine: string | null;
 }
 
 /**
@@ -94,11 +93,10 @@ export async function sniffCsv(
   format: 'csv' | 'tsv',
 ): Promise<CsvLayout> {
   const r = await conn.runAndReadAll(
-    `SELECT Columns, DateFormat, TimestampFormat, NewLineDelimiter FROM sniff_csv(${duckString(path)}, ${csvOptions(format)}, buffer_size = ${SNIFF_BUFFER})`,
+    `SELECT Columns, DateFormat, TimestampFormat FROM sniff_csv(${duckString(path)}, ${csvOptions(format)}, buffer_size = ${SNIFF_BUFFER})`,
   );
-  const [cols, dateFormat, timestampFormat, newLine] = r.getRowsJS()[0] as [
+  const [cols, dateFormat, timestampFormat] = r.getRowsJS()[0] as [
     { name: string; type: string }[],
-    string | null,
     string | null,
     string | null,
   ];
@@ -106,7 +104,6 @@ export async function sniffCsv(
     columns: cols.map((c) => ({ name: String(c.name), type: String(c.type) })),
     dateFormat: dateFormat || null,
     timestampFormat: timestampFormat || null,
-    newLine: newLine === '\\n' || newLine === '\\r\\n' || newLine === '\\r' ? newLine : null,
   };
 }
 
@@ -116,6 +113,7 @@ export function csvReaderWith(path: string, format: 'csv' | 'tsv', layout: CsvLa
   let opts = `${csvOptions(format)}, auto_detect = false, comment = '', columns = {${cols}}`;
   if (layout.dateFormat) opts += `, dateformat = ${duckString(layout.dateFormat)}`;
   if (layout.timestampFormat) opts += `, timestampformat = ${duckString(layout.timestampFormat)}`;
-  if (layout.newLine) opts += `, new_line = '${layout.newLine}'`;
+  // No new_line: DuckDB 1.5 reads no row at all when told '\r\n' (the line end of Excel
+  // and of Python's csv module), and finds the line end itself when it is not told.
   return `read_csv(${duckString(path)}, ${opts}${extra})`;
 }
