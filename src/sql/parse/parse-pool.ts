@@ -41,25 +41,43 @@ function workerPool(): Piscina {
   return pool;
 }
 
+/** Options that take the next argument as their value. */
+const WITH_VALUE = new Set([
+  '--import',
+  '--require',
+  '-r',
+  '--loader',
+  '--experimental-loader',
+  '--conditions',
+  '-C',
+]);
+/** What a worker needs of its parent's options: module loaders and resolution (`--import tsx` in development). */
+const FOR_WORKERS =
+  /^(--import|--require|-r|--loader|--experimental-loader|--conditions|-C|--enable-source-maps|--no-warnings|--no-deprecation)(=|$)/;
+
 /**
- * The parent's Node options a worker can take: loaders (`--import tsx` in development) stay;
- * what belongs to the parent's own entry (`--input-type`, `-e` and its code) would stop the
- * worker from starting.
+ * The parent's Node options a worker is started with: only loaders and module resolution.
+ * Anything else may be refused by a worker (Node 24's test runner passes process-wide
+ * options such as `--v8-pool-size`; a `node --input-type=module -e` parent passes its
+ * entry's options), and a worker that cannot start parses nothing.
  */
 export function workerExecArgv(argv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a.startsWith('--input-type')) {
-      if (a === '--input-type') i++;
-      continue;
-    }
-    if (a === '-e' || a === '--eval' || a === '-p' || a === '--print') {
+    const keep = FOR_WORKERS.test(a);
+    const takesNext =
+      WITH_VALUE.has(a) ||
+      a === '--input-type' ||
+      a === '-e' ||
+      a === '--eval' ||
+      a === '-p' ||
+      a === '--print';
+    if (keep) out.push(a);
+    if (takesNext) {
+      if (keep && i + 1 < argv.length) out.push(argv[i + 1]);
       i++;
-      continue;
     }
-    if (/^--(eval|print)=/.test(a)) continue;
-    out.push(a);
   }
   return out;
 }
