@@ -30,6 +30,7 @@ import { runPlan } from './execute/run-plan.js';
 import { runService } from './execute/service.js';
 import { runWrite } from './execute/writes.js';
 import type { KbSearch, KnowledgeBases } from './kb-port.js';
+import { readExecutableComments } from './parse/executable-comments.js';
 import { dialectHint } from './parse/hints.js';
 import type { KbStatement, Statement } from './parse/index.js';
 import { warmParseWorkers } from './parse/parse-pool.js';
@@ -168,7 +169,8 @@ export class Engine implements SqlEngine, ExecutionContext {
     return n;
   }
 
-  async stream(sql: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<RowStream | Result> {
+  async stream(sql0: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<RowStream | Result> {
+    const sql = readExecutableComments(sql0);
     const [deadline, opts] = this.deadline(opts0);
     const started = performance.now();
     const report = (rows: number, errorCode?: number, affectedRows?: number | null) =>
@@ -236,12 +238,13 @@ export class Engine implements SqlEngine, ExecutionContext {
 
   /** See SqlEngine.relay. */
   async relay(
-    sql: string,
+    sql0: string,
     ctx: QueryContext,
     opts0: ExecOptions,
     sink: ResultPacketSink,
   ): Promise<RelayOutcome> {
     if (opts0.readOnly) return null;
+    const sql = readExecutableComments(sql0);
     const pre = this.shapedNow(sql, ctx);
     let target = pre ? this.knownPushdownTarget(pre.shaped) : undefined;
     if (target === undefined) {
@@ -315,7 +318,8 @@ export class Engine implements SqlEngine, ExecutionContext {
    * itself rather than through `stream()`'s generator: one async generator less per call
    * is a measurable share of a point lookup.
    */
-  async execute(sql: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<Result> {
+  async execute(sql0: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<Result> {
+    const sql = readExecutableComments(sql0);
     const [deadline, opts] = this.deadline(opts0);
     const started = performance.now();
     let result: Result | undefined;

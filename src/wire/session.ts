@@ -10,6 +10,7 @@ import { TLSSocket } from 'node:tls';
 import { SqlError } from '../core/errors.js';
 import type { FieldInfo } from '../core/types.js';
 import type { QueryContext, RowStream } from '../sql/engine-types.js';
+import { readExecutableComments } from '../sql/parse/executable-comments.js';
 import { errorResult } from '../sql/result.js';
 import { CACHING_SHA2, newScramble } from './auth.js';
 import { type Answer, chatter, MAX_ALLOWED_PACKET, type SessionInfo } from './chatter.js';
@@ -353,7 +354,9 @@ export class Session implements Killable {
     };
   }
 
-  private query(sql: string, binary: boolean): Promise<void> | undefined {
+  private query(sql0: string, binary: boolean): Promise<void> | undefined {
+    // `/*!40101 SET NAMES utf8mb4 */` is a SET NAMES to the chatter below, as to MySQL.
+    const sql = readExecutableComments(sql0);
     const info = this.info();
     const a = chatter(sql, info);
     if (a) return this.answer(a, binary);

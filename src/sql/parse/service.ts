@@ -33,8 +33,24 @@ export function parseServiceStatement(sql: string): Statement | null {
   if (isKeyword(first, 'DESCRIBE', 'DESC') && tokens.length > 1) return c.describe();
   if (isKeyword(first, 'USE')) return c.use();
   if (isKeyword(first, 'SET')) return { kind: 'noop' };
+  if (isKeyword(first, 'UNLOCK') && isKeyword(tokens[1], 'TABLES', 'TABLE')) return { kind: 'noop' };
+  if (isKeyword(first, 'LOCK') && isKeyword(tokens[1], 'TABLES', 'TABLE')) return lockTables(tokens);
   if (isKeyword(first, 'DROP') && isKeyword(tokens[1], 'TABLE')) return c.dropTable();
   return null;
+}
+
+/**
+ * `LOCK TABLES t READ [LOCAL], ...` (mariadb-dump sends it) is accepted and holds nothing:
+ * sources are read statement by statement, and a dump reads each table in one statement.
+ * A WRITE lock would promise what no source here gives: 1235.
+ */
+function lockTables(tokens: Token[]): Statement {
+  if (tokens.some((t) => isKeyword(t, 'WRITE')))
+    throw new SqlError(
+      ErrorCode.NOT_SUPPORTED,
+      'LOCK TABLES ... WRITE is not supported: sources are not locked through this server (READ locks are accepted and hold nothing)',
+    );
+  return { kind: 'noop' };
 }
 
 class Cursor {

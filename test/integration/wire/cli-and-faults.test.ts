@@ -54,6 +54,27 @@ test('mariadb client, batch mode: the cross-source join gives the rows of POST /
   assert.deepEqual(stdout.trim().split('\n'), want);
 });
 
+test('executable comments are read as MySQL reads them, and mariadb-dump dumps a source table', async () => {
+  const { stdout } = await cli([
+    '--batch',
+    '--skip-column-names',
+    '-e',
+    "/*!40101 SET NAMES utf8mb4 */; SELECT 1 /*!, 2 */; SELECT 3 /*!90000 , 4 */; SELECT '/*!x*/'",
+  ]);
+  assert.deepEqual(stdout.trim().split('\n'), ['1\t2', '3', '/*!x*/']);
+  const dumper = client === 'mariadb' ? 'mariadb-dump' : 'mysqldump';
+  const dump = await run(
+    dumper,
+    ['-h127.0.0.1', `-P${fx.port}`, '-uanyone', '--protocol=TCP', 'pgs', 'customers'],
+    {
+      timeout: 20_000,
+    },
+  );
+  assert.match(dump.stdout, /CREATE TABLE `customers`/);
+  assert.match(dump.stdout, /INSERT INTO `customers` VALUES\s*\(1,'Ada','2024-01-05',10\.50\)/);
+  assert.match(dump.stdout, /-- Dump completed/);
+});
+
 test('mariadb client, interactive style over stdin: SHOW, USE, SET NAMES, DATABASE(), SHOW CREATE TABLE', async () => {
   const script = [
     'SHOW DATABASES;',

@@ -99,3 +99,9 @@ describe('three-part name pre-pass', () => {
     assert.equal(foldThreePartNames(q, isSource), q);
   });
 });
+
+test('LOCK TABLES ... READ and UNLOCK TABLES are accepted (mariadb-dump); WRITE is 1235', () => {
+  assert.deepEqual(parseServiceStatement('LOCK TABLES `t` READ /*!32311 LOCAL */'), { kind: 'noop' });
+  assert.deepEqual(parseServiceStatement('UNLOCK TABLES'), { kind: 'noop' });
+  assert.throws(() => parseServiceStatement('LOCK TABLES t WRITE'), { code: 1235 });
+});
