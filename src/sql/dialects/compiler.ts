@@ -85,6 +85,17 @@ export type { Ctx } from './compiler-api.js';
 export type FunctionHandler = (c: SqlCompiler, node: FunctionCall | AggrFunc, args: Expr[]) => string;
 export type FunctionMap = Record<string, FunctionHandler>;
 
+/** EXTRACT's compound units and the single fields they are made of. */
+const COMPOUND_UNITS: Record<string, string[]> = {
+  YEAR_MONTH: ['YEAR', 'MONTH'],
+  DAY_HOUR: ['DAY', 'HOUR'],
+  DAY_MINUTE: ['DAY', 'HOUR', 'MINUTE'],
+  DAY_SECOND: ['DAY', 'HOUR', 'MINUTE', 'SECOND'],
+  HOUR_MINUTE: ['HOUR', 'MINUTE'],
+  HOUR_SECOND: ['HOUR', 'MINUTE', 'SECOND'],
+  MINUTE_SECOND: ['MINUTE', 'SECOND'],
+};
+
 export abstract class SqlCompiler implements Compiler {
   abstract readonly target: Target;
   /** Emulate MySQL semantics; false only for MySQL itself. */
@@ -1254,6 +1265,10 @@ export abstract class SqlCompiler implements Compiler {
       QUARTER: 'QUARTER',
       WEEK: 'WEEK',
     };
+    // MySQL's compound units: the parts' values side by side (YEAR_MONTH of 2024-03-05 is 202403).
+    const parts = COMPOUND_UNITS[f];
+    if (parts && source)
+      return `(${parts.map((p) => this.extract(p, source)).reduce((acc, p) => `(${acc}) * 100 + ${p}`)})`;
     if (!map[f] || !source) return this.unsupported(`EXTRACT(${f} FROM ...)`);
     const handler = this.functions[f === 'WEEK' ? 'EXTRACT_WEEK' : f];
     if (!handler) return this.unsupported(`EXTRACT(${f} FROM ...)`);

@@ -266,6 +266,41 @@ const pgWeek: FunctionHandler = arity('WEEK', 1, 2, (c, _n, [x, mode]) => {
   return c.unsupported('WEEK with a mode other than 0 or 3');
 });
 
+/**
+ * YEARWEEK(d[, mode]): mode 0 (MySQL's default) counts weeks from Sunday, a week belonging
+ * to the year of its Sunday (the first week of a year is the one with its first Sunday);
+ * modes 1 and 3 are ISO weeks.
+ */
+const yearWeek: FunctionHandler = arity('YEARWEEK', 1, 2, (c, _n, [x, mode]) => {
+  const m = mode ? intLiteral(mode) : 0;
+  const d = c.date(x);
+  if (m === 0) {
+    const sunday = `CAST(${d} - CAST(EXTRACT(DOW FROM ${d}) AS integer) AS DATE)`;
+    return `(CAST(EXTRACT(YEAR FROM ${sunday}) AS integer) * 100 + CAST(floor((EXTRACT(DOY FROM ${sunday}) - 1) / 7) AS integer) + 1)`;
+  }
+  if (m === 1 || m === 3)
+    return `(CAST(EXTRACT(ISOYEAR FROM ${d}) AS integer) * 100 + CAST(EXTRACT(WEEK FROM ${d}) AS integer))`;
+  return c.unsupported('YEARWEEK with a mode other than 0, 1 or 3');
+});
+
+/** INSERT(str, pos, len, newstr): pos outside the string leaves it whole; a negative or long len replaces the rest. */
+export function insertFn(charLength: string): FunctionHandler {
+  return arity('INSERT', 4, 4, (c, _n, [s, p, l, r]) => {
+    const str = c.text(s);
+    const pos = `CAST(${c.num(p)} AS integer)`;
+    const len = `CAST(${c.num(l)} AS integer)`;
+    const rep = c.text(r);
+    const head = `substr(${str}, 1, ${pos} - 1) || ${rep}`;
+    return `CASE WHEN ${rep} IS NULL OR ${len} IS NULL THEN NULL WHEN ${pos} < 1 OR ${pos} > ${charLength}(${str}) THEN ${str} WHEN ${len} < 0 OR ${pos} + ${len} > ${charLength}(${str}) THEN ${head} ELSE ${head} || substr(${str}, ${pos} + ${len}) END`;
+  });
+}
+
+/** QUOTE(s): a MySQL string literal of s (backslash, quote and Ctrl-Z escaped), the word NULL for NULL. */
+const quoteFn: FunctionHandler = arity('QUOTE', 1, 1, (c, _n, [s]) => {
+  const esc = `replace(replace(replace(${c.text(s)}, ${c.lit('\\')}, ${c.lit('\\\\')}), ${c.lit("'")}, ${c.lit("\\'")}), chr(26), ${c.lit('\\Z')})`;
+  return `COALESCE(${c.lit("'")} || ${esc} || ${c.lit("'")}, 'NULL')`;
+});
+
 /** DATE_ADD(d, INTERVAL n unit) / ADDDATE(d, n) and the SUB forms. */
 export function dateAddFn(sign: 1 | -1): FunctionHandler {
   return arity('DATE_ADD', 2, 2, (c, _n, [d, iv]) => {
@@ -437,6 +472,14 @@ export const commonFunctions: FunctionMap = {
   LENGTH: textual('octet_length', 1, 1),
   OCTET_LENGTH: textual('octet_length', 1, 1),
   CHAR_LENGTH: textual('char_length', 1, 1),
+  INSERT: insertFn('char_length'),
+  QUOTE: quoteFn,
+  HEX: arity('HEX', 1, 1, (c, _n, [x]) => {
+    const k = c.kind(x);
+    if (k === 'number') return `upper(to_hex(CAST(round(${c.num(x)}) AS bigint)))`;
+    if (k === 'string') return `upper(encode(convert_to(${c.text(x)}, 'UTF8'), 'hex'))`;
+    return c.unsupported('HEX of a value that is neither a number nor text');
+  }),
   CHARACTER_LENGTH: textual('char_length', 1, 1),
   SUBSTRING: substringFn('substr', 'char_length'),
   SUBSTR: substringFn('substr', 'char_length'),
@@ -555,6 +598,22 @@ export const commonFunctions: FunctionMap = {
   ),
   WEEK: pgWeek,
   EXTRACT_WEEK: pgWeek,
+  YEARWEEK: yearWeek,
+  // Days since year 0, as MySQL counts them (TO_DAYS('0001-01-01') is 366).
+  TO_DAYS: arity('TO_DAYS', 1, 1, (c, _n, [x]) => `(${c.date(x)} - DATE '0001-01-01' + 366)`),
+  FROM_DAYS: arity(
+    'FROM_DAYS',
+    1,
+    1,
+    (c, _n, [x]) => `CAST(DATE '0001-01-01' + (CAST(${c.num(x)} AS integer) - 366) AS DATE)`,
+  ),
+  MAKEDATE: arity(
+    'MAKEDATE',
+    2,
+    2,
+    (c, _n, [y, d]) =>
+      `CASE WHEN ${c.num(d)} > 0 THEN CAST(make_date(CAST(${c.num(y)} AS integer), 1, 1) + (CAST(${c.num(d)} AS integer) - 1) AS DATE) END`,
+  ),
   MONTHNAME: arity('MONTHNAME', 1, 1, (c, _n, [x]) => `to_char(${temporal(c, x)}, 'FMMonth')`),
   DAYNAME: arity('DAYNAME', 1, 1, (c, _n, [x]) => `to_char(${temporal(c, x)}, 'FMDay')`),
   LAST_DAY: arity(

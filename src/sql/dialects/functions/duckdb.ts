@@ -5,6 +5,7 @@ import {
   arity,
   commonFunctions,
   findInSetFn,
+  insertFn,
   intLiteral,
   jsonUnquoteFn,
   locateFn,
@@ -78,6 +79,13 @@ export const duckdbFunctions: FunctionMap = {
   LENGTH: textual('strlen', 1, 1),
   OCTET_LENGTH: textual('strlen', 1, 1),
   CHAR_LENGTH: textual('length', 1, 1),
+  INSERT: insertFn('length'),
+  HEX: arity('HEX', 1, 1, (c, _n, [x]) => {
+    const k = c.kind(x);
+    if (k === 'number') return `upper(hex(CAST(round(${c.num(x)}) AS BIGINT)))`;
+    if (k === 'string') return `upper(hex(${c.text(x)}))`;
+    return c.unsupported('HEX of a value that is neither a number nor text');
+  }),
   CHARACTER_LENGTH: textual('length', 1, 1),
   SUBSTRING: substringFn('substr', 'length'),
   SUBSTR: substringFn('substr', 'length'),

@@ -146,6 +146,17 @@ export const CORPUS: CorpusQuery[] = [
   { sql: "SELECT id, FIELD(status, 'pending', 'shipped', 'cancelled') FROM orders" },
   { sql: 'SELECT id, FORMAT(amount, 2), FORMAT(amount * 1000, 0), FORMAT(1234567.891, 2) FROM orders' },
   { sql: "SELECT ASCII('A'), STRCMP('abc', 'ABD'), STRCMP('b', 'A'), ELT(2, 'x', 'y', 'z')" },
+  { sql: "SELECT id, HEX(id), HEX(id * 1000), HEX(-1), HEX(2.4), HEX(name), HEX('é') FROM customers" },
+  {
+    sql: "SELECT INSERT('abcdef', 2, 3, 'X'), INSERT('abcdef', 0, 3, 'X'), INSERT('abcdef', 7, 3, 'X'), INSERT('abcdef', 2, -1, 'X'), INSERT('abcdef', 6, 9, 'X'), INSERT('abc', 1, 1, NULL)",
+  },
+  { sql: "SELECT id, INSERT(name, 2, 2, '**') FROM customers" },
+  {
+    sql: "SELECT QUOTE('it''s'), QUOTE('a\\\\b'), QUOTE(12), QUOTE(NULL)",
+    // MariaDB types QUOTE(NULL), the word NULL, as binary.
+    reference: "SELECT QUOTE('it''s'), QUOTE('a\\\\b'), QUOTE(12), CAST(QUOTE(NULL) AS CHAR)",
+  },
+  { sql: 'SELECT id, QUOTE(name), QUOTE(city) FROM customers' },
 
   // --- dates and times
   {
@@ -156,6 +167,19 @@ export const CORPUS: CorpusQuery[] = [
     sql: 'SELECT id, DAYOFWEEK(joined), WEEKDAY(joined), DAYOFYEAR(joined), WEEK(joined), LAST_DAY(joined) FROM customers',
   },
   { sql: "SELECT id, DATE_FORMAT(ordered_at, '%Y-%m-%d %H:%i:%s') FROM orders" },
+  { sql: 'SELECT id, YEARWEEK(joined), YEARWEEK(joined, 1), YEARWEEK(joined, 3) FROM customers' },
+  {
+    sql: "SELECT YEARWEEK('2024-01-01'), YEARWEEK('2024-01-07'), YEARWEEK('2023-12-31'), YEARWEEK('2021-01-02'), YEARWEEK('2021-01-03', 1)",
+  },
+  { sql: 'SELECT id, TO_DAYS(joined), FROM_DAYS(TO_DAYS(joined) + 10) FROM customers' },
+  { sql: 'SELECT MAKEDATE(2024, 60), MAKEDATE(2023, 400), MAKEDATE(2024, 0), MAKEDATE(2024, 1)' },
+  { sql: 'SELECT id, MAKEDATE(YEAR(joined), DAYOFYEAR(joined)) FROM customers' },
+  {
+    sql: 'SELECT id, EXTRACT(YEAR_MONTH FROM ordered_at), EXTRACT(DAY_HOUR FROM ordered_at), EXTRACT(DAY_MINUTE FROM ordered_at), EXTRACT(DAY_SECOND FROM ordered_at) FROM orders',
+  },
+  {
+    sql: 'SELECT orders.id, EXTRACT(HOUR_MINUTE FROM ordered_at), EXTRACT(HOUR_SECOND FROM ordered_at), EXTRACT(MINUTE_SECOND FROM ordered_at), EXTRACT(YEAR_MONTH FROM joined) FROM orders JOIN customers c ON c.id = orders.customer_id',
+  },
   {
     sql: "SELECT id, DATE_FORMAT(joined, '%d/%m/%y %W %M %e %c %j'), DATE_FORMAT(joined, '%a %b %D') FROM customers",
   },
