@@ -88,6 +88,6 @@ export interface SqlEngine {
   /** Cancel every running statement (server shutdown); each answers 1053. Returns how many. */
   stopStatements?(): number;
   /** Start what big statements need (the parse worker) before the first one arrives. */
-  warmUp?(): void;
+  warmUp?(): Promise<void>;
   close(): Promise<void>;
 }

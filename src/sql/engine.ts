@@ -158,8 +158,8 @@ export class Engine implements SqlEngine, ExecutionContext {
   }
 
   /** Start the parse worker ahead of the first big statement (a server does; a one-shot CLI call need not). */
-  warmUp(): void {
-    warmParseWorkers();
+  warmUp(): Promise<void> {
+    return warmParseWorkers();
   }
 
   /** Cancel every running statement at its sources; each is answered 1053 (server shutdown). */

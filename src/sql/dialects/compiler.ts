@@ -385,7 +385,9 @@ export abstract class SqlCompiler implements Compiler {
         const sql = this.expr(e, 'value');
         let alias: string | null = c.as ?? null;
         if (alias == null && this.emulate && this.opts.autoAlias !== false) {
-          if (e?.type !== 'column_ref') alias = this.display(e);
+          // An empty literal's label is '', which no target takes as a name: the result's
+          // labels (parse/labels.ts) name it afterwards.
+          if (e?.type !== 'column_ref') alias = this.display(e) || null;
           else if (this.grouping && sql !== this.plainColumn(e)) alias = columnName(e);
           else if (this.opts.columnName) {
             const written = columnName(e);
@@ -1209,10 +1211,10 @@ export abstract class SqlCompiler implements Compiler {
       case 'REAL':
         return `CAST(${sql} AS ${this.doubleType})`;
       case 'DATE':
-        return `CAST(${sql} AS DATE)`;
+        return this.castTemporal(e, sql, 'DATE');
       case 'DATETIME':
       case 'TIMESTAMP':
-        return `CAST(${sql} AS ${this.timestampType})`;
+        return this.castTemporal(e, sql, this.timestampType);
       case 'TIME':
         return `CAST(${sql} AS TIME)`;
       case 'JSON':
@@ -1225,6 +1227,11 @@ export abstract class SqlCompiler implements Compiler {
       default:
         return this.unsupported(`CAST AS ${t}`);
     }
+  }
+
+  /** CAST(x AS DATE / DATETIME); a target that can answer NULL for text that is no date, as MySQL does, overrides it. */
+  protected castTemporal(_e: Expr, sql: string, type: string): string {
+    return `CAST(${sql} AS ${type})`;
   }
 
   /** CAST(x AS CHAR(n)) keeps n characters; the result stays plain text (varchar(n) would not unify with text). */

@@ -78,6 +78,11 @@ export class DuckdbCompiler extends SqlCompiler {
     return `CAST(${sql} AS DECIMAL(${prec}, ${Math.min(s, prec)}))`;
   }
 
+  /** MySQL's CAST('2024-02-30' AS DATE) is NULL (with a warning), not an error. */
+  protected override castTemporal(e: Expr, sql: string, type: string): string {
+    return this.kind(e) === 'string' ? `TRY_CAST(${sql} AS ${type})` : `CAST(${sql} AS ${type})`;
+  }
+
   protected override castJson(sql: string): string {
     return `CAST(${sql} AS JSON)`;
   }

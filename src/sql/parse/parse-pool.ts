@@ -103,13 +103,17 @@ const WARM_UP = Array.from(
     `WHERE a.d >= '2024-01-01' AND (a.q LIKE 'a%' OR a.r IS NULL) GROUP BY a.id, b.name HAVING COUNT(*) > ${i}`,
 ).join(' UNION ALL ');
 
-/** Start the worker ahead of the first big statement (a server does, a one-shot CLI call does not). */
-export function warmParseWorkers(): void {
+/** Start the worker ahead of the first big statement (a server does, a one-shot CLI call does not); resolves when it is warm. */
+export function warmParseWorkers(): Promise<void> {
   const pool = workerPool();
   let chain: Promise<unknown> = Promise.resolve();
   for (let i = 0; i < 4; i++)
     chain = chain.then(() => pool.run({ text: WARM_UP, sources: ['s'], kinds: null }));
-  chain.catch(() => {});
+  // Resolves once warm, never rejects: a failed warm-up only costs speed.
+  return chain.then(
+    () => {},
+    () => {},
+  );
 }
 
 /** Stop the workers (tests and shutdown); the next big statement starts them again. */

@@ -32,6 +32,8 @@ export const CORPUS: CorpusQuery[] = [
   { sql: 'SELECT `id`, `name` AS `Customer Name` FROM `customers` WHERE `id` < 4' },
   { sql: 'SELECT id, qty * 2 + 1, -qty, qty - -1 FROM orders' },
   { sql: 'SELECT 1, 2.50, -3, NULL, TRUE, FALSE' },
+  { sql: "SELECT 'a' UNION ALL SELECT ''" },
+  { sql: "SELECT '', id FROM customers WHERE id < 3" },
 
   // --- MySQL string comparison: case-insensitive, trailing spaces ignored
   { sql: "SELECT id FROM customers WHERE name = 'alice'" },
@@ -172,6 +174,13 @@ export const CORPUS: CorpusQuery[] = [
     sql: "SELECT YEARWEEK('2024-01-01'), YEARWEEK('2024-01-07'), YEARWEEK('2023-12-31'), YEARWEEK('2021-01-02'), YEARWEEK('2021-01-03', 1)",
   },
   { sql: 'SELECT id, TO_DAYS(joined), FROM_DAYS(TO_DAYS(joined) + 10) FROM customers' },
+  {
+    sql: "SELECT CAST('2024-02-30' AS DATE), CAST('2024-02-29' AS DATE), CAST('nonsense' AS DATE), CAST('2024-02-30 10:00:00' AS DATETIME)",
+    known: {
+      postgres: 'an impossible date in a CAST is an error on PostgreSQL, NULL on MySQL',
+      sqlite: "SQLite's date() rolls an impossible date over (2024-02-30 is 2024-03-01)",
+    },
+  },
   { sql: 'SELECT MAKEDATE(2024, 60), MAKEDATE(2023, 400), MAKEDATE(2024, 0), MAKEDATE(2024, 1)' },
   { sql: 'SELECT id, MAKEDATE(YEAR(joined), DAYOFYEAR(joined)) FROM customers' },
   {
