@@ -367,6 +367,16 @@ export function chatter(sql: string, s: SessionInfo): Answer | null {
     case 'SELECT':
       return selectVariables(body, s);
     case 'SET':
+      // A server-wide SET changes nothing here: read-only mode says so (1290), as the engine does.
+      if (
+        s.readOnly &&
+        /^SET\s+(GLOBAL|PERSIST|PERSIST_ONLY)\b|^SET\s+@@(GLOBAL|PERSIST|PERSIST_ONLY)\./i.test(body)
+      )
+        return {
+          kind: 'error',
+          code: 1290,
+          message: 'The server is in read-only mode: SET GLOBAL / PERSIST is refused',
+        };
       return parseSet(body);
     case 'BEGIN':
     case 'COMMIT':

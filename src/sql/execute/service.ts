@@ -19,6 +19,7 @@ export async function runService(
   const sources = engine.sources;
   switch (stmt.kind) {
     case 'noop':
+    case 'set_global':
       return { kind: 'ok', affected: 0 };
     case 'create_database':
       await sources.create(stmt.name, stmt.engine, stmt.params, { ifNotExists: stmt.ifNotExists });

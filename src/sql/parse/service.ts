@@ -32,11 +32,27 @@ export function parseServiceStatement(sql: string): Statement | null {
   if (isKeyword(first, 'SHOW')) return c.show();
   if (isKeyword(first, 'DESCRIBE', 'DESC') && tokens.length > 1) return c.describe();
   if (isKeyword(first, 'USE')) return c.use();
-  if (isKeyword(first, 'SET')) return { kind: 'noop' };
+  if (isKeyword(first, 'SET')) return setStatement(tokens);
   if (isKeyword(first, 'UNLOCK') && isKeyword(tokens[1], 'TABLES', 'TABLE')) return { kind: 'noop' };
   if (isKeyword(first, 'LOCK') && isKeyword(tokens[1], 'TABLES', 'TABLE')) return lockTables(tokens);
   if (isKeyword(first, 'DROP') && isKeyword(tokens[1], 'TABLE')) return c.dropTable();
   return null;
+}
+
+/**
+ * SET changes nothing here (session variables live in the faces); a server-wide one
+ * (`SET GLOBAL`, `SET PERSIST`, `SET @@global.x`) is told apart, so read-only mode refuses
+ * it (1290) rather than answering that it worked.
+ */
+function setStatement(tokens: Token[]): Statement {
+  const t1 = tokens[1];
+  const global =
+    isKeyword(t1, 'GLOBAL', 'PERSIST', 'PERSIST_ONLY') ||
+    (t1?.kind === 'punct' &&
+      t1.value === '@' &&
+      tokens[2]?.value === '@' &&
+      isKeyword(tokens[3], 'GLOBAL', 'PERSIST', 'PERSIST_ONLY'));
+  return { kind: global ? 'set_global' : 'noop' };
 }
 
 /**

@@ -23,6 +23,8 @@ export type Statement =
   | { kind: 'use'; name: string }
   | { kind: 'show_engines' }
   | { kind: 'noop' }
+  /** SET GLOBAL / PERSIST: answered like a SET, but a write in read-only mode. */
+  | { kind: 'set_global' }
   | { kind: 'drop_table'; table: TableName; ifExists: boolean }
   | { kind: 'explain'; inner: Statement }
   | KbStatement

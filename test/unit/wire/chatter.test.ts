@@ -193,3 +193,14 @@ test('bare strips leading comments and trailing semicolons; likeRegex follows LI
   assert.ok(likeRegex('max\\_%').test('max_allowed_packet'));
   assert.ok(!likeRegex('max\\_%').test('maxallowed'));
 });
+
+test('read-only mode refuses SET GLOBAL / PERSIST with 1290; a session SET is answered', () => {
+  for (const sql of [
+    'SET GLOBAL max_connections = 1',
+    'SET @@global.max_connections = 1',
+    'SET PERSIST x = 1',
+  ])
+    assert.equal((chatter(sql, session({ readOnly: true })) as { code?: number }).code, 1290, sql);
+  assert.notEqual(chatter('SET GLOBAL max_connections = 1', session())?.kind, 'error');
+  assert.notEqual(chatter('SET sql_mode = ""', session({ readOnly: true }))?.kind, 'error');
+});

@@ -105,3 +105,14 @@ test('LOCK TABLES ... READ and UNLOCK TABLES are accepted (mariadb-dump); WRITE 
   assert.deepEqual(parseServiceStatement('UNLOCK TABLES'), { kind: 'noop' });
   assert.throws(() => parseServiceStatement('LOCK TABLES t WRITE'), { code: 1235 });
 });
+
+test('SET GLOBAL and SET PERSIST are told apart from a session SET (read-only mode refuses them)', () => {
+  assert.deepEqual(parseServiceStatement('SET NAMES utf8mb4'), { kind: 'noop' });
+  assert.deepEqual(parseServiceStatement('SET @@session.sql_mode = ""'), { kind: 'noop' });
+  for (const sql of [
+    'SET GLOBAL max_connections = 1',
+    'SET PERSIST x = 1',
+    'SET @@GLOBAL.max_connections = 1',
+  ])
+    assert.deepEqual(parseServiceStatement(sql), { kind: 'set_global' }, sql);
+});
