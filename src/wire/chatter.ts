@@ -57,6 +57,8 @@ export function variables(s: SessionInfo): Map<string, string | number> {
     ['collation_server', 'utf8mb4_general_ci'],
     ['default_authentication_plugin', 'caching_sha2_password'],
     ['div_precision_increment', 4],
+    // No events run here (DBeaver and Superset ask).
+    ['event_scheduler', 'OFF'],
     ['explicit_defaults_for_timestamp', 1],
     ['group_concat_max_len', 1024],
     ['have_ssl', s.tls ? 'YES' : 'DISABLED'],

@@ -204,3 +204,7 @@ test('read-only mode refuses SET GLOBAL / PERSIST with 1290; a session SET is an
   assert.notEqual(chatter('SET GLOBAL max_connections = 1', session())?.kind, 'error');
   assert.notEqual(chatter('SET sql_mode = ""', session({ readOnly: true }))?.kind, 'error');
 });
+
+test('@@event_scheduler is OFF (DBeaver, Superset)', () => {
+  assert.deepEqual(rows(chatter('SELECT @@event_scheduler', session())).rows, [['OFF']]);
+});
