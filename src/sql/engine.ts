@@ -59,6 +59,7 @@ const READ_KINDS = new Set([
   'describe',
   'use',
   'show_engines',
+  'show_create_database',
   'noop',
   'explain',
   'show_kbs',

@@ -21,6 +21,24 @@ export async function runService(
     case 'noop':
     case 'set_global':
       return { kind: 'ok', affected: 0 };
+    case 'show_create_database': {
+      const s = await sources.get(stmt.name); // 1049 when there is none
+      return {
+        kind: 'table',
+        table: memTable(
+          [
+            ['Database', 'VARCHAR'],
+            ['Create Database', 'VARCHAR'],
+          ],
+          [
+            [
+              s.name,
+              `CREATE DATABASE \`${s.name.replace(/`/g, '``')}\` /*!40100 DEFAULT CHARACTER SET utf8mb4 */`,
+            ],
+          ],
+        ),
+      };
+    }
     case 'create_database':
       await sources.create(stmt.name, stmt.engine, stmt.params, { ifNotExists: stmt.ifNotExists });
       return { kind: 'ok', affected: 1 };

@@ -215,6 +215,16 @@ class Cursor {
       this.end();
       return { kind: 'show_engines' };
     }
+    if (this.kw('CREATE')) {
+      if (!this.kw('DATABASE', 'SCHEMA')) this.fail('DATABASE or TABLE after SHOW CREATE');
+      if (this.kw('IF')) {
+        this.expectKw('NOT');
+        this.expectKw('EXISTS');
+      }
+      const name = this.name('a database name');
+      this.end();
+      return { kind: 'show_create_database', name };
+    }
     const full = this.kw('FULL');
     if (this.kw('TABLES')) {
       let from: string | null = null;

@@ -22,6 +22,7 @@ export type Statement =
   | { kind: 'describe'; table: TableName }
   | { kind: 'use'; name: string }
   | { kind: 'show_engines' }
+  | { kind: 'show_create_database'; name: string }
   | { kind: 'noop' }
   /** SET GLOBAL / PERSIST: answered like a SET, but a write in read-only mode. */
   | { kind: 'set_global' }

@@ -116,3 +116,14 @@ test('SET GLOBAL and SET PERSIST are told apart from a session SET (read-only mo
   ])
     assert.deepEqual(parseServiceStatement(sql), { kind: 'set_global' }, sql);
 });
+
+test('SHOW CREATE DATABASE names the source (DBeaver, Superset)', () => {
+  assert.deepEqual(parseServiceStatement('SHOW CREATE DATABASE `pg`'), {
+    kind: 'show_create_database',
+    name: 'pg',
+  });
+  assert.deepEqual(parseServiceStatement('SHOW CREATE SCHEMA IF NOT EXISTS pg'), {
+    kind: 'show_create_database',
+    name: 'pg',
+  });
+});
