@@ -8,7 +8,7 @@ import type { QueryContext } from '../engine-types.js';
 import type { Statement, TableName } from '../parse/index.js';
 import type { ExecutionContext, Outcome } from './context.js';
 import { INFO_SCHEMA_TABLES } from './info-schema.js';
-import { likePredicate, memTable } from './show.js';
+import { likePredicate, memTable, whereFilter } from './show.js';
 
 /** CREATE/DROP DATABASE, SHOW, DESCRIBE, USE, SET: statements answered by the engine itself. */
 export async function runService(
@@ -101,12 +101,10 @@ export async function runService(
       const tables = (await s.listTables()).filter((t) => like(t.name));
       const cols: [string, 'VARCHAR'][] = [[`Tables_in_${s.name}`, 'VARCHAR']];
       if (stmt.full) cols.push(['Table_type', 'VARCHAR']);
+      const rows = tables.map((t) => (stmt.full ? [t.name, t.type] : [t.name]));
       return {
         kind: 'table',
-        table: memTable(
-          cols,
-          tables.map((t) => (stmt.full ? [t.name, t.type] : [t.name])),
-        ),
+        table: memTable(cols, stmt.where ? whereFilter(cols, rows, stmt.where) : rows),
       };
     }
     case 'show_columns':

@@ -1,7 +1,7 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import { parseKbStatement } from './kb-statements.js';
 import { isKeyword, isName, LexError, type Token, tokenize } from './lexer.js';
-import type { Statement, TableName } from './statement.js';
+import type { ShowCondition, Statement, TableName } from './statement.js';
 
 /**
  * Our own small grammar for the statements node-sql-parser does not know (docs/reference/sql.md):
@@ -141,6 +141,37 @@ class Cursor {
     }
     return null;
   }
+  /** `WHERE col = 'x' [AND col LIKE 'y' ...]` after a SHOW; null without WHERE. */
+  private where(): ShowCondition[] | null {
+    if (!this.kw('WHERE')) return null;
+    const out: ShowCondition[] = [];
+    do {
+      const column = this.name('a column of the SHOW result');
+      let op: ShowCondition['op'];
+      const t = this.peek();
+      if (this.kw('LIKE')) op = 'LIKE';
+      else if (this.kw('NOT')) {
+        this.expectKw('LIKE');
+        op = 'NOT LIKE';
+      } else if (t?.kind === 'punct' && t.value === '=') {
+        this.i++;
+        op = '=';
+      } else if (
+        t?.kind === 'punct' &&
+        (t.value === '<' || t.value === '!') &&
+        this.peek(1)?.value === (t.value === '<' ? '>' : '=')
+      ) {
+        this.i += 2;
+        op = '<>';
+      } else this.fail("=, <>, != or LIKE (SHOW ... WHERE takes column = 'text' conditions joined by AND)");
+      const v = this.peek();
+      if (v?.kind !== 'string') this.fail('a quoted value');
+      this.i++;
+      out.push({ column, op, value: v.value });
+    } while (this.kw('AND'));
+    return out;
+  }
+
   private tableName(): TableName {
     const parts = [this.name('a table name')];
     while (this.punct('.')) parts.push(this.name('a name after "."'));
@@ -230,8 +261,11 @@ class Cursor {
       let from: string | null = null;
       if (this.kw('FROM', 'IN')) from = this.name('a database name');
       const like = this.like();
+      const where = like === null ? this.where() : null;
       this.end();
-      return { kind: 'show_tables', from, full, like };
+      return where
+        ? { kind: 'show_tables', from, full, like, where }
+        : { kind: 'show_tables', from, full, like };
     }
     if (this.kw('COLUMNS', 'FIELDS')) {
       this.expectKw('FROM', 'IN');

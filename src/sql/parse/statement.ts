@@ -17,7 +17,14 @@ export type Statement =
     }
   | { kind: 'drop_database'; name: string; ifExists: boolean }
   | { kind: 'show_databases'; like: string | null }
-  | { kind: 'show_tables'; from: string | null; full: boolean; like: string | null }
+  | {
+      kind: 'show_tables';
+      from: string | null;
+      full: boolean;
+      like: string | null;
+      /** `WHERE Table_type = 'BASE TABLE'` (DBeaver, SQLAlchemy): conditions ANDed. */
+      where?: ShowCondition[] | null;
+    }
   | { kind: 'show_columns'; table: TableName; full: boolean; like: string | null }
   | { kind: 'describe'; table: TableName }
   | { kind: 'use'; name: string }
@@ -45,3 +52,10 @@ export type KbStatement =
   | { kind: 'describe_kb'; name: string }
   | { kind: 'show_kbs'; like: string | null }
   | { kind: 'evaluate_kb'; name: string; params: Record<string, unknown> };
+
+/** One condition of a SHOW ... WHERE: a result column compared with a string. */
+export interface ShowCondition {
+  column: string;
+  op: '=' | '<>' | 'LIKE' | 'NOT LIKE';
+  value: string;
+}

@@ -127,3 +127,25 @@ test('SHOW CREATE DATABASE names the source (DBeaver, Superset)', () => {
     name: 'pg',
   });
 });
+
+test("SHOW FULL TABLES ... WHERE Table_type = 'BASE TABLE' (DBeaver, SQLAlchemy)", () => {
+  assert.deepEqual(parseServiceStatement("SHOW FULL TABLES FROM pg WHERE Table_type = 'BASE TABLE'"), {
+    kind: 'show_tables',
+    from: 'pg',
+    full: true,
+    like: null,
+    where: [{ column: 'Table_type', op: '=', value: 'BASE TABLE' }],
+  });
+  assert.deepEqual(
+    (
+      parseServiceStatement(
+        "SHOW FULL TABLES WHERE Table_type != 'VIEW' AND Tables_in_pg NOT LIKE 'x%'",
+      ) as any
+    ).where,
+    [
+      { column: 'Table_type', op: '<>', value: 'VIEW' },
+      { column: 'Tables_in_pg', op: 'NOT LIKE', value: 'x%' },
+    ],
+  );
+  assert.throws(() => parseServiceStatement('SHOW TABLES WHERE 1 = 1'), { code: 1064 });
+});
