@@ -57,10 +57,19 @@ const PG_TO_CHAR: Record<string, string> = {
   y: 'YY',
 };
 
+/**
+ * %u: WEEK(t, 1), weeks from Monday numbered 0-53, week 1 being the first with four or more
+ * days of the year: `jan1` is the ISO weekday (Monday 1) of January 1st of t's year.
+ */
+function mondayWeek(t: string, jan1: string, text: string): string {
+  return `lpad(CAST(CAST(floor((EXTRACT(DOY FROM ${t}) + ${jan1} - 2) / 7) + CASE WHEN ${jan1} <= 4 THEN 1 ELSE 0 END AS INTEGER) AS ${text}), 2, '0')`;
+}
+
 /** Specifiers with no `to_char` pattern, as SQL over the timestamp expression `t`. */
 const PG_EXPR: Record<string, (t: string) => string> = {
   w: (t) => `CAST(EXTRACT(DOW FROM ${t}) AS text)`,
   U: (t) => `lpad(CAST(floor((EXTRACT(DOY FROM ${t}) - EXTRACT(DOW FROM ${t}) + 6) / 7) AS text), 2, '0')`,
+  u: (t) => mondayWeek(t, `EXTRACT(ISODOW FROM date_trunc('year', ${t}))`, 'text'),
 };
 
 export function pgDateFormat(t: string, fmt: string, lit: (s: string) => string): string {
@@ -130,6 +139,7 @@ function ordinalDay(day: string, text: string): string {
 
 const DUCK_EXPR: Record<string, (t: string) => string> = {
   D: (t) => ordinalDay(`day(${t})`, 'VARCHAR'),
+  u: (t) => mondayWeek(t, `isodow(date_trunc('year', ${t}))`, 'VARCHAR'),
 };
 
 export function duckDateFormat(t: string, fmt: string, lit: (s: string) => string): string {

@@ -194,6 +194,14 @@ export const CORPUS: CorpusQuery[] = [
   },
   { sql: "SELECT id, DATE_FORMAT(ordered_at, '%T %h:%i %p %k %l %w %U') FROM orders" },
   {
+    sql: "SELECT o.id, DATE_FORMAT(joined, '%u'), DATE_FORMAT(ordered_at, '%u %x-%v') FROM customers JOIN orders o ON o.customer_id = customers.id",
+    known: { sqlite: 'SQLite has no week-of-year specifier MySQL prints' },
+  },
+  {
+    sql: "SELECT DATE_FORMAT('2021-01-01', '%u'), DATE_FORMAT('2021-01-04', '%u'), DATE_FORMAT('2024-12-30', '%u'), DATE_FORMAT('2026-01-01', '%u'), DATE_FORMAT('2023-01-01', '%u')",
+    known: { sqlite: 'SQLite has no week-of-year specifier MySQL prints' },
+  },
+  {
     sql: 'SELECT id, DATE_ADD(joined, INTERVAL 1 DAY), DATE_SUB(joined, INTERVAL 1 MONTH), ADDDATE(joined, 10) FROM customers',
   },
   {
