@@ -14,7 +14,7 @@ export type Path = (string | number)[];
 /** Marker `i` is the number `NUMBER_MARKER_BASE + i` (`.5` after it for a decimal). */
 export const NUMBER_MARKER_BASE = 987_654_320_000;
 /** At most this many markers in one template. */
-export const MAX_MARKERS = 1_000_000;
+const MAX_MARKERS = 1_000_000;
 const stringMarker = (i: number) => `tbq${i}m7x`;
 /** Any marker's text, wherever it appears (numbers: the digits, with a decimal's `.5`). */
 const MARKER_TEXT = /tbq(\d+)m7x|(98765\d{7})(\.5)?/g;

@@ -116,13 +116,6 @@ export function warmParseWorkers(): Promise<void> {
   );
 }
 
-/** Stop the workers (tests and shutdown); the next big statement starts them again. */
-export async function closeParseWorkers(): Promise<void> {
-  const p = pool;
-  pool = null;
-  await p?.destroy();
-}
-
 async function offLoop(
   text: string,
   sources: readonly string[],

@@ -17,7 +17,7 @@ import { isKeyword, type Token, tokenize } from './lexer.js';
 import { checkStatementSize } from './limits.js';
 import { getAt, markerText, type Path, setAt } from './markers.js';
 import { StatementParser } from './parse-pool.js';
-import { type ParsedText, parseText } from './parse-text.js';
+import type { ParsedText } from './parse-text.js';
 import { findSlots, isList, type LiteralKind, literalNode, literalValue, type Slot } from './slots.js';
 
 export { NUMBER_MARKER_BASE, type Path, setAt } from './markers.js';
@@ -264,5 +264,3 @@ export class StatementTemplates {
     return this.cache.get(shape.key) ?? undefined;
   }
 }
-
-export { parseText };
