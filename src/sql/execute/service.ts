@@ -55,12 +55,11 @@ export async function runService(
     case 'show_databases': {
       const like = likePredicate(stmt.like);
       const names = ['information_schema', ...(await sources.names())].filter(like);
+      const cols: [string, 'VARCHAR'][] = [['Database', 'VARCHAR']];
+      const rows = names.map((n) => [n]);
       return {
         kind: 'table',
-        table: memTable(
-          [['Database', 'VARCHAR']],
-          names.map((n) => [n]),
-        ),
+        table: memTable(cols, stmt.where ? whereFilter(cols, rows, stmt.where) : rows),
       };
     }
     case 'show_engines': {

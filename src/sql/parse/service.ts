@@ -239,8 +239,9 @@ class Cursor {
     this.i++;
     if (this.kw('DATABASES', 'SCHEMAS')) {
       const like = this.like();
+      const where = like === null ? this.where() : null;
       this.end();
-      return { kind: 'show_databases', like };
+      return where ? { kind: 'show_databases', like, where } : { kind: 'show_databases', like };
     }
     if (this.kw('ENGINES')) {
       this.end();

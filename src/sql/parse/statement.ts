@@ -16,7 +16,7 @@ export type Statement =
       ifNotExists: boolean;
     }
   | { kind: 'drop_database'; name: string; ifExists: boolean }
-  | { kind: 'show_databases'; like: string | null }
+  | { kind: 'show_databases'; like: string | null; where?: ShowCondition[] | null }
   | {
       kind: 'show_tables';
       from: string | null;

@@ -149,3 +149,11 @@ test("SHOW FULL TABLES ... WHERE Table_type = 'BASE TABLE' (DBeaver, SQLAlchemy)
   );
   assert.throws(() => parseServiceStatement('SHOW TABLES WHERE 1 = 1'), { code: 1064 });
 });
+
+test("SHOW DATABASES WHERE `Database` LIKE 'p%'", () => {
+  assert.deepEqual(parseServiceStatement("SHOW DATABASES WHERE `Database` LIKE 'p%'"), {
+    kind: 'show_databases',
+    like: null,
+    where: [{ column: 'Database', op: 'LIKE', value: 'p%' }],
+  });
+});
