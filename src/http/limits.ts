@@ -85,8 +85,10 @@ export class ConnectionGuard {
   /** Attach to a server before it listens. */
   attach(server: Server): void {
     server.headersTimeout = this.limits.headerTimeoutMs;
-    // requestTimeout must not be below headersTimeout; bodies are bounded by their rate here.
-    server.requestTimeout = Math.max(server.requestTimeout, this.limits.headerTimeoutMs);
+    // Bodies are bounded by their rate here, not by a total time: a long upload that keeps
+    // its rate goes on. A total limit set elsewhere (0: none) must not be below the headers'.
+    if (server.requestTimeout > 0)
+      server.requestTimeout = Math.max(server.requestTimeout, this.limits.headerTimeoutMs);
     server.on('connection', (socket: Socket) => this.connection(socket));
     server.on('close', () => this.stop());
   }

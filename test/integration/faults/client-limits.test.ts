@@ -80,13 +80,26 @@ describe('stalled clients', () => {
     assert.ok(Math.max(...ms) < budget + 2000, `the last closed after ${Math.max(...ms)} ms`);
     const cut = all.filter((c) => c.text().startsWith('HTTP/1.1 408'));
     assert.ok(cut.length >= 100, `${cut.length} answered 408`);
-    // Most are cut for their body's rate; on a loaded machine some headers arrive late and
-    // are cut for that instead. Each names its setting.
-    const slow = cut.filter((c) => /api\.http\.min_body_rate/.test(c.text()));
-    assert.ok(slow.length >= 50, `${slow.length} cut for the body's rate`);
-    assert.match(slow[0].text(), /connection: close/i);
-    assert.match(slow[0].text(), /"error_code":"request_timeout"/);
-    for (const c of cut) assert.match(c.text(), /api\.http\.(min_body_rate|header_timeout_ms)/);
+    // Cut for their body's rate, or, when 2,200 connections arrive at once on a loaded
+    // machine and some headers are read late, for those: each answer names its setting.
+    for (const c of cut) {
+      assert.match(c.text(), /connection: close/i);
+      assert.match(c.text(), /"error_code":"request_timeout".*api\.http\.(min_body_rate|header_timeout_ms)/);
+    }
+    await selectOne();
+  });
+
+  test('a body that stalls after its headers is cut for its rate: 408 naming api.http.min_body_rate', async () => {
+    const stalled = Array.from({ length: 5 }, () =>
+      raw(stalledPost('/api/sql/query', 100_000), '127.0.0.60'),
+    );
+    const ms = await Promise.all(stalled.map((c) => c.closed));
+    assert.ok(Math.max(...ms) < HEADER_TIMEOUT_MS + 3500, `closed after ${Math.max(...ms)} ms`);
+    for (const c of stalled) {
+      assert.match(c.text(), /^HTTP\/1\.1 408 /);
+      assert.match(c.text(), /connection: close/i);
+      assert.match(c.text(), /"error_code":"request_timeout".*api\.http\.min_body_rate/);
+    }
     await selectOne();
   });
 

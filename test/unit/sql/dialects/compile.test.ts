@@ -617,7 +617,7 @@ describe('canCompile', () => {
     assert.equal(why('SELECT SOUNDEX(a) FROM t', 'postgres'), 'function SOUNDEX');
     assert.equal(why('SELECT @x', 'duckdb'), 'variable @x');
     assert.equal(why('SELECT a FROM t WHERE b = :p', 'postgres'), 'named parameter :p');
-    assert.equal(why("SELECT DATE_FORMAT(d, '%u') FROM t", 'duckdb'), 'DATE_FORMAT specifier %u');
+    assert.equal(why("SELECT DATE_FORMAT(d, '%X') FROM t", 'duckdb'), 'DATE_FORMAT specifier %X');
     assert.equal(why('SELECT LPAD(a, 3, 0) FROM t', 'sqlite'), 'function LPAD');
     assert.equal(why('SELECT SOUNDEX(a) FROM t', 'mysql'), 'ok');
   });
