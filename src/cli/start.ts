@@ -30,8 +30,6 @@ export interface Running {
   app: FastifyInstance | null;
   /** The MySQL wire protocol listener (null when api.mysql.enabled is false). */
   mysql: WireServer | null;
-  /** Resolves when what big statements need (the parse worker) is warm; nothing waits for it but tests. */
-  warmed?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -142,13 +140,11 @@ export async function startServer(config: Config, opts: { logger?: Logger } = {}
   const shownHost = host.includes(':') ? `[${host}]` : host;
   const url = `http://${shownHost === '0.0.0.0' ? '127.0.0.1' : shownHost}:${actualPort}`;
   deps.logger.info({ url, mysql_port: mysql?.port, version: VERSION }, 'tributary listening');
-  const warmed = deps.engine.warmUp?.();
   return {
     url,
     deps,
     app,
     mysql,
-    warmed,
     close: async () => {
       await mysql?.close();
       await app.close();

@@ -87,7 +87,5 @@ export interface SqlEngine {
   listColumns(db: string, table: string): Promise<ColumnInfo[]>;
   /** Cancel every running statement (server shutdown); each answers 1053. Returns how many. */
   stopStatements?(): number;
-  /** Start what big statements need (the parse worker) before the first one arrives. */
-  warmUp?(): Promise<void>;
   close(): Promise<void>;
 }

@@ -33,7 +33,6 @@ import type { KbSearch, KnowledgeBases } from './kb-port.js';
 import { readExecutableComments } from './parse/executable-comments.js';
 import { dialectHint } from './parse/hints.js';
 import type { KbStatement, Statement } from './parse/index.js';
-import { warmParseWorkers } from './parse/parse-pool.js';
 import { type Shape, StatementTemplates, shapeOf } from './parse/templates.js';
 import { bindTables } from './plan/bind.js';
 import { TtlLru } from './plan/cache.js';
@@ -156,11 +155,6 @@ export class Engine implements SqlEngine, ExecutionContext {
     run.signal = d.signal;
     run.fragments = fragments;
     return [d, run];
-  }
-
-  /** Start the parse worker ahead of the first big statement (a server does; a one-shot CLI call need not). */
-  warmUp(): Promise<void> {
-    return warmParseWorkers();
   }
 
   /** Cancel every running statement at its sources; each is answered 1053 (server shutdown). */

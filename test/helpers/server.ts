@@ -29,8 +29,6 @@ export async function startTestServer(
     },
   });
   const running = await startServer(config, { logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
-  // A test starts from a quiet server: the parse worker is up and warm (its start opens files).
-  await running.warmed;
   const sql = async (query: string, context?: { db?: string }): Promise<Result> => {
     const res = await fetch(`${running.url}/api/sql/query`, {
       method: 'POST',

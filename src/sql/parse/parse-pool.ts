@@ -29,8 +29,11 @@ function workerPool(): Piscina {
     filename: new URL(`./parse-worker.${ext}`, import.meta.url).href,
     // One core stays with the event loop; big statements queue for the rest.
     maxThreads: Math.max(1, Math.min(4, availableParallelism() - 1)),
+    // Started by the first big statement and ended after a minute without one: a worker
+    // holds about 25 MB, which a server that never sees a big statement need not pay
+    // (the 1,000,000-row result's peak memory stays within its 300 MB target).
     minThreads: 0,
-    idleTimeout: 5 * 60_000,
+    idleTimeout: 60_000,
     execArgv: workerExecArgv(process.execArgv),
   });
   // A worker that cannot start or dies is answered by parsing inline (offLoop), never by
@@ -87,33 +90,6 @@ function warnOnce(message: string): void {
   if (warned) return;
   warned = true;
   process.emitWarning(message);
-}
-
-/**
- * A statement of the kinds big ones are made of (joins, CASE chains, IN lists, UNION
- * branches, functions, grouping), parsed a few times when the worker starts: the parser's
- * code is then compiled by V8 before a client's first big statement, which otherwise
- * parses about 3x slower (a 300-branch UNION: ~130 ms cold, ~45 ms warm).
- */
-const WARM_UP = Array.from(
-  { length: 40 },
-  (_, i) =>
-    `SELECT a.id, b.name, CASE WHEN a.x = ${i} THEN 'v${i}' WHEN a.y IN (1, 2, 3) THEN 'w' ELSE NULL END AS c${i}, ` +
-    `COUNT(DISTINCT b.z), SUM(a.amount * 1.5) FROM s.t${i} a LEFT JOIN s.u b ON b.id = a.id AND b.k <> 'x' ` +
-    `WHERE a.d >= '2024-01-01' AND (a.q LIKE 'a%' OR a.r IS NULL) GROUP BY a.id, b.name HAVING COUNT(*) > ${i}`,
-).join(' UNION ALL ');
-
-/** Start the worker ahead of the first big statement (a server does, a one-shot CLI call does not); resolves when it is warm. */
-export function warmParseWorkers(): Promise<void> {
-  const pool = workerPool();
-  let chain: Promise<unknown> = Promise.resolve();
-  for (let i = 0; i < 4; i++)
-    chain = chain.then(() => pool.run({ text: WARM_UP, sources: ['s'], kinds: null }));
-  // Resolves once warm, never rejects: a failed warm-up only costs speed.
-  return chain.then(
-    () => {},
-    () => {},
-  );
 }
 
 async function offLoop(
