@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FileRecord } from '../../catalog/types.js';
 import { asStorageFull, StorageFullError } from '../../core/storage-full.js';
 import { parseTypesParam } from '../../sources/files/column-types.js';
+import { type Delimiter, parseDelimiterParam } from '../../sources/files/csv-delimiter.js';
 import { FileError, FilesSource, ROWS_UNKNOWN } from '../../sources/files/index.js';
 import { tooLarge } from '../../sources/files/receive.js';
 import type { AppDeps } from '../deps.js';
@@ -16,6 +17,7 @@ interface Query {
   sheet?: string;
   replace?: string;
   types?: string;
+  delimiter?: string;
 }
 
 /**
@@ -126,7 +128,8 @@ async function upload(
   // The multipart envelope adds a little; the file inside is held to the limit itself.
   if (Number.isFinite(length) && length > maxBytes + (isMultipart ? 64 * 1024 : 0)) throw tooLarge(maxBytes);
   const types = q.types ? parseTypesParam(String(q.types)) : null;
-  const opts = { format: q.format ?? null, sheet: q.sheet ?? null, types, replace, maxBytes };
+  const delimiter = q.delimiter !== undefined ? parseDelimiterParam(String(q.delimiter)) : null;
+  const opts = { format: q.format ?? null, sheet: q.sheet ?? null, types, delimiter, replace, maxBytes };
   const stored = isMultipart
     ? await fromMultipart(request, files, name, opts)
     : await files.upload(name, request.raw, {
@@ -150,6 +153,7 @@ function fromMultipart(
     format: string | null;
     sheet: string | null;
     types: Map<string, string> | null;
+    delimiter: Delimiter | null;
     replace: boolean;
     maxBytes: number;
   },
