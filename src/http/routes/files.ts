@@ -95,12 +95,50 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
         try {
           return await upload(request, reply, await files(), deps.config.files.max_upload_bytes);
         } catch (e) {
-          // A refused upload may still be arriving: close the connection instead of reading it all.
-          if (!request.raw.readableEnded) reply.header('connection', 'close');
+          // A refused upload may still be arriving. Clients that send the whole body before
+          // reading the answer (Python's urllib and requests) would see a reset connection
+          // if it closed now, so the rest of a body within the upload limit is read and
+          // dropped first; a longer one is cut.
+          if (!request.raw.readableEnded && !(await drainBody(request, deps.config.files.max_upload_bytes)))
+            reply.header('connection', 'close');
           return fail(reply, e);
         }
       },
     });
+  });
+}
+
+/**
+ * Reads and drops what is left of a request body, up to `limit` bytes in all (the
+ * multipart envelope adds a little). True once it ended; false when it is longer (or
+ * declares so), broke off, or the socket is gone: then the connection is to be closed.
+ */
+function drainBody(request: FastifyRequest, limit: number): Promise<boolean> {
+  const body = request.raw;
+  const cap = limit + 64 * 1024;
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  if (body.destroyed || (Number.isFinite(declared) && declared > cap)) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = (ok: boolean) => {
+      body.removeListener('data', onData);
+      body.removeListener('end', onEnd);
+      body.removeListener('error', onEnd);
+      body.removeListener('close', onClose);
+      if (!ok) body.pause();
+      resolve(ok);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > cap) done(false);
+    };
+    const onEnd = () => done(body.readableEnded);
+    const onClose = () => done(body.readableEnded);
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onEnd);
+    body.once('close', onClose);
+    body.resume();
   });
 }
 
