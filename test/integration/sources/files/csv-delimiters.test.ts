@@ -11,7 +11,9 @@ import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
+import { runUploadCommand } from '../../../../src/cli/upload-command.js';
 import { startTestServer, type TestServer } from '../../../helpers/server.js';
 
 let server: TestServer;
@@ -296,4 +298,28 @@ for name in ['taken', 'fresh?delimiter=:', 'fresh?replace=maybe', 'fresh']:
   assert.match(lines[1], /^400 .*invalid_delimiter/);
   assert.match(lines[2], /^400 .*Invalid replace 'maybe'/);
   assert.match(lines[3], /^400 .*invalid_file.*line 2097154 has 1 field\(s\) but the header has 2/);
+});
+
+test('tributary upload: a semicolon file detected in-process, and --delimiter sent to a server', async () => {
+  const path = pythonCsv('cli_semi', ';', 1000);
+  const run = async (name: string, args: Record<string, unknown>) => {
+    let err = '';
+    const sink = new Writable({
+      write(c, _e, cb) {
+        err += String(c);
+        cb();
+      },
+    });
+    const code = await runUploadCommand(
+      server.deps.config,
+      [path, name],
+      args,
+      new Writable({ write: (_c, _e, cb) => cb() }),
+      sink,
+    );
+    assert.equal(code, 0, err);
+  };
+  await run('cli_local', {});
+  await run('cli_remote', { url: server.url, delimiter: 'semicolon' });
+  for (const t of ['cli_local', 'cli_remote']) assert.deepEqual(await rows(SUMMARY(t)), [expected(1000)]);
 });
