@@ -173,7 +173,6 @@ async function upload(
     : await files.upload(name, request.raw, {
         ...opts,
         contentType,
-        expectedBytes: Number.isFinite(length) ? length : undefined,
       });
   const body =
     stored.sheet === undefined

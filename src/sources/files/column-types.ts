@@ -88,16 +88,35 @@ export function withTypes(layout: CsvLayout, types: Map<string, string>, label: 
  * become DECIMAL(18|38, s) with s the most decimals seen. The record scan saw every row
  * (csv-check.ts), so the scale holds for each of them (DuckDB would silently round a
  * longer one), and a file gets these types whatever its size and its path.
+ *
+ * Where `;` or another delimiter leaves the comma free, Excel writes `12,50` in much of
+ * Europe: the sniffer calls such a column text; when no column holds decimals after a
+ * point, the file is read with a decimal comma and those columns are DECIMAL likewise.
  */
 export function fixedPointColumns(layout: CsvLayout, scan: RecordScan): CsvLayout {
-  let changed = false;
-  const columns = layout.columns.map((c, i) => {
+  const decimalOf = (i: number): string | null => {
     const n = scan.numbers[i];
-    if (c.type !== 'DOUBLE' || !n?.fixedPoint || n.scale < 1) return c;
+    if (!n?.fixedPoint || n.scale < 1) return null;
     const width = n.digits + n.scale <= 18 ? 18 : n.digits + n.scale <= 38 ? 38 : 0;
-    if (!width) return c;
+    return width ? `DECIMAL(${width},${n.scale})` : null;
+  };
+  // A column the sniffer read as a fractional number writes a decimal point.
+  const pointed = layout.columns.some((c) => /^(DOUBLE|FLOAT|DECIMAL)/.test(c.type));
+  const commaColumns = pointed
+    ? []
+    : layout.columns.flatMap((c, i) =>
+        c.type === 'VARCHAR' && scan.numbers[i]?.decimalComma && decimalOf(i) ? [i] : [],
+      );
+  let changed = commaColumns.length > 0;
+  const columns = layout.columns.map((c, i) => {
+    const type =
+      (c.type === 'DOUBLE' && !scan.numbers[i]?.decimalComma) || commaColumns.includes(i)
+        ? decimalOf(i)
+        : null;
+    if (!type) return c;
     changed = true;
-    return { ...c, type: `DECIMAL(${width},${n.scale})` };
+    return { ...c, type };
   });
-  return changed ? { ...layout, columns } : layout;
+  if (!changed) return layout;
+  return commaColumns.length ? { ...layout, columns, decimalComma: true } : { ...layout, columns };
 }

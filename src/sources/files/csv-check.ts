@@ -15,6 +15,8 @@ export interface ColumnNumbers {
   scale: number;
   /** The most digits before it. */
   digits: number;
+  /** The decimals follow a comma (`12,50`, as Excel writes them where `;` delimits), not a point. */
+  decimalComma: boolean;
 }
 
 export interface RecordScan {
@@ -36,6 +38,7 @@ const QUOTE = 0x22;
 const NL = 0x0a;
 const CR = 0x0d;
 const DOT = 0x2e;
+const COMMA = 0x2c;
 const MINUS = 0x2d;
 const SPACE = 0x20;
 
@@ -74,6 +77,10 @@ export class CsvRecordScan {
   private intDigits = 0;
   private fracDigits = 0;
   private notNumber = new Uint8Array(0);
+  /** By column: 1 when a value's decimals follow a point, 2 a comma (3: both, not a number). */
+  private points = new Uint8Array(0);
+  /** The field being read has a decimal comma. */
+  private comma = false;
   private scale = new Int32Array(0);
   private digits = new Int32Array(0);
   private delimiter: Delimiter | null;
@@ -105,13 +112,18 @@ export class CsvRecordScan {
   end(): RecordScan {
     if (this.delimiter === null) this.decide(true);
     if (!this.ragged && !this.inQuote) {
-      this.fieldEnd(this.fields - 1, this.shape, this.intDigits, this.fracDigits);
+      this.fieldEnd(this.fields - 1, this.shape, this.intDigits, this.fracDigits, this.comma);
       this.record(this.fields, this.empty, this.recordLine);
     }
     const unsure = this.inQuote || this.ragged !== null || (this.expected === 1 && this.sawEmptyLine);
     const numbers: ColumnNumbers[] = [];
     for (let c = 0; c < Math.max(this.expected, 0); c++)
-      numbers.push({ fixedPoint: !this.notNumber[c], scale: this.scale[c], digits: this.digits[c] });
+      numbers.push({
+        fixedPoint: !this.notNumber[c] && this.points[c] !== 3,
+        scale: this.scale[c],
+        digits: this.digits[c],
+        decimalComma: this.points[c] === 2,
+      });
     return {
       delimiter: this.delimiter as Delimiter,
       rows: unsure || this.expected < 0 ? null : this.records,
@@ -134,7 +146,9 @@ export class CsvRecordScan {
     const delimiter = delimiterByte(this.delimiter as Delimiter);
     // A plain Uint8Array view: element reads on it are ~15% faster than on a Buffer.
     const u = new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length);
-    let { inQuote, empty, line, quoteLine, shape, intDigits, fracDigits, fields, recordLine } = this;
+    let { inQuote, empty, line, quoteLine, shape, intDigits, fracDigits, fields, recordLine, comma } = this;
+    // A comma is a decimal point where it does not delimit.
+    const commaPoint = delimiter !== COMMA;
     for (let i = 0; i < u.length; i++) {
       const b = u[i];
       // Letters, most punctuation, non-ASCII: text, not a number.
@@ -160,23 +174,29 @@ export class CsvRecordScan {
           shape = NOT_NUMBER;
           continue;
         }
-        this.fieldEnd(fields - 1, shape, intDigits, fracDigits);
+        this.fieldEnd(fields - 1, shape, intDigits, fracDigits, comma);
         shape = START;
         intDigits = 0;
         fracDigits = 0;
+        comma = false;
         if (!this.record(fields, empty, recordLine)) break;
         fields = 1;
         empty = true;
         recordLine = line;
       } else if (b === delimiter && !inQuote) {
-        this.fieldEnd(fields - 1, shape, intDigits, fracDigits);
+        this.fieldEnd(fields - 1, shape, intDigits, fracDigits, comma);
         shape = START;
         intDigits = 0;
         fracDigits = 0;
+        comma = false;
         fields++;
         empty = false;
       } else if (b === DOT) {
         shape = shape === INT ? POINT : NOT_NUMBER;
+        empty = false;
+      } else if (b === COMMA && commaPoint) {
+        shape = shape === INT ? POINT : NOT_NUMBER;
+        comma = true;
         empty = false;
       } else if (b === MINUS) {
         shape = shape === START ? SIGN : NOT_NUMBER;
@@ -200,15 +220,17 @@ export class CsvRecordScan {
       fracDigits,
       fields,
       recordLine,
+      comma,
     });
   }
 
   /** A data record's field ended: its shape counts for its column. */
-  private fieldEnd(col: number, shape: number, intDigits: number, fracDigits: number): void {
+  private fieldEnd(col: number, shape: number, intDigits: number, fracDigits: number, comma: boolean): void {
     if (shape === START || this.expected < 0 || col >= this.expected) return;
     if (shape === INT || shape === FRAC || shape === AFTER) {
       if (fracDigits > this.scale[col]) this.scale[col] = fracDigits;
       if (intDigits > this.digits[col]) this.digits[col] = intDigits;
+      if (fracDigits > 0) this.points[col] |= comma ? 2 : 1;
     } else this.notNumber[col] = 1;
   }
 
@@ -221,6 +243,7 @@ export class CsvRecordScan {
     if (this.expected < 0) {
       this.expected = fields;
       this.notNumber = new Uint8Array(fields);
+      this.points = new Uint8Array(fields);
       this.scale = new Int32Array(fields);
       this.digits = new Int32Array(fields);
       return true;

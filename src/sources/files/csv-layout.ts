@@ -15,6 +15,8 @@ export interface CsvLayout {
   columns: { name: string; type: string }[];
   dateFormat: string | null;
   timestampFormat: string | null;
+  /** Numbers are written with a decimal comma (`12,50`; the delimiter is then not a comma). */
+  decimalComma?: boolean;
 }
 
 /**
@@ -112,6 +114,7 @@ export function csvReaderWith(path: string, layout: CsvLayout, extra = ''): stri
   let opts = `${csvOptions(layout.delimiter)}, auto_detect = false, comment = '', columns = {${cols}}`;
   if (layout.dateFormat) opts += `, dateformat = ${duckString(layout.dateFormat)}`;
   if (layout.timestampFormat) opts += `, timestampformat = ${duckString(layout.timestampFormat)}`;
+  if (layout.decimalComma) opts += `, decimal_separator = ','`;
   // No new_line: DuckDB 1.5 reads no row at all when told '\r\n' (the line end of Excel
   // and of Python's csv module), and finds the line end itself when it is not told.
   return `read_csv(${duckString(path)}, ${opts}${extra})`;

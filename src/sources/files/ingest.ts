@@ -124,7 +124,7 @@ export async function ingestToParquet(
       if (!isCastError(e) || types) throw e;
       rows = await copy(
         conn,
-        `SELECT *${replace} FROM ${reader(format, source, true, !!input.large, layout?.delimiter ?? null)}`,
+        `SELECT *${replace} FROM ${reader(format, source, true, !!input.large, layout)}`,
         dest,
         rowGroup,
       );
@@ -159,6 +159,28 @@ export function csvRefusal(
     );
   const problem = describeRecordProblem(records);
   return problem ? invalidFile(`Could not read '${input.label}' as ${what}: ${problem}`) : null;
+}
+
+/** The upload's layout (csv-schema.ts decideLayout); a file DuckDB's sniffer refuses is a FileError. */
+export async function csvLayout(
+  conn: DuckDBConnection,
+  input: {
+    path: string;
+    format: 'csv' | 'tsv';
+    label: string;
+    size: number;
+    head: Buffer | Promise<CsvLayout | null>;
+  },
+  scan: RecordScan,
+  scratch: string,
+): Promise<CsvLayout> {
+  try {
+    return await decideLayout(conn, input, scan, scratch);
+  } catch (e) {
+    throw await fileErrorFrom(e, input, scan.delimiter, (msg) =>
+      cleanMessage(msg, [input.path], input.label),
+    );
+  }
 }
 
 /**
@@ -223,13 +245,13 @@ function reader(
   path: string,
   fullScan: boolean,
   large: boolean,
-  delimiter: Delimiter | null,
+  layout: CsvLayout | null,
 ): string {
   const sample = fullScan ? ', sample_size = -1' : '';
   switch (format) {
     case 'csv':
     case 'tsv':
-      return `read_csv(${duckString(path)}, ${csvOptions(delimiter ?? (format === 'tsv' ? '\t' : ','))}${sample}${csvBuffer(large)})`;
+      return `read_csv(${duckString(path)}, ${csvOptions(layout?.delimiter ?? (format === 'tsv' ? '\t' : ','))}${layout?.decimalComma ? ", decimal_separator = ','" : ''}${sample}${csvBuffer(large)})`;
     case 'json':
       return `read_json(${duckString(path)}, format = 'array', records = true${sample})`;
     case 'ndjson':

@@ -4,10 +4,9 @@ import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { CsvRecordScan, type RecordScan } from './csv-check.js';
 import type { Delimiter } from './csv-delimiter.js';
 import { type CsvLayout, SNIFF_HEAD, sniffHead } from './csv-layout.js';
-import { decideLayout } from './csv-schema.js';
 import { FileError } from './errors.js';
 import { declaredFormat, type FileFormat, refineJson, sniffFormat } from './formats.js';
-import { csvRefusal, ingestToParquet, inspectCsv } from './ingest.js';
+import { csvLayout, csvRefusal, ingestToParquet, inspectCsv } from './ingest.js';
 import { checkTableName } from './names.js';
 import type { FilesSourceOptions } from './options.js';
 import { receiveToFile } from './receive.js';
@@ -33,8 +32,6 @@ export interface UploadOptions {
   delimiter?: Delimiter | null;
   replace?: boolean;
   maxBytes: number;
-  /** The body's size when known in advance (Content-Length of a raw upload). */
-  expectedBytes?: number;
 }
 
 export interface StoredFile {
@@ -131,7 +128,12 @@ export class Uploads {
       const refused = csvRefusal({ label: name, format: csv, size: bytes, badUtf8Line }, records);
       if (refused) throw refused;
       const layout = await this.ctx.withConnection((conn) =>
-        decideLayout(conn, { path: received, size: bytes, head: early }, records, this.ctx.tmpPath('head')),
+        csvLayout(
+          conn,
+          { path: received, format: csv, label: name, size: bytes, head: early },
+          records,
+          this.ctx.tmpPath('head'),
+        ),
       );
       // Types or a delimiter named by the upload are applied by converting now: the later
       // conversion and a restart decide the stored CSV's layout again and would not know them.

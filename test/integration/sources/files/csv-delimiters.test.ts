@@ -184,15 +184,54 @@ test('one file, one schema: the same content at 1 MB and at 9+ MB has the same c
   assert.deepEqual(await sum('schema_large'), [[expected(240_000)[2]]]);
 });
 
+test('European Excel: semicolons and decimal commas, small and streamed, sum exactly as DECIMAL', async () => {
+  const write = (name: string, n: number) => {
+    const path = join(dir, `${name}.csv`);
+    execFileSync('python3', [
+      '-c',
+      `import csv, sys
+with open(sys.argv[1], 'w', newline='', encoding='utf-8-sig') as f:
+    w = csv.writer(f, delimiter=';')
+    w.writerow(['Nr', 'Betrag', 'Kunde'])
+    for i in range(int(sys.argv[2])):
+        w.writerow([i, ('%d,%02d' % (i % 1000, i % 100)), 'Müller; Söhne' if i % 50 == 0 else 'Kunde %d' % i])`,
+      path,
+      String(n),
+    ]);
+    return path;
+  };
+  for (const [name, n] of [
+    ['eu_small', 5000],
+    ['eu_big', 400_000],
+  ] as const) {
+    const path = write(name, n);
+    await upload(name, path);
+    const want = [[n, String(expected(n)[2]), Math.ceil(n / 50)]];
+    const q = `SELECT COUNT(*), CAST(SUM(Betrag) AS CHAR), SUM(Kunde = 'Müller; Söhne') FROM files.${name}`;
+    assert.deepEqual(await rows(q), want);
+    const types = (await describe(name)).map(([c, t]) => [c, String(t).toLowerCase()]);
+    assert.deepEqual(types, [
+      ['Nr', 'bigint'],
+      ['Betrag', 'decimal(18,2)'],
+      ['Kunde', 'text'],
+    ]);
+    if (n > 5000) {
+      assert.ok(statSync(path).size > BIG);
+      await converted(name);
+      assert.deepEqual(await rows(q), want);
+    }
+  }
+});
+
 test('?delimiter= names the delimiter when detection would not choose it', async () => {
   // Every line holds one comma and one semicolon: detection takes the comma.
-  const body = Buffer.from('a;b,c\r\n1;2,3\r\n4;5,6\r\n');
+  const body = Buffer.from('a;b,c\r\n1;x,y\r\n4;p,q\r\n');
   assert.equal((await put('named_comma', body)).body.columns, 2);
   const r = await put('named_semi', body, '?delimiter=;');
   assert.equal(r.status, 201, JSON.stringify(r.body));
   assert.deepEqual(await rows('SELECT * FROM files.named_semi ORDER BY 1'), [
-    [1, '2,3'],
-    [4, '5,6'],
+    [1, 'x,y'],
+    [4, 'p,q'],
   ]);
   const bad = await put('named_bad', body, '?delimiter=:');
   assert.equal(bad.status, 400);

@@ -129,12 +129,12 @@ test('record scan: which columns hold only fixed-point numbers, their scale and 
     assert.deepEqual(
       full(text, ',', chunk).numbers,
       [
-        { fixedPoint: true, scale: 0, digits: 1 },
-        { fixedPoint: true, scale: 2, digits: 4 },
-        { fixedPoint: false, scale: 0, digits: 3 },
-        { fixedPoint: false, scale: 1, digits: 1 },
-        { fixedPoint: false, scale: 3, digits: 2 },
-        { fixedPoint: true, scale: 0, digits: 0 },
+        { fixedPoint: true, scale: 0, digits: 1, decimalComma: false },
+        { fixedPoint: true, scale: 2, digits: 4, decimalComma: false },
+        { fixedPoint: false, scale: 0, digits: 3, decimalComma: false },
+        { fixedPoint: false, scale: 1, digits: 1, decimalComma: false },
+        { fixedPoint: false, scale: 3, digits: 2, decimalComma: false },
+        { fixedPoint: true, scale: 0, digits: 0, decimalComma: false },
       ],
       `chunk ${chunk}`,
     );
@@ -145,7 +145,20 @@ test('record scan: which columns hold only fixed-point numbers, their scale and 
     [false, false],
   );
   assert.deepEqual(full('a;b\r\n1.5;2\r\n5.25;6\r\n', ';').numbers, [
-    { fixedPoint: true, scale: 2, digits: 1 },
-    { fixedPoint: true, scale: 0, digits: 1 },
+    { fixedPoint: true, scale: 2, digits: 1, decimalComma: false },
+    { fixedPoint: true, scale: 0, digits: 1, decimalComma: false },
   ]);
+});
+
+test('record scan: decimal commas where the comma does not delimit (Excel in much of Europe)', () => {
+  const text = 'id;betrag;mixed;text\r\n1;12,50;1,5;a,b\r\n2;-3;2.5;c\r\n3;1234,125;3;1,x\r\n';
+  for (const chunk of [1, 5, 1 << 16])
+    assert.deepEqual(full(text, ';', chunk).numbers, [
+      { fixedPoint: true, scale: 0, digits: 1, decimalComma: false },
+      { fixedPoint: true, scale: 3, digits: 4, decimalComma: true },
+      { fixedPoint: false, scale: 1, digits: 1, decimalComma: false },
+      { fixedPoint: false, scale: 0, digits: 0, decimalComma: false },
+    ]);
+  // In a comma file a comma always delimits (a quoted "12,50" is text).
+  assert.deepEqual(full('a,b\n"12,50",1\n', ',').numbers[0].fixedPoint, false);
 });
