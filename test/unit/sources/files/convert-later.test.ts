@@ -309,3 +309,40 @@ test('a CSV longer than the sniffed head: typed from its head while arriving, an
     await other.close().catch(() => {});
   }
 });
+
+test('a semicolon file with decimal commas kept as CSV: the same delimiter and types after a restart', async () => {
+  const other = await fixture({ convertLaterAbove: 0, convertIdleMs: 60_000 });
+  try {
+    let csv = 'nr;betrag;kunde\r\n';
+    for (let i = 0; i < 80_000; i++)
+      csv += `${i};${i % 1000},${String(i % 100).padStart(2, '0')};"Kunde; ${i}"\r\n`;
+    assert.ok(csv.length > 1.5 * 1024 * 1024, 'longer than the sniffed head');
+    await other.put('eu', csv, { format: 'csv' });
+    const types = (await other.files.listColumns('eu')).map((c) => c.nativeType);
+    assert.deepEqual(types, ['BIGINT', 'DECIMAL(18,2)', 'VARCHAR']);
+    const q = 'SELECT count(*), CAST(sum(betrag) AS VARCHAR), max(kunde) FROM eu';
+    const answer = await other.rows(q);
+    await other.files.close();
+    const again = await FilesSource.open({
+      storageDir: other.dir,
+      store: other.store,
+      logger: pino({ level: 'silent' }),
+      convertIdleMs: 60_000,
+    });
+    try {
+      const { collect } = await import('../../../../src/sources/types.js');
+      assert.deepEqual(
+        (await again.listColumns('eu')).map((c) => c.nativeType),
+        types,
+      );
+      assert.deepEqual((await collect(await again.query(q))).rows, answer);
+      assert.deepEqual(await again.convertPending(), []);
+      assert.equal(again.get('eu')!.rows, 80_000);
+      assert.deepEqual((await collect(await again.query(q))).rows, answer);
+    } finally {
+      await again.close();
+    }
+  } finally {
+    await other.close().catch(() => {});
+  }
+});
