@@ -58,6 +58,7 @@ async function main(argv: string[]): Promise<number | undefined> {
         format: str(p.values.format),
         sheet: str(p.values.sheet),
         types: str(p.values.types),
+        delimiter: str(p.values.delimiter),
         replace: p.values.replace === true,
       });
     }

@@ -5,6 +5,7 @@ import type { Config } from '../config/types.js';
 import { createLogger } from '../core/logger.js';
 import { fileJson } from '../http/routes/files.js';
 import { parseTypesParam } from '../sources/files/column-types.js';
+import { parseDelimiterParam } from '../sources/files/csv-delimiter.js';
 import { FileError, FilesSource, tableNameFromFile } from '../sources/files/index.js';
 import { closeDeps, createDeps } from './start.js';
 
@@ -14,6 +15,7 @@ export interface UploadArgs {
   format?: string;
   sheet?: string;
   types?: string;
+  delimiter?: string;
   replace?: boolean;
 }
 
@@ -66,6 +68,7 @@ async function inProcess(config: Config, path: string, name: string, args: Uploa
       format: args.format ?? null,
       sheet: args.sheet ?? null,
       types: args.types ? parseTypesParam(args.types) : null,
+      delimiter: args.delimiter ? parseDelimiterParam(args.delimiter) : null,
       replace: !!args.replace,
       fileName: basename(path),
     });
@@ -80,6 +83,7 @@ async function viaHttp(base: string, path: string, name: string, size: number, a
   if (args.format) q.set('format', args.format);
   if (args.sheet) q.set('sheet', args.sheet);
   if (args.types) q.set('types', args.types);
+  if (args.delimiter) q.set('delimiter', args.delimiter);
   if (args.replace) q.set('replace', 'true');
   // The raw body with the file name's format; the file streams from disk.
   if (!args.format) q.set('format', formatFromName(path));

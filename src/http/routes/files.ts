@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FileRecord } from '../../catalog/types.js';
 import { asStorageFull, StorageFullError } from '../../core/storage-full.js';
 import { parseTypesParam } from '../../sources/files/column-types.js';
+import { type Delimiter, parseDelimiterParam } from '../../sources/files/csv-delimiter.js';
 import { FileError, FilesSource, ROWS_UNKNOWN } from '../../sources/files/index.js';
 import { tooLarge } from '../../sources/files/receive.js';
 import type { AppDeps } from '../deps.js';
@@ -16,6 +17,7 @@ interface Query {
   sheet?: string;
   replace?: string;
   types?: string;
+  delimiter?: string;
 }
 
 /**
@@ -93,12 +95,50 @@ export function registerFileRoutes(app: FastifyInstance, deps: AppDeps): void {
         try {
           return await upload(request, reply, await files(), deps.config.files.max_upload_bytes);
         } catch (e) {
-          // A refused upload may still be arriving: close the connection instead of reading it all.
-          if (!request.raw.readableEnded) reply.header('connection', 'close');
+          // A refused upload may still be arriving. Clients that send the whole body before
+          // reading the answer (Python's urllib and requests) would see a reset connection
+          // if it closed now, so the rest of a body within the upload limit is read and
+          // dropped first; a longer one is cut.
+          if (!request.raw.readableEnded && !(await drainBody(request, deps.config.files.max_upload_bytes)))
+            reply.header('connection', 'close');
           return fail(reply, e);
         }
       },
     });
+  });
+}
+
+/**
+ * Reads and drops what is left of a request body, up to `limit` bytes in all (the
+ * multipart envelope adds a little). True once it ended; false when it is longer (or
+ * declares so), broke off, or the socket is gone: then the connection is to be closed.
+ */
+function drainBody(request: FastifyRequest, limit: number): Promise<boolean> {
+  const body = request.raw;
+  const cap = limit + 64 * 1024;
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  if (body.destroyed || (Number.isFinite(declared) && declared > cap)) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = (ok: boolean) => {
+      body.removeListener('data', onData);
+      body.removeListener('end', onEnd);
+      body.removeListener('error', onEnd);
+      body.removeListener('close', onClose);
+      if (!ok) body.pause();
+      resolve(ok);
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > cap) done(false);
+    };
+    const onEnd = () => done(body.readableEnded);
+    const onClose = () => done(body.readableEnded);
+    body.on('data', onData);
+    body.once('end', onEnd);
+    body.once('error', onEnd);
+    body.once('close', onClose);
+    body.resume();
   });
 }
 
@@ -126,13 +166,13 @@ async function upload(
   // The multipart envelope adds a little; the file inside is held to the limit itself.
   if (Number.isFinite(length) && length > maxBytes + (isMultipart ? 64 * 1024 : 0)) throw tooLarge(maxBytes);
   const types = q.types ? parseTypesParam(String(q.types)) : null;
-  const opts = { format: q.format ?? null, sheet: q.sheet ?? null, types, replace, maxBytes };
+  const delimiter = q.delimiter !== undefined ? parseDelimiterParam(String(q.delimiter)) : null;
+  const opts = { format: q.format ?? null, sheet: q.sheet ?? null, types, delimiter, replace, maxBytes };
   const stored = isMultipart
     ? await fromMultipart(request, files, name, opts)
     : await files.upload(name, request.raw, {
         ...opts,
         contentType,
-        expectedBytes: Number.isFinite(length) ? length : undefined,
       });
   const body =
     stored.sheet === undefined
@@ -150,6 +190,7 @@ function fromMultipart(
     format: string | null;
     sheet: string | null;
     types: Map<string, string> | null;
+    delimiter: Delimiter | null;
     replace: boolean;
     maxBytes: number;
   },

@@ -4,13 +4,9 @@
  * `22325954.08`, as PostgreSQL does, not `22325954.080000155`), and an upload may name
  * types itself (`?types=amount:decimal(12,2),qty:int`).
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
-import { stringLiteral } from '../../core/sql-text.js';
-import { type CsvLayout, csvOptions } from './csv-layout.js';
+import type { RecordScan } from './csv-check.js';
+import type { CsvLayout } from './csv-layout.js';
 import { FileError } from './errors.js';
-
-const duckString = (value: string) => stringLiteral('duckdb', value);
-const duckIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 const SIMPLE: Record<string, string> = {
   int: 'INTEGER',
@@ -88,37 +84,39 @@ export function withTypes(layout: CsvLayout, types: Map<string, string>, label: 
 }
 
 /**
- * DOUBLE columns whose every value is a plain fixed-point number become DECIMAL(18|38, s)
- * with s the most decimals seen: one read of the file as text, so the scale holds for
- * every row (DuckDB would silently round a longer one).
+ * DOUBLE columns (as sniffed) whose every value in the file is a plain fixed-point number
+ * become DECIMAL(18|38, s) with s the most decimals seen. The record scan saw every row
+ * (csv-check.ts), so the scale holds for each of them (DuckDB would silently round a
+ * longer one), and a file gets these types whatever its size and its path.
+ *
+ * Where `;` or another delimiter leaves the comma free, Excel writes `12,50` in much of
+ * Europe: the sniffer calls such a column text; when no column holds decimals after a
+ * point, the file is read with a decimal comma and those columns are DECIMAL likewise.
  */
-export async function fixedPointColumns(
-  conn: DuckDBConnection,
-  path: string,
-  format: 'csv' | 'tsv',
-  layout: CsvLayout,
-): Promise<CsvLayout> {
-  const doubles = layout.columns.filter((c) => c.type === 'DOUBLE');
-  if (doubles.length === 0) return layout;
-  const parts = doubles.map((c, i) => {
-    const v = `trim(${duckIdent(c.name)})`;
-    return `max(length(split_part(${v}, '.', 2))) AS s${i},
-            max(length(ltrim(split_part(${v}, '.', 1), '-'))) AS d${i},
-            bool_and(${duckIdent(c.name)} IS NULL OR ${v} = '' OR regexp_full_match(${v}, '-?[0-9]+(\\.[0-9]+)?')) AS ok${i}`;
+export function fixedPointColumns(layout: CsvLayout, scan: RecordScan): CsvLayout {
+  const decimalOf = (i: number): string | null => {
+    const n = scan.numbers[i];
+    if (!n?.fixedPoint || n.scale < 1) return null;
+    const width = n.digits + n.scale <= 18 ? 18 : n.digits + n.scale <= 38 ? 38 : 0;
+    return width ? `DECIMAL(${width},${n.scale})` : null;
+  };
+  // A column the sniffer read as a fractional number writes a decimal point.
+  const pointed = layout.columns.some((c) => /^(DOUBLE|FLOAT|DECIMAL)/.test(c.type));
+  const commaColumns = pointed
+    ? []
+    : layout.columns.flatMap((c, i) =>
+        c.type === 'VARCHAR' && scan.numbers[i]?.decimalComma && decimalOf(i) ? [i] : [],
+      );
+  let changed = commaColumns.length > 0;
+  const columns = layout.columns.map((c, i) => {
+    const type =
+      (c.type === 'DOUBLE' && !scan.numbers[i]?.decimalComma) || commaColumns.includes(i)
+        ? decimalOf(i)
+        : null;
+    if (!type) return c;
+    changed = true;
+    return { ...c, type };
   });
-  const r = await conn.runAndReadAll(
-    `SELECT ${parts.join(', ')} FROM read_csv(${duckString(path)}, ${csvOptions(format)}, all_varchar = true)`,
-  );
-  const row = r.getRowsJS()[0] as unknown[];
-  const decided = new Map<string, string>();
-  doubles.forEach((c, i) => {
-    const scale = Number(row[i * 3] ?? 0);
-    const digits = Number(row[i * 3 + 1] ?? 0);
-    const ok = row[i * 3 + 2] === true;
-    if (!ok || scale < 1) return;
-    const width = digits + scale <= 18 ? 18 : digits + scale <= 38 ? 38 : 0;
-    if (width && scale <= width) decided.set(c.name, `DECIMAL(${width},${scale})`);
-  });
-  if (decided.size === 0) return layout;
-  return { ...layout, columns: layout.columns.map((c) => ({ ...c, type: decided.get(c.name) ?? c.type })) };
+  if (!changed) return layout;
+  return commaColumns.length ? { ...layout, columns, decimalComma: true } : { ...layout, columns };
 }

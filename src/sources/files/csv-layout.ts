@@ -1,14 +1,22 @@
 import { open, rm, writeFile } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { stringLiteral } from '../../core/sql-text.js';
+import { type Delimiter, duckDelimiter } from './csv-delimiter.js';
 
 const duckString = (value: string) => stringLiteral('duckdb', value);
 
-/** What DuckDB's CSV sniffer decided for a file: read with exactly this, a scan skips sniffing. */
+/**
+ * How a CSV is read: its delimiter (csv-delimiter.ts) and its column types (DuckDB's
+ * sniffer on the file's head, then fixed-point columns as DECIMAL, column-types.ts). Read
+ * with exactly this, a scan skips sniffing.
+ */
 export interface CsvLayout {
+  delimiter: Delimiter;
   columns: { name: string; type: string }[];
   dateFormat: string | null;
   timestampFormat: string | null;
+  /** Numbers are written with a decimal comma (`12,50`; the delimiter is then not a comma). */
+  decimalComma?: boolean;
 }
 
 /**
@@ -30,34 +38,35 @@ const SNIFF_BUFFER = 1 << 20;
  * skipped rows, strict mode): a ragged file fails instead of being read as one wide text
  * column or from a later "header" line. Only types are left to the sniffer.
  */
-export function csvOptions(delimiter: 'csv' | 'tsv'): string {
-  return `delim = ${delimiter === 'tsv' ? "'\\t'" : "','"}, quote = '"', escape = '"', header = true, skip = 0, strict_mode = true, encoding = 'utf-8'`;
+export function csvOptions(delimiter: Delimiter): string {
+  return `delim = ${duckDelimiter(delimiter)}, quote = '"', escape = '"', header = true, skip = 0, strict_mode = true, encoding = 'utf-8'`;
 }
 
 /**
- * A file longer than this is sniffed on its head alone: these bytes cut after the last
- * newline in them. So the types can be decided while the rest of an upload still arrives,
- * and a restart decides them again from the same bytes.
+ * Every CSV's types are sniffed on its head: these bytes cut after the last line end in
+ * them (the whole file when shorter). So one file gets one schema whatever its size and
+ * whichever path it takes (read whole before the answer, or kept as CSV and converted
+ * later), the types can be decided while the rest of an upload still arrives, and a
+ * restart decides them again from the same bytes.
  */
 export const SNIFF_HEAD = 1 << 20;
 
 /**
- * The layout of a CSV whose first SNIFF_HEAD bytes are `head` (the file is longer):
- * sniffed on a scratch copy of the head, cut after its last newline. Null when the head
- * alone cannot be sniffed (a quoted field runs past the cut, a line longer than the head):
- * then the whole file is sniffed.
+ * The sniffed layout of a CSV whose first SNIFF_HEAD bytes are `head` (the file is
+ * longer), on a scratch copy cut after its last newline; null when the head alone cannot
+ * be sniffed: then the whole file is.
  */
 export async function sniffHead(
   conn: DuckDBConnection,
   head: Buffer,
-  format: 'csv' | 'tsv',
+  delimiter: Delimiter,
   scratch: string,
 ): Promise<CsvLayout | null> {
   const cut = head.lastIndexOf(0x0a);
   if (cut <= 0) return null;
   try {
     await writeFile(scratch, head.subarray(0, cut + 1), { mode: 0o600 });
-    return await sniffCsv(conn, scratch, format);
+    return await sniffCsv(conn, scratch, delimiter);
   } catch {
     return null;
   } finally {
@@ -65,35 +74,26 @@ export async function sniffHead(
   }
 }
 
-/** The layout of a stored CSV, decided exactly as for its upload (sniffHead, else the whole file). */
-export async function sniffStoredCsv(
-  conn: DuckDBConnection,
-  path: string,
-  format: 'csv' | 'tsv',
-  scratch: string,
-): Promise<CsvLayout> {
+/** The first SNIFF_HEAD bytes of a file. */
+export async function readHead(path: string): Promise<Buffer> {
   const fh = await open(path, 'r');
-  let head: Buffer;
-  let size: number;
   try {
-    size = (await fh.stat()).size;
-    head = Buffer.alloc(Math.min(size, SNIFF_HEAD));
+    const head = Buffer.alloc(Math.min((await fh.stat()).size, SNIFF_HEAD));
     await fh.read(head, 0, head.length, 0);
+    return head;
   } finally {
     await fh.close();
   }
-  const early = size > SNIFF_HEAD ? await sniffHead(conn, head, format, scratch) : null;
-  return early ?? sniffCsv(conn, path, format);
 }
 
 /** Types (and date formats) from DuckDB's sniffer on a sample of the file. */
 export async function sniffCsv(
   conn: DuckDBConnection,
   path: string,
-  format: 'csv' | 'tsv',
+  delimiter: Delimiter,
 ): Promise<CsvLayout> {
   const r = await conn.runAndReadAll(
-    `SELECT Columns, DateFormat, TimestampFormat FROM sniff_csv(${duckString(path)}, ${csvOptions(format)}, buffer_size = ${SNIFF_BUFFER})`,
+    `SELECT Columns, DateFormat, TimestampFormat FROM sniff_csv(${duckString(path)}, ${csvOptions(delimiter)}, buffer_size = ${SNIFF_BUFFER})`,
   );
   const [cols, dateFormat, timestampFormat] = r.getRowsJS()[0] as [
     { name: string; type: string }[],
@@ -101,6 +101,7 @@ export async function sniffCsv(
     string | null,
   ];
   return {
+    delimiter,
     columns: cols.map((c) => ({ name: String(c.name), type: String(c.type) })),
     dateFormat: dateFormat || null,
     timestampFormat: timestampFormat || null,
@@ -108,11 +109,12 @@ export async function sniffCsv(
 }
 
 /** `read_csv(...)` with the sniffed layout spelled out, so reading it never sniffs again. */
-export function csvReaderWith(path: string, format: 'csv' | 'tsv', layout: CsvLayout, extra = ''): string {
+export function csvReaderWith(path: string, layout: CsvLayout, extra = ''): string {
   const cols = layout.columns.map((c) => `${duckString(c.name)}: ${duckString(c.type)}`).join(', ');
-  let opts = `${csvOptions(format)}, auto_detect = false, comment = '', columns = {${cols}}`;
+  let opts = `${csvOptions(layout.delimiter)}, auto_detect = false, comment = '', columns = {${cols}}`;
   if (layout.dateFormat) opts += `, dateformat = ${duckString(layout.dateFormat)}`;
   if (layout.timestampFormat) opts += `, timestampformat = ${duckString(layout.timestampFormat)}`;
+  if (layout.decimalComma) opts += `, decimal_separator = ','`;
   // No new_line: DuckDB 1.5 reads no row at all when told '\r\n' (the line end of Excel
   // and of Python's csv module), and finds the line end itself when it is not told.
   return `read_csv(${duckString(path)}, ${opts}${extra})`;

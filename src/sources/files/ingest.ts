@@ -1,16 +1,11 @@
 import { open, rm, stat } from 'node:fs/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { quoteIdent, stringLiteral } from '../../core/sql-text.js';
-import { fixedPointColumns, withTypes } from './column-types.js';
-import { describeRecordProblem, type RecordScan, recordProblem } from './csv-check.js';
-import {
-  type CsvLayout,
-  csvOptions,
-  csvReaderWith,
-  SMALL_CSV_BUFFER,
-  SNIFF_HEAD,
-  sniffCsv,
-} from './csv-layout.js';
+import { withTypes } from './column-types.js';
+import { describeRecordProblem, type RecordScan, recordProblem, scanFile } from './csv-check.js';
+import type { Delimiter } from './csv-delimiter.js';
+import { type CsvLayout, csvOptions, csvReaderWith, readHead, SMALL_CSV_BUFFER } from './csv-layout.js';
+import { decideLayout } from './csv-schema.js';
 import { FileError, invalidFile } from './errors.js';
 import type { FileFormat } from './formats.js';
 
@@ -30,10 +25,13 @@ export interface IngestInput {
   /** A large file: read CSV with small buffers to bound memory. */
   large?: boolean;
   /**
-   * CSV/TSV: types already sniffed (the table was queried over the CSV with them), so the
-   * Parquet file holds exactly those; only a row that does not fit them re-infers.
+   * CSV/TSV: the layout decided for the upload (csv-layout.ts decideLayout; a table kept
+   * as CSV was queried with it), so the Parquet file holds exactly those types; only a row
+   * that does not fit them re-infers. Decided here when not given.
    */
   layout?: CsvLayout | null;
+  /** CSV/TSV without a layout: the delimiter the upload names; else detected. */
+  delimiter?: Delimiter | null;
   /** CSV/TSV: the upload's own column types (`?types=`), DuckDB type names by column. */
   types?: Map<string, string> | null;
 }
@@ -101,22 +99,23 @@ export async function ingestToParquet(
       );
     let layout = input.layout ?? null;
     if (csv && !layout) {
-      // Sniffed types, then fixed-point text as DECIMAL (column-types.ts); a file the
-      // sniffer refuses is reported by the plain reader below.
-      layout = await sniffCsv(conn, source, csv)
-        .then((l) => fixedPointColumns(conn, source, csv, l))
-        .catch(() => null);
+      const scan = await scanFile(source, input.delimiter ?? (csv === 'tsv' ? '\t' : null));
+      const problem = describeRecordProblem(scan);
+      if (problem) throw invalidFile(`Could not read '${input.label}' as ${csv.toUpperCase()}: ${problem}`);
+      layout = await decideLayout(
+        conn,
+        { path: source, size, head: await readHead(source) },
+        scan,
+        input.scratch,
+      );
     }
-    if (types) {
-      if (!layout) layout = await sniffCsv(conn, source, csv!);
-      layout = withTypes(layout, types, input.label);
-    }
+    if (types && layout) layout = withTypes(layout, types, input.label);
     let rows: number;
     try {
       const first =
         layout && csv
-          ? csvReaderWith(source, csv, layout, csvBuffer(!!input.large))
-          : reader(format, source, false, !!input.large);
+          ? csvReaderWith(source, layout, csvBuffer(!!input.large))
+          : reader(format, source, false, !!input.large, null);
       rows = await copy(conn, `SELECT *${replace} FROM ${first}`, dest, rowGroup);
     } catch (e) {
       // DuckDB infers types from a sample of rows; a later row that does not fit makes
@@ -125,7 +124,7 @@ export async function ingestToParquet(
       if (!isCastError(e) || types) throw e;
       rows = await copy(
         conn,
-        `SELECT *${replace} FROM ${reader(format, source, true, !!input.large)}`,
+        `SELECT *${replace} FROM ${reader(format, source, true, !!input.large, layout)}`,
         dest,
         rowGroup,
       );
@@ -137,51 +136,69 @@ export async function ingestToParquet(
     return out;
   } catch (e) {
     await rm(dest, { force: true });
-    throw await fileErrorFrom(e, input, display);
+    throw await fileErrorFrom(e, input, input.layout?.delimiter ?? null, display);
   } finally {
     if (input.format === 'xlsx') await rm(input.scratch, { force: true });
   }
 }
 
 /**
- * The cheap checks of a CSV/TSV whose conversion runs later: not empty, UTF-8 (seen
- * while it was received), a layout the sniffer accepts on its sample, at least one data
- * row. Returns the sniffed layout; a FileError says what is wrong with the file.
+ * What the whole-file checks of a received CSV/TSV found, as the refusal the client gets:
+ * not empty, UTF-8 (the line of the first bad byte), every record as wide as the header
+ * and every quote closed (the line and the reason). Both paths check this before reading.
  */
-export async function inspectCsv(
+export function csvRefusal(
+  input: { label: string; format: 'csv' | 'tsv'; size: number; badUtf8Line: number | null },
+  records: RecordScan,
+): FileError | null {
+  const what = input.format.toUpperCase();
+  if (input.size === 0) return invalidFile(`The file for '${input.label}' is empty`);
+  if (input.badUtf8Line !== null)
+    return invalidFile(
+      `Could not read '${input.label}' as ${what}: line ${input.badUtf8Line} is not valid UTF-8 (Unicode) text; save the file as UTF-8`,
+    );
+  const problem = describeRecordProblem(records);
+  return problem ? invalidFile(`Could not read '${input.label}' as ${what}: ${problem}`) : null;
+}
+
+/** The upload's layout (csv-schema.ts decideLayout); a file DuckDB's sniffer refuses is a FileError. */
+export async function csvLayout(
   conn: DuckDBConnection,
   input: {
     path: string;
     format: 'csv' | 'tsv';
     label: string;
     size: number;
-    utf8: boolean;
-    /** The layout sniffed from the head while the file arrived (see sniffStoredCsv). */
-    sniffed: CsvLayout | null;
-    /** The record scan made while the file arrived. */
-    records?: RecordScan;
+    head: Buffer | Promise<CsvLayout | null>;
   },
+  scan: RecordScan,
+  scratch: string,
 ): Promise<CsvLayout> {
-  const what = input.format.toUpperCase();
-  if (input.size === 0) throw invalidFile(`The file for '${input.label}' is empty`);
-  if (!input.utf8)
-    throw invalidFile(
-      `Could not read '${input.label}' as ${what}: the file is not valid UTF-8 (Unicode) text`,
-    );
-  const display = (msg: string) => cleanMessage(msg, [input.path], input.label);
-  const problem = input.records ? describeRecordProblem(input.records) : null;
-  if (problem) throw invalidFile(`Could not read '${input.label}' as ${what}: ${problem}`);
   try {
-    // Decided as sniffStoredCsv decides it on a restart: the head when it sniffs alone.
-    const layout =
-      (input.size > SNIFF_HEAD ? input.sniffed : null) ?? (await sniffCsv(conn, input.path, input.format));
+    return await decideLayout(conn, input, scan, scratch);
+  } catch (e) {
+    throw await fileErrorFrom(e, input, scan.delimiter, (msg) =>
+      cleanMessage(msg, [input.path], input.label),
+    );
+  }
+}
+
+/**
+ * The cheap check of a CSV/TSV whose conversion runs later, its whole-file checks passed
+ * (csvRefusal): the layout reads a first data row. A FileError says what is wrong.
+ */
+export async function inspectCsv(
+  conn: DuckDBConnection,
+  input: { path: string; format: 'csv' | 'tsv'; label: string; layout: CsvLayout },
+): Promise<void> {
+  const display = (msg: string) => cleanMessage(msg, [input.path], input.label);
+  try {
     // One data row, read with a small buffer (the default one would read 32 MB for it).
-    const first = csvReaderWith(input.path, input.format, layout, `, buffer_size = ${SMALL_CSV_BUFFER}`);
+    const first = csvReaderWith(input.path, input.layout, `, buffer_size = ${SMALL_CSV_BUFFER}`);
     const r = await conn.runAndReadAll(`SELECT 1 FROM ${first} LIMIT 1`);
     if (r.currentRowCount === 0) throw invalidFile(`'${input.label}' has no data rows`);
-    return layout;
   } catch (e) {
-    throw await fileErrorFrom(e, input, display);
+    throw await fileErrorFrom(e, input, input.layout.delimiter, display);
   }
 }
 
@@ -189,6 +206,7 @@ export async function inspectCsv(
 async function fileErrorFrom(
   e: unknown,
   input: Pick<IngestInput, 'path' | 'format' | 'label'>,
+  delimiter: Delimiter | null,
   display: (msg: string) => string,
 ): Promise<FileError> {
   if (e instanceof FileError) return e;
@@ -197,7 +215,8 @@ async function fileErrorFrom(
     (input.format === 'csv' || input.format === 'tsv') &&
     /sniff|Expected Number of Columns|too many columns/i.test(msg)
   ) {
-    const problem = await recordProblem(input.path, input.format === 'tsv' ? 0x09 : 0x2c).catch(() => null);
+    const d = delimiter ?? (input.format === 'tsv' ? '\t' : null);
+    const problem = await recordProblem(input.path, d).catch(() => null);
     if (problem)
       return invalidFile(`Could not read '${input.label}' as ${input.format.toUpperCase()}: ${problem}`);
   }
@@ -221,12 +240,18 @@ function csvBuffer(large: boolean): string {
   return large ? `, buffer_size = ${SMALL_CSV_BUFFER}` : '';
 }
 
-function reader(format: FileFormat, path: string, fullScan: boolean, large: boolean): string {
+function reader(
+  format: FileFormat,
+  path: string,
+  fullScan: boolean,
+  large: boolean,
+  layout: CsvLayout | null,
+): string {
   const sample = fullScan ? ', sample_size = -1' : '';
   switch (format) {
     case 'csv':
     case 'tsv':
-      return `read_csv(${duckString(path)}, ${csvOptions(format)}${sample}${csvBuffer(large)})`;
+      return `read_csv(${duckString(path)}, ${csvOptions(layout?.delimiter ?? (format === 'tsv' ? '\t' : ','))}${layout?.decimalComma ? ", decimal_separator = ','" : ''}${sample}${csvBuffer(large)})`;
     case 'json':
       return `read_json(${duckString(path)}, format = 'array', records = true${sample})`;
     case 'ndjson':

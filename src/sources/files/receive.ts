@@ -12,6 +12,8 @@ export interface Received {
   head: Buffer;
   /** Whether every byte was valid UTF-8 (CSV and TSV must be). */
   utf8: boolean;
+  /** Else the offset of the first byte that is not. */
+  badUtf8At: number | null;
 }
 
 const HEAD = 4096;
@@ -124,5 +126,6 @@ export async function receiveToFile(
     await rm(path, { force: true });
     throw tooLarge(maxBytes);
   }
-  return { bytes, head: Buffer.concat(headParts).subarray(0, HEAD), utf8: utf8.end() };
+  const valid = utf8.end();
+  return { bytes, head: Buffer.concat(headParts).subarray(0, HEAD), utf8: valid, badUtf8At: utf8.badOffset };
 }

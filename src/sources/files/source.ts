@@ -17,7 +17,8 @@ import type {
   TableWrite,
 } from '../types.js';
 import { convertToParquet } from './conversion.js';
-import { type CsvLayout, csvReaderWith, SMALL_CSV_BUFFER, sniffStoredCsv } from './csv-layout.js';
+import { type CsvLayout, csvReaderWith, SMALL_CSV_BUFFER } from './csv-layout.js';
+import { storedLayout } from './csv-schema.js';
 import { filesError, streamQuery } from './duck-stream.js';
 import { unknownTable } from './errors.js';
 import { FAST_TEXT_MACROS } from './fast-text.js';
@@ -206,9 +207,10 @@ export class FilesSource implements Source {
         }
         try {
           // A CSV still waiting for its conversion (a restart, or another process): the
-          // sniffer decides the same types again, and the conversion is rescheduled.
+          // layout is decided again as for its upload (the same delimiter and types), and the
+          // conversion is rescheduled.
           const fmt = pendingFormat(rec);
-          const layout = fmt ? await sniffStoredCsv(conn, path, fmt, this.tmpPath('head')) : null;
+          const layout = fmt ? await storedLayout(conn, path, fmt, this.tmpPath('head')) : null;
           if (have && have.name !== rec.name) await conn.run(`DROP VIEW IF EXISTS ${duckIdent(have.name)}`);
           await conn.run(
             `CREATE OR REPLACE VIEW ${duckIdent(rec.name)} AS ${this.viewSelect(rec, path, layout)}`,
@@ -383,7 +385,7 @@ export class FilesSource implements Source {
   private viewSelect(rec: FileRecord, path: string, layout: CsvLayout | null): string {
     const fmt = pendingFormat(rec);
     return layout && fmt
-      ? `SELECT * FROM ${csvReaderWith(path, fmt, layout, `, buffer_size = ${SMALL_CSV_BUFFER}`)}`
+      ? `SELECT * FROM ${csvReaderWith(path, layout, `, buffer_size = ${SMALL_CSV_BUFFER}`)}`
       : `SELECT * FROM read_parquet(${duckString(path)})`;
   }
 

@@ -1,15 +1,17 @@
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { CsvRecordScan, type RecordScan, scanFile } from './csv-check.js';
+import { CsvRecordScan, type RecordScan } from './csv-check.js';
+import type { Delimiter } from './csv-delimiter.js';
 import { type CsvLayout, SNIFF_HEAD, sniffHead } from './csv-layout.js';
 import { FileError } from './errors.js';
 import { declaredFormat, type FileFormat, refineJson, sniffFormat } from './formats.js';
-import { ingestToParquet, inspectCsv } from './ingest.js';
+import { csvLayout, csvRefusal, ingestToParquet, inspectCsv } from './ingest.js';
 import { checkTableName } from './names.js';
 import type { FilesSourceOptions } from './options.js';
 import { receiveToFile } from './receive.js';
 import type { FileRecord } from './record.js';
+import { lineAt } from './utf8-check.js';
 
 /** Past this size an ingest reads with one thread and small buffers: peak memory over speed. */
 const LARGE_FILE = 256 * 1024 * 1024;
@@ -26,10 +28,10 @@ export interface UploadOptions {
   sheet?: string | null;
   /** CSV/TSV column types the upload names (column-types.ts parseTypesParam). */
   types?: Map<string, string> | null;
+  /** CSV/TSV: the delimiter the upload names (`?delimiter=`); else detected (csv-delimiter.ts). */
+  delimiter?: Delimiter | null;
   replace?: boolean;
   maxBytes: number;
-  /** The body's size when known in advance (Content-Length of a raw upload). */
-  expectedBytes?: number;
 }
 
 export interface StoredFile {
@@ -90,28 +92,29 @@ export class Uploads {
     const done = this.ctx.busy();
     try {
       const t0 = performance.now();
-      // A large CSV's types are sniffed from its head while the rest still arrives.
-      let early: Promise<CsvLayout | null> = Promise.resolve(null);
       const csv = declared === 'csv' || declared === 'tsv' ? declared : null;
-      const earlyHead = csv
+      // Every record of a CSV is scanned as it arrives (its delimiter decided on the first
+      // records): a ragged row anywhere refuses the upload before anything is read or
+      // registered, the row count is known at once, and the columns holding only
+      // fixed-point numbers are known. (A worker thread for it measured no faster on two
+      // cores: the client, the receive and the scan then share them.)
+      const scan = csv ? new CsvRecordScan(givenDelimiter(csv, opts.delimiter)) : null;
+      // A CSV's types are sniffed on its head (csv-layout.ts), while the rest still arrives.
+      let early: Promise<CsvLayout | null> = Promise.resolve(null);
+      const earlyHead = scan
         ? {
             bytes: SNIFF_HEAD,
-            after: Math.max(SNIFF_HEAD, this.convertLaterAbove),
+            after: SNIFF_HEAD,
             onHead: (head: Buffer) => {
-              early = this.ctx.withConnection((conn) => sniffHead(conn, head, csv, this.ctx.tmpPath('head')));
+              const delimiter = scan.decided as Delimiter;
+              early = this.ctx.withConnection((conn) =>
+                sniffHead(conn, head, delimiter, this.ctx.tmpPath('head')),
+              );
               early.catch(() => {});
             },
           }
         : undefined;
-      // Every record of a CSV that may be kept for a later conversion is checked as it
-      // arrives: a ragged row anywhere refuses the upload before anything is registered,
-      // and the row count is known at once. (A worker thread for it measured no faster on
-      // two cores: the client, the receive and the scan then share them.)
-      const scan =
-        csv && this.mayConvertLater(opts.expectedBytes)
-          ? new CsvRecordScan(csv === 'tsv' ? 0x09 : 0x2c)
-          : null;
-      const { head, bytes, utf8 } = await receiveToFile(body, received, opts.maxBytes, {
+      const { head, bytes, badUtf8At } = await receiveToFile(body, received, opts.maxBytes, {
         earlyHead,
         onChunk: scan ? (c) => scan.push(c) : undefined,
       });
@@ -119,22 +122,28 @@ export class Uploads {
         { table: name, ms: Math.round(performance.now() - t0) },
         'files: upload received',
       );
-      // Types named by the upload are applied by converting now: the later conversion and a
-      // restart re-sniff the stored CSV and would not know them.
-      if (csv && bytes > this.convertLaterAbove && !opts.types?.size) {
-        const records = scan ? scan.end() : await scanFile(received, csv);
-        return await this.storeCsvForLater(name, received, csv, bytes, utf8, await early, records, opts);
-      }
-      return await this.ingestReceived(name, received, head, declared, opts);
+      if (!csv || !scan) return await this.ingestReceived(name, received, head, declared, opts, null);
+      const records = scan.end();
+      const badUtf8Line = badUtf8At === null ? null : await lineAt(received, badUtf8At);
+      const refused = csvRefusal({ label: name, format: csv, size: bytes, badUtf8Line }, records);
+      if (refused) throw refused;
+      const layout = await this.ctx.withConnection((conn) =>
+        csvLayout(
+          conn,
+          { path: received, format: csv, label: name, size: bytes, head: early },
+          records,
+          this.ctx.tmpPath('head'),
+        ),
+      );
+      // Types or a delimiter named by the upload are applied by converting now: the later
+      // conversion and a restart decide the stored CSV's layout again and would not know them.
+      if (bytes > this.convertLaterAbove && !opts.types?.size && !opts.delimiter)
+        return await this.storeCsvForLater(name, received, csv, bytes, layout, records, opts);
+      return await this.ingestReceived(name, received, head, declared, opts, layout);
     } finally {
       done();
       await rm(received, { force: true });
     }
-  }
-
-  /** Whether an upload of this declared size (unknown: maybe) could take the convert-later path. */
-  private mayConvertLater(expected: number | undefined): boolean {
-    return expected === undefined || expected > this.convertLaterAbove;
   }
 
   private get convertLaterAbove(): number {
@@ -150,14 +159,13 @@ export class Uploads {
     received: string,
     format: 'csv' | 'tsv',
     size: number,
-    utf8: boolean,
-    sniffed: CsvLayout | null,
+    layout: CsvLayout,
     records: RecordScan,
     opts: Omit<UploadOptions, 'maxBytes'>,
   ): Promise<StoredFile> {
     const t0 = performance.now();
-    const layout = await this.ctx.withConnection((conn) =>
-      inspectCsv(conn, { path: received, format, label: name, size, utf8, sniffed, records }),
+    await this.ctx.withConnection((conn) =>
+      inspectCsv(conn, { path: received, format, label: name, layout }),
     );
     return this.ctx.withLock(name, async () => {
       if (!opts.replace && this.ctx.get(name)) throw exists(name);
@@ -197,7 +205,7 @@ export class Uploads {
     // Activity, like an upload: this process (the CLI) starts no background conversion meanwhile.
     const done = this.ctx.busy();
     try {
-      return await this.ingestReceived(name, path, head.subarray(0, bytesRead), declared, opts);
+      return await this.ingestReceived(name, path, head.subarray(0, bytesRead), declared, opts, null);
     } finally {
       done();
     }
@@ -209,6 +217,7 @@ export class Uploads {
     head: Buffer,
     declared: FileFormat | null,
     opts: Omit<UploadOptions, 'maxBytes'>,
+    layout: CsvLayout | null,
   ): Promise<StoredFile> {
     let format = declared ?? sniffFormat(head);
     if (!format) {
@@ -249,6 +258,8 @@ export class Uploads {
             scratch: this.ctx.tmpPath('scratch'),
             large,
             types: opts.types ?? null,
+            layout,
+            delimiter: opts.delimiter ?? null,
           },
           staged,
         );
@@ -267,6 +278,11 @@ export class Uploads {
       }
     });
   }
+}
+
+/** The delimiter an upload fixes: the caller's, or tab for TSV; null: detected from the file. */
+function givenDelimiter(format: 'csv' | 'tsv', given: Delimiter | null | undefined): Delimiter | null {
+  return given ?? (format === 'tsv' ? '\t' : null);
 }
 
 function exists(name: string): FileError {

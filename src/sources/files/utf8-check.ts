@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { createReadStream } from 'node:fs';
 
 /**
  * Checks that a byte stream is UTF-8 while it arrives, chunk by chunk (node's native
@@ -7,10 +8,16 @@ import { isUtf8 } from 'node:buffer';
  */
 export class Utf8Check {
   valid = true;
+  /** The offset of the first byte that is not UTF-8 (or of the character cut by the end). */
+  badOffset: number | null = null;
   private tail: Buffer | null = null;
+  /** Bytes pushed before the current chunk. */
+  private seen = 0;
 
   push(chunk: Buffer): void {
     if (!this.valid) return;
+    const at = this.seen;
+    this.seen += chunk.length;
     let start = 0;
     if (this.tail) {
       const want = seqLength(this.tail[0]);
@@ -20,9 +27,10 @@ export class Utf8Check {
         this.tail = joined;
         return;
       }
+      const tailStart = at - this.tail.length;
       this.tail = null;
       if (!isUtf8(joined)) {
-        this.fail();
+        this.fail(tailStart + firstInvalid(joined));
         return;
       }
       start = take;
@@ -41,22 +49,56 @@ export class Utf8Check {
       }
     }
     if (!isUtf8(chunk.subarray(start, end))) {
-      this.fail();
+      this.fail(at + start + firstInvalid(chunk.subarray(start, end)));
       return;
     }
   }
 
   /** False when the stream ended inside a character or was invalid. */
   end(): boolean {
-    if (this.tail) this.fail();
+    if (this.tail) this.fail(this.seen - this.tail.length);
     return this.valid;
   }
 
-  private fail(): void {
+  private fail(offset: number): void {
     this.valid = false;
+    this.badOffset = offset;
   }
 }
 
 function seqLength(lead: number): number {
   return lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+}
+
+/** The offset of the first byte of `b` that does not start or continue a valid UTF-8 character. */
+export function firstInvalid(b: Uint8Array): number {
+  let i = 0;
+  while (i < b.length) {
+    const c = b[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    const n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (n === 0 || i + n > b.length) return i;
+    const lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80;
+    const hi = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
+    if (b[i + 1] < lo || b[i + 1] > hi) return i;
+    for (let k = 2; k < n; k++) if (b[i + k] < 0x80 || b[i + k] > 0xbf) return i;
+    i += n;
+  }
+  return b.length;
+}
+
+/** The 1-based line of a file that holds byte `offset` (line ends counted before it). */
+export async function lineAt(path: string, offset: number): Promise<number> {
+  let line = 1;
+  let pos = 0;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    const n = Math.min(chunk.length, offset - pos);
+    for (let i = chunk.indexOf(0x0a); i >= 0 && i < n; i = chunk.indexOf(0x0a, i + 1)) line++;
+    pos += chunk.length;
+    if (pos >= offset) break;
+  }
+  return line;
 }

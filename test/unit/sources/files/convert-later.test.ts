@@ -57,9 +57,10 @@ describe('a large CSV is answered before its conversion', () => {
 
   test('answers and column types are the same before and after the conversion', async () => {
     const before = { all: await fx.rows(ALL), agg: await fx.rows(AGG), types: await describeTypes('mixed') };
+    // The fixed-point price is DECIMAL on this path too, as for a small upload.
     assert.deepEqual(before.all[1], [
       2,
-      3.25,
+      '3.25',
       '2024-02-03',
       '2024-01-03 11:00:00',
       false,
@@ -280,7 +281,7 @@ test('a CSV longer than the sniffed head: typed from its head while arriving, an
     assert.ok(csv.length > 1.5 * 1024 * 1024);
     await other.put('long', csv, { format: 'csv' });
     const types = (await other.files.listColumns('long')).map((c) => c.nativeType);
-    assert.deepEqual(types, ['BIGINT', 'DATE', 'DOUBLE', 'VARCHAR']);
+    assert.deepEqual(types, ['BIGINT', 'DATE', 'DECIMAL(18,3)', 'VARCHAR']);
     const answer = await other.rows(
       'SELECT count(*), sum(amount), max(day), count(DISTINCT label) FROM long',
     );
@@ -300,6 +301,43 @@ test('a CSV longer than the sniffed head: typed from its head while arriving, an
       assert.deepEqual(await again.convertPending(), []);
       assert.equal(again.get('long')!.rows, 60_000);
       const q = 'SELECT count(*), sum(amount), max(day), count(DISTINCT label) FROM long';
+      assert.deepEqual((await collect(await again.query(q))).rows, answer);
+    } finally {
+      await again.close();
+    }
+  } finally {
+    await other.close().catch(() => {});
+  }
+});
+
+test('a semicolon file with decimal commas kept as CSV: the same delimiter and types after a restart', async () => {
+  const other = await fixture({ convertLaterAbove: 0, convertIdleMs: 60_000 });
+  try {
+    let csv = 'nr;betrag;kunde\r\n';
+    for (let i = 0; i < 80_000; i++)
+      csv += `${i};${i % 1000},${String(i % 100).padStart(2, '0')};"Kunde; ${i}"\r\n`;
+    assert.ok(csv.length > 1.5 * 1024 * 1024, 'longer than the sniffed head');
+    await other.put('eu', csv, { format: 'csv' });
+    const types = (await other.files.listColumns('eu')).map((c) => c.nativeType);
+    assert.deepEqual(types, ['BIGINT', 'DECIMAL(18,2)', 'VARCHAR']);
+    const q = 'SELECT count(*), CAST(sum(betrag) AS VARCHAR), max(kunde) FROM eu';
+    const answer = await other.rows(q);
+    await other.files.close();
+    const again = await FilesSource.open({
+      storageDir: other.dir,
+      store: other.store,
+      logger: pino({ level: 'silent' }),
+      convertIdleMs: 60_000,
+    });
+    try {
+      const { collect } = await import('../../../../src/sources/types.js');
+      assert.deepEqual(
+        (await again.listColumns('eu')).map((c) => c.nativeType),
+        types,
+      );
+      assert.deepEqual((await collect(await again.query(q))).rows, answer);
+      assert.deepEqual(await again.convertPending(), []);
+      assert.equal(again.get('eu')!.rows, 80_000);
       assert.deepEqual((await collect(await again.query(q))).rows, answer);
     } finally {
       await again.close();
