@@ -708,7 +708,7 @@ export abstract class SqlCompiler implements Compiler {
       case 'column_ref':
         return this.columnRef(node, ctx);
       case 'string':
-        return this.stringLiteral(String(node.value));
+        return this.valueText(String(node.value));
       case 'number':
         return this.numberLiteral(node.value);
       case 'bool':
@@ -769,7 +769,25 @@ export abstract class SqlCompiler implements Compiler {
   }
 
   protected binaryLiteral(node: BinaryLit): string {
-    return this.unsupported(`${node.type === 'bit_string' ? "b'...'" : "X'...'"} literals`);
+    const v = String(node.value);
+    if (node.type === 'bit_string') return this.unsupported("b'...' literals");
+    if (!/^[0-9A-Fa-f]*$/.test(v)) return this.unsupported('hex literal');
+    return this.bytesLiteral(v.length % 2 ? `0${v}` : v);
+  }
+
+  /** Bytes (as hex digits) as a literal of the target's binary type (bytea, BLOB). */
+  protected bytesLiteral(_hex: string): string {
+    return this.unsupported("X'...' literals");
+  }
+
+  /**
+   * A string value of the statement. One holding NUL is bytes on a target whose text cannot
+   * hold it (a string bound for a binary column keeps its exact bytes; into text it fails there).
+   */
+  protected valueText(value: string): string {
+    if (value.includes('\0') && this.target !== 'mysql')
+      return this.bytesLiteral(Buffer.from(value, 'utf8').toString('hex'));
+    return this.stringLiteral(value);
   }
 
   protected unary(node: UnaryExpr): string {
