@@ -36,6 +36,20 @@ const SINGLE_BYTE: Record<string, string> = {
   macroman: 'macintosh',
 };
 
+/** Windows-1252's 0x80-0x9F (Node's TextDecoder reads `windows-1252` as ISO-8859-1); MySQL keeps the 5 unused ones. */
+const CP1252_HIGH = [
+  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d,
+  0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a,
+  0x153, 0x9d, 0x17e, 0x178,
+];
+
+const cp1252 = {
+  decode(bytes: Uint8Array): string {
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    return text.replace(/[\x80-\x9f]/g, (c) => String.fromCharCode(CP1252_HIGH[c.charCodeAt(0) - 0x80]));
+  },
+};
+
 export const UTF8: Charset = { name: 'utf8mb4', decoder: utf8 };
 const known = new Map<string, Charset>();
 
@@ -51,7 +65,7 @@ export function charsetNamed(name: string): Charset | null {
   if (!label) return null;
   let cs = known.get(n);
   if (!cs) {
-    cs = { name: n, decoder: new TextDecoder(label) };
+    cs = { name: n, decoder: label === 'windows-1252' ? cp1252 : new TextDecoder(label) };
     known.set(n, cs);
   }
   return cs;
