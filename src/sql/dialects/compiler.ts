@@ -781,6 +781,16 @@ export abstract class SqlCompiler implements Compiler {
   }
 
   /**
+   * A string literal compared with a binary column is its bytes, as in MySQL (outside MySQL
+   * the untyped string would be read by the binary type's own escape syntax).
+   */
+  private bytesBeside(n: Expr, other: Expr): Expr {
+    if (n?.type !== 'string' || this.target === 'mysql' || other?.type !== 'column_ref') return n;
+    if (this.kind(other) !== 'binary') return n;
+    return { type: 'hex_string', value: Buffer.from(String(n.value), 'utf8').toString('hex') };
+  }
+
+  /**
    * A string value of the statement. One holding NUL is bytes on a target whose text cannot
    * hold it (a string bound for a binary column keeps its exact bytes; into text it fails there).
    */
@@ -1004,9 +1014,11 @@ export abstract class SqlCompiler implements Compiler {
     return `CAST(${sql} AS DATE)`;
   }
 
-  compare(op: string, l: Expr, r: Expr): string {
-    if (r?.type === 'function' && ['ANY', 'ALL', 'SOME'].includes(String(r.name)))
-      return this.quantified(op, l, String(r.name), r.args?.value ?? []);
+  compare(op: string, l0: Expr, r0: Expr): string {
+    if (r0?.type === 'function' && ['ANY', 'ALL', 'SOME'].includes(String(r0.name)))
+      return this.quantified(op, l0, String(r0.name), r0.args?.value ?? []);
+    const l = this.bytesBeside(l0, r0);
+    const r = this.bytesBeside(r0, l0);
     if (this.foldStrings(l, r)) {
       if (op === '=' || op === '<>') {
         const [col, lit] = r?.type === 'string' ? [l, r] : [r, l];

@@ -167,7 +167,11 @@ for (const client of ['pymysql', 'mysqldb']) {
     test(`${client} (binary_prefix=${prefix}): bytes written as statement text round-trip byte for byte`, async () => {
       await clear();
       const out = await runPython({ client, binary_prefix: prefix, tables: TABLES, values: HEX });
-      for (const t of TABLES) assert.deepEqual(out[t], HEX, `${client} reads back ${t}`);
+      for (const t of TABLES) {
+        assert.deepEqual(out[t], HEX, `${client} reads back ${t}`);
+        for (const id of Object.keys(HEX))
+          assert.deepEqual(out.found[`${t} ${id}`], [Number(id)], `${client}: ${t} WHERE v = value ${id}`);
+      }
       await assertStored(HEX, `${client} binary_prefix=${prefix}`);
     });
   }

@@ -3,7 +3,8 @@
 Run by binary.test.ts with Debian's /usr/bin/python3. Reads a JSON job on stdin:
 {"port", "tables": [...], "values": {"<id>": "<hex>"}, "client": "pymysql" | "mysqldb",
  "binary_prefix": bool} writes each value with `INSERT ... VALUES (%s, %s)` (the client
-escapes the bytes into the statement text) and prints {"<table>": {"<id>": "<hex read back>"}};
+escapes the bytes into the statement text) and prints {"<table>": {"<id>": "<hex read back>"},
+"found": {"<table> <id>": [ids of SELECT id ... WHERE v = %s]}};
 {"latin1": true, "words": [...], "text": "..."} instead writes the text into each `words` table
 on a latin1 connection and prints @@character_set_client and CHAR_LENGTH of the text.
 """
@@ -23,6 +24,7 @@ def connect(job, **extra):
 def binary(job):
     conn = connect(job, binary_prefix=job["binary_prefix"])
     out = {}
+    found = out["found"] = {}
     try:
         cur = conn.cursor()
         for table in job["tables"]:
@@ -33,6 +35,9 @@ def binary(job):
                 cur.execute(f"INSERT INTO {table} (id, v) VALUES (%s, %s)", (ident, bytes.fromhex(hexed)))
                 cur.execute(f"SELECT v FROM {table} WHERE id = %s", (ident,))
                 got[key] = bytes(cur.fetchone()[0]).hex()
+                # The same bytes as a condition find the row.
+                cur.execute(f"SELECT id FROM {table} WHERE v = %s", (bytes.fromhex(hexed),))
+                found[f"{table} {key}"] = [r[0] for r in cur.fetchall()]
             out[table] = got
     finally:
         conn.close()

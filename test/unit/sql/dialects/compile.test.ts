@@ -128,6 +128,20 @@ describe('quoting and literals', () => {
     assert.equal(c("SELECT X'00ff' AS v", 'mysql'), "SELECT X'00ff' AS `v`");
     assert.equal(canCompile(parse("SELECT b'101'"), 'postgres').ok, false);
   });
+
+  test('a string compared with a binary column is its bytes outside MySQL', () => {
+    const blob: CompileOptions = {
+      columnType: (r) => (r.column === 'v' ? 'BLOB' : (TYPES[r.column] ?? null)),
+    };
+    assert.equal(
+      pg(String.raw`SELECT id FROM t WHERE v = 'a\\b' AND 'x' <> v`, blob),
+      String.raw`SELECT "id" FROM "t" WHERE ("v" = '\x615c62'::bytea) AND ('\x78'::bytea <> "v")`,
+    );
+    assert.equal(
+      c(String.raw`SELECT id FROM t WHERE v = 'a'`, 'mysql', blob),
+      "SELECT `id` FROM `t` WHERE `v` = 'a'",
+    );
+  });
 });
 
 describe('clauses', () => {
