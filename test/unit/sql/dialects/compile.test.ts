@@ -137,10 +137,7 @@ describe('quoting and literals', () => {
       pg(String.raw`SELECT id FROM t WHERE v = 'a\\b' AND 'x' <> v`, blob),
       String.raw`SELECT "id" FROM "t" WHERE ("v" = '\x615c62'::bytea) AND ('\x78'::bytea <> "v")`,
     );
-    assert.equal(
-      c(String.raw`SELECT id FROM t WHERE v = 'a'`, 'mysql', blob),
-      "SELECT `id` FROM `t` WHERE `v` = 'a'",
-    );
+    assert.equal(c("SELECT id FROM t WHERE v = 'a'", 'mysql', blob), "SELECT `id` FROM `t` WHERE `v` = 'a'");
   });
 });
 
