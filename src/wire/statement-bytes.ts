@@ -8,6 +8,7 @@
  * plain string, as PyMySQL and mysqlclient do by default). Everything else is text, so the
  * rest of the engine never sees a replacement character. One pass over the bytes.
  */
+import { isUtf8 } from 'node:buffer';
 import { SqlError } from '../core/errors.js';
 
 /** A connection's character set: MySQL's name and the decoder of its bytes (UTF-8, or a single-byte set). */
@@ -110,27 +111,36 @@ const ESCAPES: Record<number, number> = {
 function literalEnd(b: Uint8Array, i: number): number {
   const q = b[i];
   let j = i + 1;
-  const n = b.length;
-  while (j < n) {
-    const c = b[j];
-    if (c === BACKSLASH) j += 2;
-    else if (c === q) {
-      if (b[j + 1] === q) j += 2;
-      else return j + 1;
-    } else j++;
+  for (;;) {
+    // Jump to the next quote or backslash (native search: a 16 MB value is one literal).
+    const nq = b.indexOf(q, j);
+    if (nq < 0) return -1;
+    // A backslash before that quote escapes what follows it (searched up to the quote only).
+    const bs = b.subarray(j, nq).indexOf(BACKSLASH);
+    if (bs >= 0) {
+      j += bs + 2;
+      continue;
+    }
+    if (b[nq + 1] === q) {
+      j = nq + 2;
+      continue;
+    }
+    return nq + 1;
   }
-  return -1;
 }
 
 /** The value bytes of the string literal `b[start..end)` (quotes included), its escapes undone. */
 export function literalBytes(b: Uint8Array, start: number, end: number): Buffer {
   const q = b[start];
-  const out = Buffer.allocUnsafe(end - start);
+  const body = Buffer.from(b.buffer, b.byteOffset + start + 1, end - start - 2);
+  // Most values: nothing escaped, the bytes as they are.
+  if (body.indexOf(BACKSLASH) < 0 && body.indexOf(q) < 0) return body;
+  const out = Buffer.allocUnsafe(body.length);
   let o = 0;
-  for (let j = start + 1; j < end - 1; j++) {
-    const c = b[j];
-    if (c === BACKSLASH && j + 1 < end - 1) {
-      const e = b[++j];
+  for (let j = 0; j < body.length; j++) {
+    const c = body[j];
+    if (c === BACKSLASH && j + 1 < body.length) {
+      const e = body[++j];
       if (e === 0x25 || e === 0x5f) out[o++] = BACKSLASH;
       out[o++] = ESCAPES[e] ?? e;
     } else {
@@ -147,13 +157,7 @@ function isAscii(b: Uint8Array, start: number, end: number): boolean {
 }
 
 function validUtf8(b: Uint8Array, start: number, end: number): boolean {
-  if (isAscii(b, start, end)) return true;
-  try {
-    utf8.decode(b.subarray(start, end));
-    return true;
-  } catch {
-    return false;
-  }
+  return isAscii(b, start, end) || isUtf8(b.subarray(start, end));
 }
 
 /** The introducer (`_binary`, `_latin1`, `_utf8mb4`...) right before the quote at `q`: its start and set. */
@@ -171,22 +175,32 @@ function introducer(b: Uint8Array, q: number): { start: number; charset: Charset
   return charset ? { start: s, charset } : null;
 }
 
+/** Where the first byte sequence that is not UTF-8 starts in `b[start..end)` (a sequence is at most 4 bytes). */
+function firstInvalid(b: Uint8Array, start: number, end: number): number {
+  let i = start;
+  while (i < end) {
+    const c = b[i];
+    const len =
+      c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (len === 0 || i + len > end || (len > 1 && !validUtf8(b, i, i + len))) return i;
+    i += len;
+  }
+  return end;
+}
+
 /** Text of a range outside literals: it must be text in the connection's character set (MySQL's 1300). */
 function plainText(b: Uint8Array, start: number, end: number, charset: Charset): string {
   if (start >= end) return '';
   const part = b.subarray(start, end);
   if (charset !== UTF8) return charset.decoder.decode(part);
-  if (isAscii(b, start, end)) return Buffer.from(part).toString('latin1');
-  try {
-    return utf8.decode(part);
-  } catch {
-    let k = start;
-    while (k < end && validUtf8(b, start, k + 1)) k++;
+  if (!validUtf8(b, start, end)) {
+    const k = firstInvalid(b, start, end);
     const hex = Buffer.from(b.subarray(k, Math.min(k + 8, end)))
       .toString('hex')
       .toUpperCase();
     throw new SqlError(1300, `Invalid utf8mb4 character string: '${hex}'`);
   }
+  return Buffer.from(part.buffer, part.byteOffset, part.byteLength).toString('utf8');
 }
 
 const hexLiteral = (v: Uint8Array) =>
@@ -199,14 +213,15 @@ const hexLiteral = (v: Uint8Array) =>
  * 1300, as MySQL answers.
  */
 export function decodeStatement(bytes: Uint8Array, charset: Charset = UTF8): string {
-  const b = bytes;
+  // A plain view: a Buffer's subarray goes through its species constructor, slower per literal.
+  const b = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = b.length;
   // The common statement: UTF-8 with no introducer to act on.
   if (charset === UTF8 && validUtf8(b, 0, n)) {
     const text = Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
     if (!INTRODUCED.test(text)) return text;
   }
-  let out = '';
+  const out: string[] = [];
   let last = 0;
   let i = 0;
   while (i < n) {
@@ -218,11 +233,11 @@ export function decodeStatement(bytes: Uint8Array, charset: Charset = UTF8): str
       const own = intro && intro.charset !== 'binary' ? intro.charset : charset;
       const from = intro ? intro.start : i;
       if (intro?.charset === 'binary' || (own === UTF8 && !validUtf8(b, i + 1, end - 1))) {
-        out += plainText(b, last, from, charset) + hexLiteral(literalBytes(b, i, end));
+        out.push(plainText(b, last, from, charset), hexLiteral(literalBytes(b, i, end)));
         last = end;
       } else if (own !== charset) {
         // The literal's own character set decides its text; the introducer goes (it is Unicode now).
-        out += plainText(b, last, from, charset) + own.decoder.decode(b.subarray(i, end));
+        out.push(plainText(b, last, from, charset), own.decoder.decode(b.subarray(i, end)));
         last = end;
       }
       i = end;
@@ -243,7 +258,8 @@ export function decodeStatement(bytes: Uint8Array, charset: Charset = UTF8): str
       i = e < 0 ? n : e + 2;
     } else i++;
   }
-  return out + plainText(b, last, n, charset);
+  out.push(plainText(b, last, n, charset));
+  return out.join('');
 }
 
 /** An introducer that changes what a literal's bytes mean here (`_utf8mb4` on a UTF-8 connection does not). */
