@@ -334,6 +334,18 @@ function selectVariables(body: string, s: SessionInfo): Answer | null {
 /** `SET a = 1, @@session.b = 'x', NAMES utf8mb4`: the assignments to remember. */
 function parseSet(body: string): Answer {
   const rest = body.replace(/^SET\s+/i, '');
+  // The statements after it are bytes in this set (session.ts); results stay utf8mb4.
+  const names = /^(?:NAMES|CHARACTER\s+SET|CHARSET)\s+(['"`]?)(\w+)\1/i.exec(rest);
+  if (names) {
+    const cs = names[2].toLowerCase() === 'default' ? 'utf8mb4' : names[2].toLowerCase();
+    return {
+      kind: 'set',
+      vars: [
+        ['character_set_client', cs],
+        ['character_set_connection', cs],
+      ],
+    };
+  }
   if (/^(SESSION\s+|GLOBAL\s+)?(TRANSACTION|CHARACTER\s+SET|CHARSET)\b/i.test(rest)) return { kind: 'ok' };
   if (/^NAMES\b/i.test(rest)) return { kind: 'ok' };
   const vars: [string, string | number][] = [];

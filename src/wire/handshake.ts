@@ -22,7 +22,8 @@ export function parseHandshakeResponse(payload: Buffer): HandshakeResponse {
   const p = new PacketIn(payload);
   const caps = p.int4();
   p.int4(); // max packet size: ours is announced in @@max_allowed_packet
-  p.int1(); // character set: results are utf8mb4 whatever is asked
+  // The collation statements are written in (session.ts); results are utf8mb4 whatever is asked.
+  const collation = p.int1();
   p.bytes(23);
   const user = p.nulBytes().toString('utf8');
   let token: Buffer;
@@ -33,7 +34,7 @@ export function parseHandshakeResponse(payload: Buffer): HandshakeResponse {
   if (caps & CAP.CONNECT_WITH_DB && p.left > 0) db = p.nulBytes().toString('utf8') || null;
   let plugin: string | null = null;
   if (caps & CAP.PLUGIN_AUTH && p.left > 0) plugin = p.nulBytes().toString('utf8') || null;
-  return { caps, user, token: Buffer.from(token), db, plugin };
+  return { caps, user, token: Buffer.from(token), db, plugin, collation };
 }
 
 /** An SSLRequest is the first 32 bytes of a handshake response with CLIENT_SSL set, alone. */

@@ -7,6 +7,7 @@
 import { stringLiteral } from '../core/sql-text.js';
 import { T } from './columns.js';
 import { MalformedPacket, type PacketIn } from './packets.js';
+import { type Charset, UTF8 } from './statement-bytes.js';
 
 /** Offsets of the `?` placeholders, outside strings, quoted names and comments. */
 export function placeholders(sql: string): number[] {
@@ -49,6 +50,7 @@ export function readParams(
   count: number,
   types: number[] | null,
   longData: Map<number, Buffer[]>,
+  charset: Charset = UTF8,
 ): { values: Param[]; types: number[] } {
   if (count === 0) return { values: [], types: [] };
   const nullMap = p.bytes((count + 7) >> 3);
@@ -67,15 +69,15 @@ export function readParams(
     }
     const long = longData.get(i);
     if (long) {
-      values.push(bytesLiteral(Buffer.concat(long), t[i] & 0xff));
+      values.push(bytesLiteral(Buffer.concat(long), t[i] & 0xff, charset));
       continue;
     }
-    values.push(readValue(p, t[i]));
+    values.push(readValue(p, t[i], charset));
   }
   return { values, types: t };
 }
 
-function readValue(p: PacketIn, typeWord: number): Param {
+function readValue(p: PacketIn, typeWord: number, charset: Charset): Param {
   const type = typeWord & 0xff;
   const unsigned = (typeWord & 0x8000) !== 0;
   switch (type) {
@@ -114,7 +116,7 @@ function readValue(p: PacketIn, typeWord: number): Param {
     case T.TIME:
       return readTime(p);
     default:
-      return bytesLiteral(p.lenencBytes(), type);
+      return bytesLiteral(p.lenencBytes(), type, charset);
   }
 }
 
@@ -122,14 +124,21 @@ function finite(v: number): string {
   return Number.isFinite(v) ? String(v) : NULL;
 }
 
-/** Text parameters as string literals; blobs sent as binary as hex literals (any bytes survive). */
-function bytesLiteral(b: Buffer, type: number): Param {
+/**
+ * Text parameters as string literals (in the connection's character set); bytes that are not
+ * its text as hex literals (any bytes survive).
+ */
+function bytesLiteral(b: Buffer, type: number, charset: Charset): Param {
   if (type === T.NEWDECIMAL && /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/.test(b.toString('latin1')))
     return b.toString('latin1');
+  if (charset !== UTF8 && !BLOBS.has(type)) return stringLiteral('mysql', charset.decoder.decode(b));
   const text = b.toString('utf8');
   if (Buffer.from(text, 'utf8').equals(b)) return stringLiteral('mysql', text);
   return `X'${b.toString('hex')}'`;
 }
+
+/** Parameter types that are bytes whatever the connection's character set (TINY, MEDIUM, LONG BLOB, BLOB). */
+const BLOBS = new Set<number>([0xf9, 0xfa, 0xfb, T.BLOB]);
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 

@@ -147,4 +147,6 @@ export interface HandshakeResponse {
   token: Buffer;
   db: string | null;
   plugin: string | null;
+  /** The client's character set (a collation id). */
+  collation: number;
 }

@@ -23,6 +23,7 @@ import { RelaySink } from './relay-sink.js';
 import { writeEof, writeError, writeGreeting, writeOk } from './replies.js';
 import { createTableText, INDEX_COLUMNS, indexRows } from './schema-text.js';
 import { inlineSessionValues, UnknownVariable } from './session-values.js';
+import { type Charset, charsetNamed, charsetOfCollation, decodeStatement, UTF8 } from './statement-bytes.js';
 
 const FLUSH_BYTES = 64 * 1024;
 
@@ -71,6 +72,9 @@ export class Session implements Killable {
   private busy = false;
   private readonly ctx: QueryContext = {};
   private readonly vars = new Map<string, string | number>();
+  /** What statement bytes are in: the handshake's collation, then SET NAMES / character_set_client. */
+  private charset: Charset = UTF8;
+  private handshakeCharset: Charset = UTF8;
   private readonly statements = new Map<number, Prepared>();
   private nextStmt = 1;
   /** The running statement's cancel switch (KILL QUERY, a client gone away). */
@@ -197,6 +201,7 @@ export class Session implements Killable {
   private async handshake(payload: Buffer): Promise<void> {
     const r = parseHandshakeResponse(payload);
     this.user = r.user;
+    this.handshakeCharset = charsetOfCollation(r.collation);
     const auth = this.deps.auth;
     if (!auth) {
       if (!isLoopback(this.address)) {
@@ -270,6 +275,7 @@ export class Session implements Killable {
     clearTimeout(this.timer);
     this.phase = 'command';
     this.exchange = null;
+    this.resetCharset();
     writeOk(this.out);
   }
 
@@ -285,13 +291,16 @@ export class Session implements Killable {
       case CMD.INIT_DB:
         return this.query(`USE \`${p.rest().toString('utf8').replace(/`/g, '``')}\``, false);
       case CMD.QUERY:
-        return this.query(p.rest().toString('utf8'), false);
+        return this.query(decodeStatement(p.rest(), this.charset), false);
       case CMD.FIELD_LIST:
         return this.fieldList(p.nulBytes().toString('utf8'));
       case CMD.PING:
       case CMD.DEBUG:
       case CMD.RESET_CONNECTION:
-        if (cmd === CMD.RESET_CONNECTION) this.vars.clear();
+        if (cmd === CMD.RESET_CONNECTION) {
+          this.vars.clear();
+          this.resetCharset();
+        }
         writeOk(this.out);
         return;
       case CMD.STATISTICS:
@@ -306,7 +315,7 @@ export class Session implements Killable {
         writeEof(this.out);
         return;
       case CMD.STMT_PREPARE:
-        this.prepare(p.rest().toString('utf8'));
+        this.prepare(decodeStatement(p.rest(), this.charset));
         return;
       case CMD.STMT_EXECUTE:
         return this.execute(p);
@@ -337,6 +346,14 @@ export class Session implements Killable {
       default:
         writeError(this.out, 1047, `Unknown command ${cmd}`);
     }
+  }
+
+  /** The handshake's character set again (a new session, COM_RESET_CONNECTION). */
+  private resetCharset(): void {
+    this.charset = this.handshakeCharset;
+    if (this.charset === UTF8) return;
+    this.vars.set('character_set_client', this.charset.name);
+    this.vars.set('character_set_connection', this.charset.name);
   }
 
   private info(): SessionInfo {
@@ -376,10 +393,22 @@ export class Session implements Killable {
       case 'ok':
         writeOk(this.out);
         return;
-      case 'set':
+      case 'set': {
+        const cs = a.vars.find(([k]) => k === 'character_set_client');
+        const charset = cs ? charsetNamed(String(cs[1])) : this.charset;
+        if (!charset) {
+          writeError(
+            this.out,
+            1115,
+            `Unknown character set: '${cs![1]}' (the MySQL listener reads utf8mb4, latin1 and the other single-byte sets)`,
+          );
+          return;
+        }
         for (const [k, v] of a.vars) this.vars.set(k, v);
+        this.charset = charset;
         writeOk(this.out);
         return;
+      }
       case 'error':
         writeError(this.out, a.code, a.message);
         return;
@@ -609,7 +638,7 @@ export class Session implements Killable {
     if (!st) return this.unknownStatement();
     p.int1(); // flags: a cursor is not opened; rows come as one result
     p.int4(); // iteration count, always 1
-    const { values, types } = readParams(p, st.at.length, st.types, st.longData);
+    const { values, types } = readParams(p, st.at.length, st.types, st.longData, this.charset);
     st.types = types;
     st.longData.clear();
     return this.query(bindParams(st.sql, st.at, values), true);

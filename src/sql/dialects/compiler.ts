@@ -708,7 +708,7 @@ export abstract class SqlCompiler implements Compiler {
       case 'column_ref':
         return this.columnRef(node, ctx);
       case 'string':
-        return this.stringLiteral(String(node.value));
+        return this.valueText(String(node.value));
       case 'number':
         return this.numberLiteral(node.value);
       case 'bool':
@@ -769,7 +769,35 @@ export abstract class SqlCompiler implements Compiler {
   }
 
   protected binaryLiteral(node: BinaryLit): string {
-    return this.unsupported(`${node.type === 'bit_string' ? "b'...'" : "X'...'"} literals`);
+    const v = String(node.value);
+    if (node.type === 'bit_string') return this.unsupported("b'...' literals");
+    if (!/^[0-9A-Fa-f]*$/.test(v)) return this.unsupported('hex literal');
+    return this.bytesLiteral(v.length % 2 ? `0${v}` : v);
+  }
+
+  /** Bytes (as hex digits) as a literal of the target's binary type (bytea, BLOB). */
+  protected bytesLiteral(_hex: string): string {
+    return this.unsupported("X'...' literals");
+  }
+
+  /**
+   * A string literal compared with a binary column is its bytes, as in MySQL (outside MySQL
+   * the untyped string would be read by the binary type's own escape syntax).
+   */
+  private bytesBeside(n: Expr, other: Expr): Expr {
+    if (n?.type !== 'string' || this.target === 'mysql' || other?.type !== 'column_ref') return n;
+    if (this.kind(other) !== 'binary') return n;
+    return { type: 'hex_string', value: Buffer.from(String(n.value), 'utf8').toString('hex') };
+  }
+
+  /**
+   * A string value of the statement. One holding NUL is bytes on a target whose text cannot
+   * hold it (a string bound for a binary column keeps its exact bytes; into text it fails there).
+   */
+  protected valueText(value: string): string {
+    if (value.includes('\0') && this.target !== 'mysql')
+      return this.bytesLiteral(Buffer.from(value, 'utf8').toString('hex'));
+    return this.stringLiteral(value);
   }
 
   protected unary(node: UnaryExpr): string {
@@ -986,9 +1014,11 @@ export abstract class SqlCompiler implements Compiler {
     return `CAST(${sql} AS DATE)`;
   }
 
-  compare(op: string, l: Expr, r: Expr): string {
-    if (r?.type === 'function' && ['ANY', 'ALL', 'SOME'].includes(String(r.name)))
-      return this.quantified(op, l, String(r.name), r.args?.value ?? []);
+  compare(op: string, l0: Expr, r0: Expr): string {
+    if (r0?.type === 'function' && ['ANY', 'ALL', 'SOME'].includes(String(r0.name)))
+      return this.quantified(op, l0, String(r0.name), r0.args?.value ?? []);
+    const l = this.bytesBeside(l0, r0);
+    const r = this.bytesBeside(r0, l0);
     if (this.foldStrings(l, r)) {
       if (op === '=' || op === '<>') {
         const [col, lit] = r?.type === 'string' ? [l, r] : [r, l];

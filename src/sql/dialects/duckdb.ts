@@ -11,6 +11,10 @@ export class DuckdbCompiler extends SqlCompiler {
   override readonly timestampType = 'TIMESTAMP';
   override readonly intType = 'BIGINT';
 
+  protected override bytesLiteral(hex: string): string {
+    return `from_hex('${hex}')`;
+  }
+
   override representative(sql: string): string {
     return this.firstSeen ? this.firstBy(sql, this.firstSeen) : `first(${sql})`;
   }

@@ -6,6 +6,10 @@ export class PostgresCompiler extends SqlCompiler {
   readonly target = 'postgres' as const;
   protected readonly functions: FunctionMap = commonFunctions;
 
+  protected override bytesLiteral(hex: string): string {
+    return `'\\x${hex}'::bytea`;
+  }
+
   protected override param(): string {
     return `$${++this.paramCount}`;
   }

@@ -43,6 +43,10 @@ export class SqliteCompiler extends SqlCompiler {
     return `(json_group_array(${sql}) ->> '$[0]')`;
   }
 
+  protected override bytesLiteral(hex: string): string {
+    return `X'${hex}'`;
+  }
+
   protected override typedLiteral(_type: string, value: string): string {
     return this.stringLiteral(value);
   }

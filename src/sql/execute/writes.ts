@@ -7,6 +7,7 @@ import { breathe } from '../breathe.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
 import { bindTables } from '../plan/bind.js';
 import { compileFor, tryCompileFor } from '../plan/planner.js';
+import { bindBinaryColumns } from './binary-values.js';
 import type { ExecutionContext, Outcome } from './context.js';
 import { runPlan } from './run-plan.js';
 
@@ -50,6 +51,8 @@ export async function runWrite(
 
   if (others.length === 0) {
     // The statement runs at its source whole, its tables named as the source names them.
+    if (source.dialect !== 'mysql')
+      await bindBinaryColumns(ast, () => engine.columns(source, target.schema ?? null, target.table));
     const bound = refs.filter((r) => r.kind === 'source').map((r) => [r.node, r.node.db] as const);
     for (const [node] of bound) node.db = null;
     const write = tableWrite(ast, target.table, source.dialect);

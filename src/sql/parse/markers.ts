@@ -16,18 +16,22 @@ export const NUMBER_MARKER_BASE = 987_654_320_000;
 /** At most this many markers in one template. */
 const MAX_MARKERS = 1_000_000;
 const stringMarker = (i: number) => `tbq${i}m7x`;
+/** A hex literal's marker: hex digits only, an even number of them. */
+const hexMarker = (i: number) => `cafe${String(i).padStart(8, '0')}beef`;
 /** Any marker's text, wherever it appears (numbers: the digits, with a decimal's `.5`). */
-const MARKER_TEXT = /tbq(\d+)m7x|(98765\d{7})(\.5)?/g;
+const MARKER_TEXT = /tbq(\d+)m7x|cafe(\d{8})beef|(98765\d{7})(\.5)?/gi;
 
 /** What the parser reads at marker `i` of kind `kind`, as it appears in the template's text. */
 export function markerText(kind: LiteralKind, i: number): string {
   if (kind === 's') return `'${stringMarker(i)}'`;
+  if (kind === 'x') return `X'${hexMarker(i)}'`;
   return kind === 'd' ? `${NUMBER_MARKER_BASE + i}.5` : String(NUMBER_MARKER_BASE + i);
 }
 
 /** The value of the literal node a correctly placed marker `i` of kind `kind` becomes. */
 function markerValue(kind: LiteralKind, i: number): number | string {
   if (kind === 's') return stringMarker(i);
+  if (kind === 'x') return hexMarker(i);
   return kind === 'd' ? `${NUMBER_MARKER_BASE + i}.5` : NUMBER_MARKER_BASE + i;
 }
 
@@ -53,9 +57,9 @@ export function findMarkers(
     if (i >= 0 && i < kinds.length) count[i]++;
   };
   const inText = (s: string) => {
-    if (!s.includes('tbq') && !s.includes('98765')) return;
+    if (!s.includes('tbq') && !s.includes('98765') && !/cafe/i.test(s)) return;
     for (const m of s.matchAll(MARKER_TEXT))
-      seen(m[1] !== undefined ? Number(m[1]) : markerIndex(Number(m[2])));
+      seen(m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? Number(m[2]) : markerIndex(Number(m[3])));
   };
   const path: Path = [];
   const walk = (v: unknown, parentType: unknown, key: string | number | null): void => {
@@ -71,11 +75,16 @@ export function findMarkers(
       inText(v);
       if (key !== 'value') return;
       // A whole-marker value of the right node type is the one good place.
-      const m = /^(?:tbq(\d+)m7x|(98765\d{7})\.5)$/.exec(v);
+      const m = /^(?:tbq(\d+)m7x|cafe(\d{8})beef|(98765\d{7})\.5)$/.exec(v);
       if (!m) return;
-      const i = m[1] !== undefined ? Number(m[1]) : markerIndex(Number(m[2]));
+      const i =
+        m[1] !== undefined ? Number(m[1]) : m[2] !== undefined ? Number(m[2]) : markerIndex(Number(m[3]));
       if (i < 0 || i >= kinds.length || v !== markerValue(kinds[i], i)) return;
-      if ((kinds[i] === 's' && parentType === 'string') || (kinds[i] === 'd' && parentType === 'number'))
+      if (
+        (kinds[i] === 's' && parentType === 'string') ||
+        (kinds[i] === 'd' && parentType === 'number') ||
+        (kinds[i] === 'x' && parentType === 'hex_string')
+      )
         found[i] = [...path];
       return;
     }

@@ -1,8 +1,8 @@
 /**
  * A statement's literal slots, found in one pass over its tokens (templates.ts shares one
  * parse among statements that differ only in them):
- * - one literal: a plain integer (`n`), a short decimal (`d`) or a string without a prefix
- *   (`s`, escapes allowed);
+ * - one literal: a plain integer (`n`), a short decimal (`d`), a string without a prefix
+ *   (`s`, escapes allowed) or a hex literal `X'..'` (`x`: binary values, wire/statement-bytes.ts);
  * - a list of literals, one variadic slot whatever its length: an `IN (...)` list (`L`),
  *   or the rows of `VALUES (...), (...)` when every row has the same number of literals
  *   (`R`). Their elements may also be negative numbers, NULL, TRUE and FALSE.
@@ -20,9 +20,9 @@ export const PLAIN_INT = /^(0|[1-9]\d{0,14})$/;
 const PLAIN_DECIMAL = /^(0|[1-9]\d*)\.\d+$/;
 const MAX_DECIMAL_DIGITS = 15;
 
-export type LiteralKind = 'n' | 'd' | 's';
+export type LiteralKind = 'n' | 'd' | 's' | 'x';
 
-/** One literal standing alone: its token. */
+/** One literal standing alone: its token (for `x`, one spanning `X'..'`, its value the digits). */
 export interface LiteralSlot {
   kind: LiteralKind;
   token: Token;
@@ -70,12 +70,35 @@ function literalKind(sql: string, tokens: Token[], i: number): LiteralKind | nul
   if (t.kind === 'string') {
     const q = sql[t.start];
     if (q !== "'" && q !== '"') return null;
+    if (hexPrefix(sql, tokens, i)) {
+      if (next && next.start === t.end && next.kind !== 'punct') return null;
+      return 'x';
+    }
     // N'..', X'..', _utf8'..' and adjacent-string concatenation keep their text.
     if (prev && prev.end === t.start && prev.kind !== 'punct') return null;
     if (next && next.start === t.end && next.kind !== 'punct') return null;
     return 's';
   }
   return null;
+}
+
+/** Whether the string at `tokens[i]` is the digits of a hex literal `X'..'` (the X just before it). */
+function hexPrefix(sql: string, tokens: Token[], i: number): boolean {
+  const t = tokens[i];
+  const prev = tokens[i - 1];
+  if (!prev || prev.end !== t.start || prev.kind !== 'ident' || (prev.value !== 'X' && prev.value !== 'x'))
+    return false;
+  const before = tokens[i - 2];
+  if (before && before.end === prev.start && before.kind !== 'punct') return false;
+  // An odd number of digits (MySQL refuses it) keeps its text.
+  return sql[t.start] === "'" && t.value.length % 2 === 0 && /^[0-9A-Fa-f]*$/.test(t.value);
+}
+
+/** The slot of a single literal at `tokens[i]` of kind `kind`. */
+function literalSlot(tokens: Token[], i: number, kind: LiteralKind): LiteralSlot {
+  const t = tokens[i];
+  if (kind !== 'x') return { kind, token: t };
+  return { kind, token: { kind: 'string', value: t.value, start: tokens[i - 1].start, end: t.end } };
 }
 
 /** A float in exponent form (PyMySQL writes every float so: `0.25e0`), a list element only. */
@@ -96,7 +119,10 @@ function elementNumber(sql: string, tokens: Token[], i: number): boolean {
 function elementWidth(sql: string, tokens: Token[], i: number): number {
   const t = tokens[i];
   if (!t) return 0;
-  if (t.kind === 'ident') return isKeyword(t, 'NULL', 'TRUE', 'FALSE') ? 1 : 0;
+  if (t.kind === 'ident') {
+    if (isKeyword(t, 'NULL', 'TRUE', 'FALSE')) return 1;
+    return tokens[i + 1]?.kind === 'string' && literalKind(sql, tokens, i + 1) === 'x' ? 2 : 0;
+  }
   if (isPunct(t, '-')) {
     const n = tokens[i + 1];
     return n && n.start === t.end && elementNumber(sql, tokens, i + 1) ? 2 : 0;
@@ -190,7 +216,7 @@ export function findSlots(sql: string, tokens: Token[]): Slot[] {
       }
     }
     const kind = t.kind === 'number' || t.kind === 'string' ? literalKind(sql, tokens, i) : null;
-    if (kind) out.push({ kind, token: t });
+    if (kind) out.push(literalSlot(tokens, i, kind));
   }
   return out;
 }
@@ -210,13 +236,15 @@ function stringValue(raw: string, quote: "'" | '"'): string {
 export function literalValue(sql: string, s: LiteralSlot): number | string {
   const t = s.token;
   if (s.kind === 'n') return Number(t.value);
-  if (s.kind === 'd') return t.value;
+  if (s.kind === 'd' || s.kind === 'x') return t.value;
   return stringValue(sql.slice(t.start + 1, t.end - 1), sql[t.start] as "'" | '"');
 }
 
 /** The normalized literal node of the list element starting at `tokens[i]` (parse + normalize's). */
 export function literalNode(sql: string, tokens: Token[], i: number): Expr {
   const t = tokens[i];
+  if (t.kind === 'ident' && tokens[i + 1]?.kind === 'string' && (t.value === 'X' || t.value === 'x'))
+    return { type: 'hex_string', prefix: null, value: tokens[i + 1].value } as Expr;
   if (t.kind === 'ident') {
     const w = t.value.toUpperCase();
     return w === 'NULL' ? { type: 'null', value: null } : { type: 'bool', value: w === 'TRUE' };

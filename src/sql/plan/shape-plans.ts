@@ -187,7 +187,8 @@ export async function learnShapePlan(input: LearnInput): Promise<ShapePlan | nul
   const ast = structuredClone(template.ast);
   for (let i = 0; i < slots.length; i++) {
     const s = slots[i];
-    if (s.kind === 'd' || s.kind === 's') setAt(ast, template.paths[i], literalValue(sql, s));
+    if (s.kind === 'd' || s.kind === 's' || s.kind === 'x')
+      setAt(ast, template.paths[i], literalValue(sql, s));
   }
   const text = integerMarkedText(shape);
   if (!sameLabels(selectLabels(text, ast, tokenize(text)), input.labels)) return null;

@@ -208,3 +208,25 @@ test('read-only mode refuses SET GLOBAL / PERSIST with 1290; a session SET is an
 test('@@event_scheduler is OFF (DBeaver, Superset)', () => {
   assert.deepEqual(rows(chatter('SELECT @@event_scheduler', session())).rows, [['OFF']]);
 });
+
+test('SET NAMES / CHARACTER SET name the character set later statements are read in', () => {
+  for (const [sql, cs] of [
+    ['SET NAMES latin1', 'latin1'],
+    ["SET NAMES 'utf8mb4' COLLATE 'utf8mb4_general_ci'", 'utf8mb4'],
+    ['SET CHARACTER SET cp1251', 'cp1251'],
+    ['SET NAMES DEFAULT', 'utf8mb4'],
+  ]) {
+    const a = chatter(sql, session());
+    assert.deepEqual(
+      a,
+      {
+        kind: 'set',
+        vars: [
+          ['character_set_client', cs],
+          ['character_set_connection', cs],
+        ],
+      },
+      sql,
+    );
+  }
+});

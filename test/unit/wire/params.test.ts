@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PacketIn, PacketOut, PacketParser, PacketTooLarge } from '../../../src/wire/packets.js';
 import { bindParams, placeholders, readParams } from '../../../src/wire/params.js';
+import { charsetNamed } from '../../../src/wire/statement-bytes.js';
 
 test('placeholders skip strings, quoted names and comments', () => {
   const sql = 'SELECT \'?\', `a?`, "?" -- ?\n, ? /* ? */ FROM t WHERE x = ? # ?';
@@ -53,4 +54,24 @@ test('the parser joins split packets and refuses one above max_allowed_packet be
   const big = Buffer.alloc(4);
   big.writeUIntLE(1000, 0, 3);
   assert.throws(() => p.push(big), PacketTooLarge);
+});
+
+test('on a latin1 connection text parameters are converted; blob parameters stay bytes', () => {
+  const out = new PacketOut();
+  out.begin();
+  out.int1(0);
+  out.int1(1);
+  for (const t of [0xfd, 0xfc]) out.int2(t);
+  out.lenencBytes(Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x80]));
+  out.lenencBytes(Buffer.from([0xe9]));
+  out.end();
+  const framed = out.take();
+  const { values } = readParams(
+    new PacketIn(framed.subarray(4)),
+    2,
+    null,
+    new Map(),
+    charsetNamed('latin1')!,
+  );
+  assert.deepEqual(values, ["'café€'", "X'e9'"]);
 });

@@ -110,9 +110,34 @@ describe('quoting and literals', () => {
     );
   });
 
-  test('NUL characters are refused outside MySQL', () => {
-    assert.equal(canCompile(parse(String.raw`SELECT 'a\0b'`), 'postgres').ok, false);
+  test('a string holding NUL is bytes outside MySQL (text there cannot hold it)', () => {
+    assert.equal(pg(String.raw`SELECT 'a\0b' AS v`), `SELECT '\\x610062'::bytea AS "v"`);
+    assert.equal(lite(String.raw`SELECT 'a\0b' AS v`), `SELECT X'610062' AS "v"`);
+    assert.equal(duck(String.raw`SELECT 'a\0b' AS v`), `SELECT from_hex('610062') AS "v"`);
     assert.equal(canCompile(parse(String.raw`SELECT 'a\0b'`), 'mysql').ok, true);
+    assert.equal(canCompile(parse('SELECT 1 AS `a\0b`'), 'postgres').ok, false);
+  });
+
+  test("X'..' and 0x.. literals are bytes on every target", () => {
+    assert.equal(
+      pg("INSERT INTO t (v) VALUES (X'00ff'), (0xABC)"),
+      `INSERT INTO "t" ("v") VALUES ('\\x00ff'::bytea), ('\\x0ABC'::bytea)`,
+    );
+    assert.equal(lite("INSERT INTO t (v) VALUES (X'00ff')"), `INSERT INTO "t" ("v") VALUES (X'00ff')`);
+    assert.equal(duck("SELECT X'00ff' AS v"), `SELECT from_hex('00ff') AS "v"`);
+    assert.equal(c("SELECT X'00ff' AS v", 'mysql'), "SELECT X'00ff' AS `v`");
+    assert.equal(canCompile(parse("SELECT b'101'"), 'postgres').ok, false);
+  });
+
+  test('a string compared with a binary column is its bytes outside MySQL', () => {
+    const blob: CompileOptions = {
+      columnType: (r) => (r.column === 'v' ? 'BLOB' : (TYPES[r.column] ?? null)),
+    };
+    assert.equal(
+      pg(String.raw`SELECT id FROM t WHERE v = 'a\\b' AND 'x' <> v`, blob),
+      String.raw`SELECT "id" FROM "t" WHERE ("v" = '\x615c62'::bytea) AND ('\x78'::bytea <> "v")`,
+    );
+    assert.equal(c("SELECT id FROM t WHERE v = 'a'", 'mysql', blob), "SELECT `id` FROM `t` WHERE `v` = 'a'");
   });
 });
 

@@ -103,7 +103,8 @@ describe('statement templates', () => {
     const t = new StatementTemplates();
     same(t, [
       "SELECT id FROM pg.t WHERE name = N'x'",
-      "SELECT id FROM pg.t WHERE name = X'41'",
+      "SELECT id FROM pg.t WHERE name = X'4'",
+      "SELECT id FROM pg.t WHERE name = _binary'x'",
       'SELECT id FROM pg.t WHERE qty = 007',
       'SELECT id FROM pg.t WHERE qty = 1e3',
       'SELECT id FROM pg.t WHERE qty = 12345678901234567890',
@@ -113,6 +114,20 @@ describe('statement templates', () => {
     ]);
     // None of these had a literal that could become a slot.
     assert.deepEqual(shapes(t), []);
+  });
+
+  test('hex literals (binary values) are slots: one template whatever their bytes', () => {
+    const t = new StatementTemplates();
+    same(t, [
+      "SELECT id FROM pg.t WHERE v = X'41'",
+      "SELECT id FROM pg.t WHERE v = X''",
+      `SELECT id FROM pg.t WHERE v = X'${Buffer.from(Array.from({ length: 256 }, (_, i) => i)).toString('hex')}'`,
+    ]);
+    same(t, [
+      "INSERT INTO pg.t (id, v) VALUES (1, X'00'), (2, X'ff')",
+      "INSERT INTO pg.t (id, v) VALUES (3, X'0102'), (4, x''), (5, X'FE')",
+    ]);
+    assert.deepEqual(shapes(t), [true, true]);
   });
 
   test('service statements, EXPLAIN and errors behave as a full parse', () => {
@@ -213,6 +228,9 @@ describe('lists of literals as one slot', () => {
       '1e-05',
       '-2.5E+10',
       '123456789012345e7',
+      "X'00ff'",
+      "x''",
+      "X'AbCd'",
     ];
     for (const e of elems) {
       same(t, [`SELECT id FROM pg.t WHERE x IN (${e}, 1)`, `SELECT id FROM pg.t WHERE x IN (1, ${e})`]);
