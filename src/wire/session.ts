@@ -228,7 +228,7 @@ export class Session implements Killable {
 
   private async authNext(payload: Buffer): Promise<void> {
     if (!this.exchange) return this.deny(this.deniedMessage(true));
-    await this.step(await this.exchange.next(payload), true);
+    await this.step(await this.exchange.next(payload), payload.length > 0);
   }
 
   private async step(s: AuthStep, usedPassword: boolean): Promise<void> {
