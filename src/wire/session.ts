@@ -19,6 +19,7 @@ import type { Killable, WireDeps } from './deps.js';
 import { type AuthStep, isSslRequest, PasswordExchange, parseHandshakeResponse } from './handshake.js';
 import { MalformedPacket, PacketIn, PacketOut, PacketParser, PacketTooLarge } from './packets.js';
 import { bindParams, placeholders, readParams } from './params.js';
+import { BAD_HANDSHAKE, PREAUTH_TOO_MUCH, PreAuthBudget } from './preauth-limits.js';
 import { RelaySink } from './relay-sink.js';
 import { writeEof, writeError, writeGreeting, writeOk } from './replies.js';
 import { createTableText, INDEX_COLUMNS, indexRows } from './schema-text.js';
@@ -83,6 +84,7 @@ export class Session implements Killable {
   private switch = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private readonly address: string;
+  private readonly preAuth = new PreAuthBudget();
 
   constructor(
     socket: Socket,
@@ -117,10 +119,20 @@ export class Session implements Killable {
   private attach(s: Socket): void {
     s.on('data', this.onData);
     s.on('error', () => this.close());
+    // A client that half-closes (FIN) while its statement runs is gone: cancel it at the source.
+    s.on('end', () => this.close());
     s.on('close', () => this.close());
   }
 
   private readonly onData = (chunk: Buffer) => {
+    // Bytes after the hang-up (the socket lingers a moment to send the last answer) are dropped.
+    if (this.phase === 'closed') return;
+    if (this.phase !== 'command' && !this.preAuth.take(chunk.length)) {
+      writeError(this.out, BAD_HANDSHAKE, PREAUTH_TOO_MUCH);
+      this.flush();
+      this.close();
+      return;
+    }
     let left: Buffer | null;
     try {
       left = this.parser.push(chunk);
