@@ -282,6 +282,15 @@ export class Session implements Killable {
     clearTimeout(this.timer);
     this.phase = 'command';
     this.exchange = null;
+    this.deps.engine.processes?.connect({
+      id: this.id,
+      user: this.user,
+      principal: this.principal(),
+      host: `${this.info().host}:${this.socket.remotePort ?? 0}`,
+      db: () => this.ctx.db ?? null,
+      cancel: () => this.cancel(),
+      close: () => this.close(),
+    });
     writeOk(this.out);
   }
 
@@ -400,6 +409,9 @@ export class Session implements Killable {
       case 'sql':
         return this.run(a.sql, binary);
       case 'kill': {
+        // Any face's statement, through the engine's process list (its own connection: below).
+        if (this.deps.engine.processes && (a.query || a.id !== this.id))
+          return this.run(`KILL ${a.query ? 'QUERY ' : ''}${a.id}`, binary);
         const target = this.deps.sessions.get(a.id);
         if (!target) {
           writeError(this.out, 1094, `Unknown thread id: ${a.id}`);
@@ -473,7 +485,7 @@ export class Session implements Killable {
       abort,
       readOnly: this.deps.readOnly,
       // The audit log, metrics and traces see this face as they see the others.
-      caller: { principal: this.deps.auth ? this.user : null, transport: 'mysql' },
+      caller: { principal: this.principal(), transport: 'mysql', connection: this.id },
     };
     try {
       // A statement through the engine's result relay (relay-sink.ts; prepared ones too), in
@@ -546,6 +558,10 @@ export class Session implements Killable {
   }
 
   private readonly isClosed = () => this.phase === 'closed';
+
+  private principal(): string | null {
+    return this.deps.auth ? this.user : null;
+  }
 
   /** Column definitions after the first batch (DECIMAL scales come from it), then rows as they are read. */
   private async streamRows(r: RowStream, binary: boolean, signal: AbortSignal): Promise<number> {
@@ -659,6 +675,7 @@ export class Session implements Killable {
     this.queue.length = 0;
     this.statements.clear();
     this.deps.sessions.delete(this.id);
+    this.deps.engine.processes?.disconnect(this.id);
     this.socket.end();
     this.socket.destroySoon?.();
     setTimeout(() => this.socket.destroy(), 1000).unref();
