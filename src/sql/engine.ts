@@ -159,7 +159,6 @@ export class Engine implements SqlEngine, ExecutionContext {
         connection: caller.connection,
         sql,
         db: ctx.db,
-        kill: () => d.kill(),
       });
     if (this.ticker === null && ms) {
       this.ticker = setInterval(() => {

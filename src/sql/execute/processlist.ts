@@ -47,7 +47,10 @@ export interface StatementStart {
   connection?: number;
   sql: string;
   db: string | undefined;
-  /** Stops it at its sources (answered 1317). */
+}
+
+/** A running statement's handle (the engine's Deadline): KILL stops it at its sources (1317). */
+export interface Killable {
   kill(): void;
 }
 
@@ -62,8 +65,8 @@ interface Entry {
   since: number;
   /** The running statement's text; null while a connection sleeps. */
   sql: string | null;
-  /** Stops the running statement. */
-  kill: (() => void) | null;
+  /** The running statement. */
+  running: Killable | null;
   connection: ConnectionHooks | null;
 }
 
@@ -100,8 +103,8 @@ const MAX_ID = 0xffffffff;
 export class ProcessList {
   private lastId = 0;
   private readonly entries = new Map<number, Entry>();
-  /** A running statement's entry by its key (the engine's Deadline). */
-  private readonly byKey = new Map<object, Entry>();
+  /** A running statement's entry by its handle. */
+  private readonly byKey = new Map<Killable, Entry>();
 
   constructor(
     /** The admin user (TRIBUTARY_USERNAME), who sees and may kill everything; null without token auth. */
@@ -126,7 +129,7 @@ export class ProcessList {
       db: c.db,
       since: Date.now(),
       sql: null,
-      kill: null,
+      running: null,
       connection: { cancel: c.cancel, close: c.close },
     });
   }
@@ -136,14 +139,14 @@ export class ProcessList {
     if (e?.connection) this.entries.delete(id);
   }
 
-  /** A statement starts; `key` ends it (`end`). */
-  begin(key: object, s: StatementStart): void {
+  /** A statement starts; `end(key)` when it is over. */
+  begin(key: Killable, s: StatementStart): void {
     const now = Date.now();
     const conn = s.connection === undefined ? undefined : this.entries.get(s.connection);
     if (conn?.connection) {
       conn.sql = s.sql;
       conn.since = now;
-      conn.kill = s.kill;
+      conn.running = key;
       this.byKey.set(key, conn);
       return;
     }
@@ -157,20 +160,20 @@ export class ProcessList {
       db: () => db,
       since: now,
       sql: s.sql,
-      kill: s.kill,
+      running: key,
       connection: null,
     };
     this.entries.set(e.id, e);
     this.byKey.set(key, e);
   }
 
-  end(key: object): void {
+  end(key: Killable): void {
     const e = this.byKey.get(key);
     if (!e) return;
     this.byKey.delete(key);
     if (e.connection) {
       e.sql = null;
-      e.kill = null;
+      e.running = null;
       e.since = Date.now();
     } else this.entries.delete(e.id);
   }
@@ -211,7 +214,7 @@ export class ProcessList {
     const e = this.entries.get(id);
     if (!e) throw new SqlError(UNKNOWN_THREAD, `Unknown thread id: ${id}`);
     if (!this.sees(v, e)) throw new SqlError(NOT_OWNER, `You are not owner of thread ${id}`);
-    if (e.kill) e.kill();
+    if (e.running) e.running.kill();
     else if (query) e.connection?.cancel();
     if (!query) e.connection?.close();
   }

@@ -23,21 +23,20 @@ test('connections sleep between statements; HTTP statements get ids of the same 
   const list = new ProcessList('admin');
   const log: string[] = [];
   const conn = connection(list, 'admin', 'admin', log);
-  const key = {};
+  const key = { kill: () => log.push('kill http') };
   list.begin(key, {
     principal: 'alice',
     transport: 'http',
     host: '10.0.0.1:4',
     sql: 'SELECT 1',
     db: undefined,
-    kill: () => log.push('kill http'),
   });
   const rows = list.rows({ principal: null }, false);
   assert.deepEqual(rows, [
     [conn, 'admin', '127.0.0.1:5000', 'pgs', 'Sleep', 0, '', null],
     [conn + 1, 'alice', '10.0.0.1:4', null, 'Query', 0, 'executing (http)', 'SELECT 1'],
   ]);
-  const onConn = {};
+  const onConn = { kill: () => log.push('kill wire') };
   const long = `SELECT '${'x'.repeat(200)}'`;
   list.begin(onConn, {
     principal: 'admin',
@@ -45,7 +44,6 @@ test('connections sleep between statements; HTTP statements get ids of the same 
     connection: conn,
     sql: long,
     db: 'pgs',
-    kill: () => log.push('kill wire'),
   });
   const [first] = list.rows({ principal: null }, false);
   assert.deepEqual(first.slice(4), ['Query', 0, 'executing', long.slice(0, 100)]);
@@ -64,13 +62,12 @@ test('a principal sees and kills only its own; the admin and auth-off callers se
   const list = new ProcessList('admin');
   const log: string[] = [];
   const adminConn = connection(list, 'admin', 'admin', log);
-  const a = {};
+  const a = { kill: () => log.push('kill alice') };
   list.begin(a, {
     principal: 'alice',
     transport: 'mcp',
     sql: 'SELECT 2',
     db: 'x',
-    kill: () => log.push('kill alice'),
   });
   const aliceId = adminConn + 1;
   const ids = (p: string | null) => list.rows({ principal: p }, true).map((r) => r[0]);
