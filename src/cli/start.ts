@@ -17,6 +17,7 @@ import { Observer, type PoolUse, Tracing } from '../observe/index.js';
 import type { Source } from '../sources/types.js';
 import { Engine } from '../sql/engine.js';
 import { LocalEngine } from '../sql/execute/local.js';
+import { ProcessList } from '../sql/execute/processlist.js';
 import { startWireServer, type WireServer } from '../wire/server.js';
 import '../sources/rest-api/register.js';
 import { closeEgressAgents } from '../egress/agent.js';
@@ -72,6 +73,8 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     timeoutMs: config.query.timeout_ms,
     maxFragmentRows: config.query.max_fragment_rows,
     observe: observer.active ? observer : undefined,
+    // The admin sees and may KILL every face's statements; others only their own.
+    processes: new ProcessList(config.auth.username && config.auth.password ? config.auth.username : null),
   });
   const kb = new KbService({
     catalog,

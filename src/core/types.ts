@@ -52,6 +52,25 @@ export interface FieldInfo {
    * reads a BIGINT UNSIGNED past 2^63 (or an INT UNSIGNED past 2^31) as negative.
    */
   unsigned?: true;
+  /** Set when the column is a plain column of a source table, as the source described it. */
+  origin?: ColumnOrigin;
+}
+
+/**
+ * Where a result column comes from (MySQL's column definition: schema, table, org_table,
+ * org_name, flags), when a source says so; absent for expressions and local results.
+ */
+export interface ColumnOrigin {
+  /** The data source's name (MySQL's schema of the column). */
+  schema: string;
+  /** The table as the statement named it (its alias). */
+  table: string;
+  /** The table's own name. */
+  orgTable: string;
+  /** The column's own name (the result column may be an alias of it). */
+  orgName: string;
+  /** MySQL column-definition flags the source gave (NOT_NULL, PRI_KEY, UNIQUE_KEY, MULTIPLE_KEY, AUTO_INCREMENT, ...). */
+  flags: number;
 }
 
 /**

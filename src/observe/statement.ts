@@ -52,6 +52,10 @@ export function epochMs(): number {
 export interface Caller {
   principal: string | null;
   transport: string;
+  /** The client's `address:port`, when the face knows it (the process list shows it). */
+  host?: string;
+  /** The MySQL connection the statement runs on (the process list lists it under that id). */
+  connection?: number;
 }
 
 /** Whatever takes statement reports (the observer, or nothing when all is off). */

@@ -6,6 +6,10 @@ export function shutdownError(): SqlError {
   return new SqlError(1053, 'Server shutdown in progress');
 }
 
+export function killedError(): SqlError {
+  return new SqlError(1317, 'Query execution was interrupted');
+}
+
 export function timeoutError(): SqlError {
   return new SqlError(
     STATEMENT_TIMEOUT,
@@ -23,6 +27,7 @@ export class Deadline {
   private readonly controller: AbortController;
   private expired = false;
   private stopped = false;
+  private killed = false;
   private readonly onOuterAbort: (() => void) | null;
   /** performance.now() past which the statement is cancelled; Infinity without a limit. */
   readonly expiresAt: number;
@@ -67,6 +72,13 @@ export class Deadline {
     this.controller.abort(shutdownError());
   }
 
+  /** KILL QUERY (execute/processlist.ts): cancel the statement everywhere; it is answered 1317. */
+  kill(): void {
+    if (this.controller.signal.aborted) return;
+    this.killed = true;
+    this.controller.abort(killedError());
+  }
+
   get signal(): AbortSignal {
     return this.controller.signal;
   }
@@ -80,6 +92,7 @@ export class Deadline {
   /** What to answer for `e`: 3024 once the time is up (the source saw a cancel, not a failure). */
   map(e: unknown): unknown {
     if (this.stopped) return shutdownError();
+    if (this.killed) return killedError();
     return this.expired ? timeoutError() : e;
   }
 }

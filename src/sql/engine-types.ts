@@ -1,6 +1,7 @@
 import type { ColumnInfo, FieldInfo } from '../core/types.js';
 import type { Caller } from '../observe/statement.js';
 import type { ResultPacketSink, TableInfo } from '../sources/types.js';
+import type { ProcessList } from './execute/processlist.js';
 import type { ErrorResult, Result } from './result.js';
 
 export type { ResultPacketSink } from '../sources/types.js';
@@ -85,6 +86,8 @@ export interface SqlEngine {
   listTables(db: string): Promise<TableInfo[]>;
   /** Throws SqlError 1049 / 1146. */
   listColumns(db: string, table: string): Promise<ColumnInfo[]>;
+  /** Running statements of every face and the MySQL connections (SHOW PROCESSLIST, KILL). */
+  readonly processes?: ProcessList;
   /** Cancel every running statement (server shutdown); each answers 1053. Returns how many. */
   stopStatements?(): number;
   close(): Promise<void>;

@@ -26,6 +26,7 @@ import { explain } from './execute/explain.js';
 import { infoSchemaRows } from './execute/info-schema.js';
 import { runKbWrite } from './execute/kb-writes.js';
 import type { LocalEngine } from './execute/local.js';
+import { INFO_SCHEMA_COLUMNS, ProcessList, SHOW_COLUMNS } from './execute/processlist.js';
 import { runPlan } from './execute/run-plan.js';
 import { runService } from './execute/service.js';
 import { runWrite } from './execute/writes.js';
@@ -64,6 +65,9 @@ const READ_KINDS = new Set([
   'show_kbs',
   'describe_kb',
   'evaluate_kb',
+  'show_processlist',
+  // Stops a statement; never changes data (MySQL allows it on a read-only server).
+  'kill',
 ]);
 
 const KB_KINDS = new Set(['create_kb', 'drop_kb', 'alter_kb', 'describe_kb', 'show_kbs', 'evaluate_kb']);
@@ -91,6 +95,8 @@ export interface EngineDeps {
   kb?: KnowledgeBases;
   /** Where statements with a caller are reported when they end (observe/: audit log, metrics). */
   observe?: StatementSink;
+  /** The process list statements with a caller are listed in (a fresh one when absent). */
+  processes?: ProcessList;
 }
 
 /**
@@ -117,7 +123,12 @@ export class Engine implements SqlEngine, ExecutionContext {
     KNOWN_VALUES_TTL_MS,
   );
 
-  constructor(private readonly deps: EngineDeps) {}
+  /** Running statements of every face and the MySQL connections (SHOW PROCESSLIST, KILL). */
+  readonly processes: ProcessList;
+
+  constructor(private readonly deps: EngineDeps) {
+    this.processes = deps.processes ?? new ProcessList();
+  }
 
   get sources(): SourceManager {
     return this.deps.sources;
@@ -125,16 +136,30 @@ export class Engine implements SqlEngine, ExecutionContext {
 
   /** Statements running now, each with its deadline (so a shutdown can stop them). */
   private readonly runningStatements = new Set<Deadline>();
-  private readonly forget = (d: Deadline) => this.runningStatements.delete(d);
+  private readonly forget = (d: Deadline) => {
+    this.runningStatements.delete(d);
+    this.processes.end(d);
+  };
 
   /** One interval checks every running statement's deadline (none while nothing runs). */
   private ticker: NodeJS.Timeout | null = null;
 
   /** The statement's deadline and the options that carry its signal. */
-  private deadline(opts: ExecOptions): [Deadline, RunExecOptions] {
+  private deadline(opts: ExecOptions, sql: string, ctx: QueryContext): [Deadline, RunExecOptions] {
     const ms = statementLimit(this.deps.timeoutMs ?? 0, opts.timeoutMs);
     const d = new Deadline(ms, opts.signal, this.forget, opts.abort);
     this.runningStatements.add(d);
+    const caller = opts.caller;
+    // Listed while it runs (SHOW PROCESSLIST); KILL stops it through its deadline.
+    if (caller)
+      this.processes.begin(d, {
+        principal: caller.principal,
+        transport: caller.transport,
+        host: caller.host,
+        connection: caller.connection,
+        sql,
+        db: ctx.db,
+      });
     if (this.ticker === null && ms) {
       this.ticker = setInterval(() => {
         const now = performance.now();
@@ -166,7 +191,7 @@ export class Engine implements SqlEngine, ExecutionContext {
 
   async stream(sql0: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<RowStream | Result> {
     const sql = readExecutableComments(sql0);
-    const [deadline, opts] = this.deadline(opts0);
+    const [deadline, opts] = this.deadline(opts0, sql, ctx);
     const started = performance.now();
     const report = (rows: number, errorCode?: number, affectedRows?: number | null) =>
       this.report(sql, ctx, opts, started, rows, false, errorCode, affectedRows);
@@ -252,7 +277,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     }
     const source = target?.source;
     if (!target || !source?.relayQuery) return null;
-    const [deadline, opts] = this.deadline(opts0);
+    const [deadline, opts] = this.deadline(opts0, sql, ctx);
     const started = performance.now();
     const labels = target.labels;
     let rows = 0;
@@ -315,7 +340,7 @@ export class Engine implements SqlEngine, ExecutionContext {
    */
   async execute(sql0: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<Result> {
     const sql = readExecutableComments(sql0);
-    const [deadline, opts] = this.deadline(opts0);
+    const [deadline, opts] = this.deadline(opts0, sql, ctx);
     const started = performance.now();
     let result: Result | undefined;
     try {
@@ -687,6 +712,15 @@ export class Engine implements SqlEngine, ExecutionContext {
       const out = await this.kb().run(stmt as KbStatement, ctx);
       return 'affected' in out ? { kind: 'ok', affected: out.affected } : { kind: 'table', table: out };
     }
+    if (stmt.kind === 'show_processlist')
+      return {
+        kind: 'table',
+        table: { columns: SHOW_COLUMNS, rows: this.processes.rows(viewer(opts), stmt.full) },
+      };
+    if (stmt.kind === 'kill') {
+      this.processes.kill(viewer(opts), stmt.id, stmt.query);
+      return { kind: 'ok', affected: 0 };
+    }
     if (stmt.kind !== 'sql') return runService(this, stmt, ctx);
     const ast = stmt.ast;
     const kbWrite = await runKbWrite(this, this.deps.kb, ast, ctx, opts);
@@ -703,7 +737,10 @@ export class Engine implements SqlEngine, ExecutionContext {
     return {
       signal: opts.signal,
       onProgress: opts.onProgress,
-      infoRows: (t: string) => infoSchemaRows(this, t),
+      infoRows: (t: string) =>
+        t.toLowerCase() === 'processlist'
+          ? Promise.resolve({ columns: INFO_SCHEMA_COLUMNS, rows: this.processes.rows(viewer(opts), true) })
+          : infoSchemaRows(this, t),
       maxFragmentRows: this.deps.maxFragmentRows,
       kbRows: (name: string, search: KbSearch, signal?: AbortSignal) =>
         this.kb().search(name, search, signal),
@@ -840,6 +877,11 @@ interface PushdownTarget {
 
 /** A statement's options inside the engine: what the face gave, plus what traces record. */
 type RunExecOptions = ExecOptions & { fragments?: FragmentReport[] };
+
+/** Who a process-list statement asks for: its caller (an internal statement sees everything). */
+function viewer(opts: ExecOptions): { principal: string | null } {
+  return { principal: opts.caller?.principal ?? null };
+}
 
 /** The tighter of the server's limit and the call's (0: none). */
 function statementLimit(server: number, call: number | undefined): number {

@@ -465,12 +465,6 @@ function show(body: string, s: SessionInfo): Answer | null {
   }
   if (/^SHOW\s+(WARNINGS|ERRORS)\b/i.test(body))
     return { kind: 'rows', columns: [v('Level'), n('Code'), v('Message')], rows: [] };
-  if (/^SHOW\s+(?:FULL\s+)?PROCESSLIST$/i.test(body))
-    return {
-      kind: 'rows',
-      columns: [n('Id'), v('User'), v('Host'), v('db'), v('Command'), n('Time'), v('State'), v('Info')],
-      rows: [[s.connectionId, s.user, s.host, s.db, 'Query', 0, 'executing', body]],
-    };
   const tableStatusQuery = tableStatus(body, s);
   if (tableStatusQuery) return tableStatusQuery;
   const grants = /^SHOW\s+GRANTS(?:\s+FOR\s+([\s\S]+))?$/i.exec(body);

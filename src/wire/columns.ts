@@ -4,7 +4,7 @@
  * protocol (COM_STMT_EXECUTE). Values arrive encoded as for JSON results (sql/result.ts):
  * numbers, strings, parsed JSON, base64 for binary; this turns them back into MySQL bytes.
  */
-import type { FieldInfo, MysqlType } from '../core/types.js';
+import type { ColumnOrigin, FieldInfo, MysqlType } from '../core/types.js';
 import { lenencAt, lenencSize, type PacketOut } from './packets.js';
 
 /** Column type codes (MYSQL_TYPE_*). */
@@ -33,6 +33,14 @@ export const T = {
 
 const F = { NOT_NULL: 1, BLOB: 16, UNSIGNED: 32, BINARY: 128, ENUM: 256, SET: 2048, NUM: 32768 } as const;
 
+/**
+ * Flags a source's column definition says about the column itself, kept for a plain column
+ * of a table: NOT_NULL, PRI_KEY, UNIQUE_KEY, MULTIPLE_KEY, ZEROFILL, AUTO_INCREMENT,
+ * TIMESTAMP, NO_DEFAULT_VALUE, ON_UPDATE_NOW, PART_KEY. The type's own flags (BLOB,
+ * UNSIGNED, BINARY, ENUM, SET, NUM) follow the engine's type, as for every column.
+ */
+const ORIGIN_FLAGS = 1 | 2 | 4 | 8 | 64 | 512 | 1024 | 4096 | 8192 | 16384;
+
 /** utf8mb4_general_ci: known to every client (255, MySQL 8's default, is not to old ones). */
 export const UTF8MB4 = 45;
 export const BINARY_CHARSET = 63;
@@ -46,6 +54,8 @@ export interface WireColumn {
   length: number;
   flags: number;
   decimals: number;
+  /** Set for a plain column of a source table: its schema, table and own names. */
+  origin?: ColumnOrigin;
 }
 
 interface Shape {
@@ -97,15 +107,21 @@ export function wireColumns(fields: FieldInfo[], sample: unknown[][]): WireColum
     const decimals = columnDecimals(f, i, sample);
     let length = s.length;
     if (decimals && decimals !== NOT_FIXED_DEC && f.type !== 'DECIMAL') length += decimals + 1;
-    return {
+    const flags = f.unsigned ? s.flags | F.UNSIGNED : s.flags;
+    const col: WireColumn = {
       name: f.name,
       type: f.type,
       code: s.code,
       charset: s.binary || s.flags & F.NUM || s.flags & F.BINARY ? BINARY_CHARSET : UTF8MB4,
       length,
-      flags: f.unsigned ? s.flags | F.UNSIGNED : s.flags,
+      flags,
       decimals,
     };
+    if (f.origin) {
+      col.origin = f.origin;
+      col.flags = flags | (f.origin.flags & ORIGIN_FLAGS);
+    }
+    return col;
   });
 }
 
@@ -124,14 +140,15 @@ export function clampDecimals(f: FieldInfo, digits: number): number {
 }
 
 export function writeColumnDef(out: PacketOut, c: WireColumn, schema = '', table = ''): void {
+  const o = c.origin;
   out
     .begin()
     .lenencText('def')
-    .lenencText(schema)
-    .lenencText(table)
-    .lenencText(table)
+    .lenencText(o ? o.schema : schema)
+    .lenencText(o ? o.table : table)
+    .lenencText(o ? o.orgTable : table)
     .lenencText(c.name)
-    .lenencText(c.name)
+    .lenencText(o ? o.orgName : c.name)
     .int1(0x0c)
     .int2(c.charset)
     .int4(c.length)

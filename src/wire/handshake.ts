@@ -64,9 +64,17 @@ export class PasswordExchange {
 
   first(plugin: string | null, token: Buffer): AuthStep {
     if (plugin === CACHING_SHA2) return this.sha2(token);
+    // A client whose own plugin is not the one the greeting named (`mariadb
+    // --default-auth=mysql_native_password`) answers with nothing, waiting for a switch to it.
+    if (plugin === NATIVE && token.length === 0) return this.switchToNative();
     if (plugin === NATIVE || plugin === null)
       return checkToken(NATIVE, this.password, this.scramble, token) ? { kind: 'ok' } : { kind: 'denied' };
     // Another plugin (ed25519, dialog, cleartext): ask for mysql_native_password instead.
+    return this.switchToNative();
+  }
+
+  /** An AuthSwitchRequest to mysql_native_password with this connection's scramble. */
+  private switchToNative(): AuthStep {
     this.phase = 'switched';
     return {
       kind: 'send',
@@ -80,6 +88,9 @@ export class PasswordExchange {
   }
 
   private sha2(token: Buffer): AuthStep {
+    // No password at all (PyMySQL without one): denied at once, as MySQL does (1045, not a
+    // request for the full path the client would never answer).
+    if (token.length === 0 || (token.length === 1 && token[0] === 0)) return { kind: 'denied' };
     if (checkToken(CACHING_SHA2, this.password, this.scramble, token))
       return { kind: 'sendThenOk', payload: Buffer.from([1, FAST_AUTH_SUCCESS]) };
     // As MySQL does when the fast path fails: ask for the password itself.

@@ -373,6 +373,8 @@ export class PacketParser {
   }
 
   private read(n: number): Buffer {
+    // An empty packet (a client's empty auth answer) may end the bytes read so far.
+    if (n === 0) return Buffer.alloc(0);
     const first = this.chunks[0];
     if (first.length >= n) {
       const out = first.subarray(0, n);

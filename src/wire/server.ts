@@ -8,7 +8,9 @@ import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Limiter } from '../auth/limiters.js';
 import type { SqlEngine } from '../sql/engine-types.js';
+import { ProcessList } from '../sql/execute/processlist.js';
 import type { WireDeps } from './deps.js';
+import { HANDSHAKE_TIMEOUT_MS } from './preauth-limits.js';
 import { Session } from './session.js';
 
 export interface WireOptions {
@@ -32,15 +34,14 @@ export interface WireServer {
   close(): Promise<void>;
 }
 
-/** Connection ids: MySQL's are 32-bit and clients echo them in KILL. */
-let lastId = 0;
-
 export async function startWireServer(o: WireOptions): Promise<WireServer> {
   const tls =
     o.tlsCert && o.tlsKey
       ? createSecureContext({ cert: readFileSync(o.tlsCert), key: readFileSync(o.tlsKey) })
       : null;
   const sockets = new Set<Socket>();
+  // Connection ids (MySQL's are 32-bit; clients echo them in KILL): the engine's process list's.
+  const ids = o.engine.processes ?? new ProcessList();
   let server: Server | null = null;
   // Read once listening: server.address() per statement was 1.5% of a point lookup's CPU.
   let boundPort = 0;
@@ -54,16 +55,17 @@ export async function startWireServer(o: WireOptions): Promise<WireServer> {
     // Clients read the major version for features; the suffix says who answers.
     serverVersion: `8.0.40-tributary-${o.version}`,
     productVersion: o.version,
-    handshakeTimeoutMs: o.handshakeTimeoutMs ?? 10_000,
+    handshakeTimeoutMs: o.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS,
     port: () => boundPort || o.port,
     sessions: new Map(),
   };
   server = createServer({ noDelay: true }, (socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    lastId = (lastId % 0x7fffffff) + 1;
+    // One id space with the engine's HTTP and MCP statements (SHOW PROCESSLIST, KILL).
+    const id = ids.nextId();
     try {
-      deps.sessions.set(lastId, new Session(socket, lastId, deps));
+      deps.sessions.set(id, new Session(socket, id, deps));
     } catch (e) {
       o.logger.error({ err: (e as Error)?.message }, 'mysql connection failed to start');
       socket.destroy();

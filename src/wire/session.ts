@@ -19,6 +19,7 @@ import type { Killable, WireDeps } from './deps.js';
 import { type AuthStep, isSslRequest, PasswordExchange, parseHandshakeResponse } from './handshake.js';
 import { MalformedPacket, PacketIn, PacketOut, PacketParser, PacketTooLarge } from './packets.js';
 import { bindParams, placeholders, readParams } from './params.js';
+import { BAD_HANDSHAKE, PREAUTH_TOO_MUCH, PreAuthBudget } from './preauth-limits.js';
 import { RelaySink } from './relay-sink.js';
 import { writeEof, writeError, writeGreeting, writeOk } from './replies.js';
 import { createTableText, INDEX_COLUMNS, indexRows } from './schema-text.js';
@@ -87,6 +88,7 @@ export class Session implements Killable {
   private switch = new AbortController();
   private readonly timer: NodeJS.Timeout;
   private readonly address: string;
+  private readonly preAuth = new PreAuthBudget();
 
   constructor(
     socket: Socket,
@@ -121,10 +123,20 @@ export class Session implements Killable {
   private attach(s: Socket): void {
     s.on('data', this.onData);
     s.on('error', () => this.close());
+    // A client that half-closes (FIN) while its statement runs is gone: cancel it at the source.
+    s.on('end', () => this.close());
     s.on('close', () => this.close());
   }
 
   private readonly onData = (chunk: Buffer) => {
+    // Bytes after the hang-up (the socket lingers a moment to send the last answer) are dropped.
+    if (this.phase === 'closed') return;
+    if (this.phase !== 'command' && !this.preAuth.take(chunk.length)) {
+      writeError(this.out, BAD_HANDSHAKE, PREAUTH_TOO_MUCH);
+      this.flush();
+      this.close();
+      return;
+    }
     let left: Buffer | null;
     try {
       left = this.parser.push(chunk);
@@ -233,7 +245,7 @@ export class Session implements Killable {
 
   private async authNext(payload: Buffer): Promise<void> {
     if (!this.exchange) return this.deny(this.deniedMessage(true));
-    await this.step(await this.exchange.next(payload), true);
+    await this.step(await this.exchange.next(payload), payload.length > 0);
   }
 
   private async step(s: AuthStep, usedPassword: boolean): Promise<void> {
@@ -276,6 +288,15 @@ export class Session implements Killable {
     this.phase = 'command';
     this.exchange = null;
     this.resetCharset();
+    this.deps.engine.processes?.connect({
+      id: this.id,
+      user: this.user,
+      principal: this.principal(),
+      host: `${this.info().host}:${this.socket.remotePort ?? 0}`,
+      db: () => this.ctx.db ?? null,
+      cancel: () => this.cancel(),
+      close: () => this.close(),
+    });
     writeOk(this.out);
   }
 
@@ -417,6 +438,9 @@ export class Session implements Killable {
       case 'sql':
         return this.run(a.sql, binary);
       case 'kill': {
+        // Any face's statement, through the engine's process list (its own connection: below).
+        if (this.deps.engine.processes && (a.query || a.id !== this.id))
+          return this.run(`KILL ${a.query ? 'QUERY ' : ''}${a.id}`, binary);
         const target = this.deps.sessions.get(a.id);
         if (!target) {
           writeError(this.out, 1094, `Unknown thread id: ${a.id}`);
@@ -490,7 +514,7 @@ export class Session implements Killable {
       abort,
       readOnly: this.deps.readOnly,
       // The audit log, metrics and traces see this face as they see the others.
-      caller: { principal: this.deps.auth ? this.user : null, transport: 'mysql' },
+      caller: { principal: this.principal(), transport: 'mysql', connection: this.id },
     };
     try {
       // A statement through the engine's result relay (relay-sink.ts; prepared ones too), in
@@ -563,6 +587,10 @@ export class Session implements Killable {
   }
 
   private readonly isClosed = () => this.phase === 'closed';
+
+  private principal(): string | null {
+    return this.deps.auth ? this.user : null;
+  }
 
   /** Column definitions after the first batch (DECIMAL scales come from it), then rows as they are read. */
   private async streamRows(r: RowStream, binary: boolean, signal: AbortSignal): Promise<number> {
@@ -676,6 +704,7 @@ export class Session implements Killable {
     this.queue.length = 0;
     this.statements.clear();
     this.deps.sessions.delete(this.id);
+    this.deps.engine.processes?.disconnect(this.id);
     this.socket.end();
     this.socket.destroySoon?.();
     setTimeout(() => this.socket.destroy(), 1000).unref();

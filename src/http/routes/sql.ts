@@ -125,7 +125,11 @@ export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
     const result = await deps.engine.stream(parsed.data.query, ctx, {
       signal: abort.signal,
       timeoutMs,
-      caller: { principal: request.principal?.id ?? null, transport: 'http' },
+      caller: {
+        principal: request.principal?.id ?? null,
+        transport: 'http',
+        host: `${request.ip}:${request.socket.remotePort ?? 0}`,
+      },
     });
     if (result.type !== 'rows') return reply.type('application/json').send(result);
     let body: string | Readable;

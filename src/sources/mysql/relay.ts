@@ -61,6 +61,10 @@ interface RawField {
   decimals: number;
   extendedTypeName?: string;
   extendedFormat?: string;
+  /** Where the column comes from (mysql2 decodes these on first read). */
+  table?: string;
+  orgTable?: string;
+  orgName?: string;
 }
 
 type State = ((this: RelayCommand, p: RawPacket, c: RawConnection) => State | null) | null;
@@ -122,6 +126,9 @@ export function queryPacketBytes(c: RawConnection, sql: string): Buffer {
  * and the wire face's encoded column definitions are reused: relay-sink.ts keys on them).
  */
 export class ColumnsMemo {
+  /** `schema`: the source's name, which the columns' origins carry. */
+  constructor(readonly schema?: string) {}
+
   /** Replaced whole, never changed: a statement compares against the one it started with. */
   last: { raw: Buffer[]; fields: RawField[]; columns: FieldInfo[]; relayable: boolean } | null = null;
 }
@@ -244,7 +251,7 @@ export class RelayCommand extends Command {
       ok = m.relayable;
     } else {
       ok = this.fields.every(relayable);
-      columns = this.fields.map((f) => fieldInfoOf(f));
+      columns = this.fields.map((f) => fieldInfoOf(f, undefined, this.memo?.schema));
       if (this.memo) this.memo.last = { raw: this.raw, fields: this.fields, columns, relayable: ok };
     }
     if (!ok) {

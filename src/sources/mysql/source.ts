@@ -330,7 +330,7 @@ export class MysqlSource implements Source {
         this.active.delete(qs);
       });
       const json = await this.jsonColumns.find(fields);
-      const columns = fields.map((f, i) => fieldInfoOf(f, json.has(i) ? 'JSON' : undefined));
+      const columns = fields.map((f, i) => fieldInfoOf(f, json.has(i) ? 'JSON' : undefined, this.name));
       const qs = makeQueryStream(this.name, columns, reader, signal, (e) => mapMysqlError(this.ctx, e));
       this.active.add(qs);
       return qs;
@@ -377,7 +377,7 @@ export class MysqlSource implements Source {
     let memo = this.columnMemos.get(shape);
     if (!memo) {
       if (this.columnMemos.size >= DECLINED_MAX) this.columnMemos.clear();
-      memo = new ColumnsMemo();
+      memo = new ColumnsMemo(this.name);
       this.columnMemos.set(shape, memo);
     }
     if (this.fastShapes.has(shape) && this.pipeline.accepting()) {

@@ -48,17 +48,39 @@ export interface MysqlField {
   columnType?: number;
   characterSet?: number;
   flags?: number | string[];
+  table?: string;
+  orgTable?: string;
+  orgName?: string;
 }
 
 function flagSet(f: MysqlField, flag: number): boolean {
   return typeof f.flags === 'number' && (f.flags & flag) !== 0;
 }
 
-/** A result column of a MySQL source as the engine describes it (FieldInfo), `type` when known otherwise. */
-export function fieldInfoOf(f: MysqlField & { name: string }, type = mysqlTypeOfField(f)): FieldInfo {
-  return NUMERIC.has(type) && flagSet(f, UNSIGNED_FLAG)
-    ? { name: f.name, type, unsigned: true }
-    : { name: f.name, type };
+/**
+ * A result column of a MySQL source as the engine describes it (FieldInfo), `type` when known
+ * otherwise; a plain column of a table keeps where it comes from, under the source's name
+ * `schema` (the wire face writes it into its column definition, as MySQL would).
+ */
+export function fieldInfoOf(
+  f: MysqlField & { name: string },
+  type = mysqlTypeOfField(f),
+  schema?: string,
+): FieldInfo {
+  const info: FieldInfo =
+    NUMERIC.has(type) && flagSet(f, UNSIGNED_FLAG)
+      ? { name: f.name, type, unsigned: true }
+      : { name: f.name, type };
+  const orgTable = schema === undefined ? '' : f.orgTable;
+  if (orgTable)
+    info.origin = {
+      schema: schema!,
+      table: f.table || orgTable,
+      orgTable,
+      orgName: f.orgName || f.name,
+      flags: typeof f.flags === 'number' ? f.flags : 0,
+    };
+  return info;
 }
 
 const NUMERIC = new Set<MysqlType>(['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'DECIMAL', 'FLOAT', 'DOUBLE']);

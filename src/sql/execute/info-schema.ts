@@ -4,7 +4,7 @@
  * MySQL 8 has, in its order, because tools select them by name (DBeaver, Metabase, JDBC's
  * DatabaseMetaData, SQLAlchemy): SCHEMATA, TABLES, COLUMNS, STATISTICS, KEY_COLUMN_USAGE,
  * TABLE_CONSTRAINTS, REFERENTIAL_CONSTRAINTS, VIEWS, and ROUTINES / TRIGGERS / PARAMETERS /
- * EVENTS (always empty: sources bring no routines). Column facts come from
+ * EVENTS (always empty: sources bring no routines); PROCESSLIST is the engine's (processlist.ts). Column facts come from
  * core/mysql-columns.ts, the description SHOW CREATE TABLE uses too. A source that cannot be
  * reached is skipped rather than failing the whole listing.
  */
@@ -82,7 +82,7 @@ type InfoTable = keyof typeof COLUMNS;
 const isInfoTable = (t: string): t is InfoTable => Object.hasOwn(COLUMNS, t);
 
 /** The names clients may select from (SHOW TABLES FROM information_schema). */
-export const INFO_SCHEMA_TABLES = Object.keys(COLUMNS).map((t) => t.toUpperCase());
+export const INFO_SCHEMA_TABLES = [...Object.keys(COLUMNS).map((t) => t.toUpperCase()), 'PROCESSLIST'];
 
 interface Listed {
   db: string;

@@ -1,6 +1,7 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import { parseKbStatement } from './kb-statements.js';
 import { isKeyword, isName, LexError, type Token, tokenize } from './lexer.js';
+import { parseProcessStatement } from './process-statements.js';
 import type { ShowCondition, Statement, TableName } from './statement.js';
 
 /**
@@ -25,6 +26,8 @@ export function parseServiceStatement(sql: string): Statement | null {
   if (tokens.length === 0) throw new SqlError(ErrorCode.SYNTAX, 'Syntax error: empty query');
   const kb = parseKbStatement(tokens, sql);
   if (kb) return kb;
+  const process = parseProcessStatement(tokens);
+  if (process) return process;
   const c = new Cursor(tokens, sql);
   const first = tokens[0];
   if (isKeyword(first, 'CREATE') && isKeyword(tokens[1], 'DATABASE', 'SCHEMA')) return c.createDatabase();

@@ -35,6 +35,9 @@ export type Statement =
   | { kind: 'set_global' }
   | { kind: 'drop_table'; table: TableName; ifExists: boolean }
   | { kind: 'explain'; inner: Statement }
+  /** The process list (execute/processlist.ts): answered with the caller's view of it. */
+  | { kind: 'show_processlist'; full: boolean }
+  | { kind: 'kill'; id: number; query: boolean }
   | KbStatement
   | {
       kind: 'sql';

@@ -173,10 +173,21 @@ describe('mariadb source', () => {
 
   test('streams a 50k-row table in bounded batches', async () => {
     const s = await src.query('SELECT id, s FROM big ORDER BY id', { batchRows: 2000 });
-    assert.deepEqual(s.columns, [
-      { name: 'id', type: 'INT' },
-      { name: 's', type: 'VARCHAR' },
-    ]);
+    // Each column says where it comes from, with MariaDB's own flags (NOT_NULL | PRI_KEY on id).
+    const at = (name: string, flags: number) => ({
+      schema: 'my1',
+      table: 'big',
+      orgTable: 'big',
+      orgName: name,
+      flags,
+    });
+    assert.deepEqual(
+      s.columns.map((c) => ({ ...c, origin: c.origin && at(c.origin.orgName, c.origin.flags & 3) })),
+      [
+        { name: 'id', type: 'INT', origin: at('id', 3) },
+        { name: 's', type: 'VARCHAR', origin: at('s', 0) },
+      ],
+    );
     let count = 0;
     let batches = 0;
     let last = 0;

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { JOIN, startWireFixture, type WireFixture } from './helpers.js';
+import { rawLogin } from './raw-client.js';
 
 const run = promisify(execFile);
 let fx: WireFixture;
@@ -141,19 +142,24 @@ test('bad input: a malformed handshake, a packet above max_allowed_packet, 500 d
   const bad = await raw();
   bad.write(Buffer.from([5, 0, 0, 1, 0x85, 0xa6, 0xff, 0x01, 0x00]));
   await closed(bad);
-  // A packet header announcing 100 MiB: refused (1153) before anything is buffered.
-  const big = await raw();
+  // A packet header announcing 100 MiB: before login, cut at 16 KiB (1043); after login,
+  // refused (1153) before anything is buffered.
   const head = Buffer.alloc(4);
   head.writeUIntLE(0xffffff, 0, 3);
-  const chunks: Buffer[] = [];
-  big.on('data', (d: Buffer) => chunks.push(d));
-  big.write(Buffer.concat([head, Buffer.alloc(0xffffff)]));
-  big.write(Buffer.concat([head, Buffer.alloc(0xffffff)]));
-  big.write(Buffer.concat([head, Buffer.alloc(0xffffff)]));
-  big.write(Buffer.concat([head, Buffer.alloc(0xffffff)]));
-  big.write(Buffer.concat([head, Buffer.alloc(0xffffff)]));
-  await closed(big);
-  assert.ok(Buffer.concat(chunks).includes(Buffer.from('max_allowed_packet')));
+  const early = await raw();
+  const earlyChunks: Buffer[] = [];
+  early.on('data', (d: Buffer) => earlyChunks.push(d));
+  early.write(Buffer.concat([head, Buffer.alloc(0xffffff)]));
+  await closed(early);
+  assert.ok(
+    Buffer.concat(earlyChunks).includes(Buffer.from('at most 16384 bytes before it is authenticated')),
+  );
+  const logged = await rawLogin(fx.port);
+  const big = logged.socket;
+  big.on('error', () => {});
+  for (let i = 0; i < 5; i++) big.write(Buffer.concat([head, Buffer.alloc(0xffffff)]));
+  await logged.closed;
+  assert.ok(logged.received().includes(Buffer.from('max_allowed_packet')));
   // 500 connections opened and dropped, some mid-handshake.
   const sockets = await Promise.all(Array.from({ length: 500 }, () => raw()));
   for (const s of sockets) s.destroy();

@@ -8,6 +8,8 @@ export interface WireFixture {
   port: number;
   /** The PostgreSQL database behind source `pgs`. */
   pgDatabase: string;
+  /** The MariaDB database behind source `mys`. */
+  mariaDatabase: string;
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export async function startWireFixture(env: Record<string, string> = {}): Promis
     server,
     port: server.mysql.port,
     pgDatabase: pgdb.database,
+    mariaDatabase: maria.database,
     stop: async () => {
       await server.stop();
       await pgdb.drop();

@@ -45,7 +45,7 @@ test('caching_sha2_password: fast path succeeds, a wrong token asks for the full
   });
   assert.deepEqual(await tls.next(Buffer.from('pw\0')), { kind: 'ok' });
   const tls2 = new PasswordExchange('pw', scramble, true);
-  tls2.first(CACHING_SHA2, Buffer.alloc(0));
+  tls2.first(CACHING_SHA2, sha2Token('wrong', scramble));
   assert.deepEqual(await tls2.next(Buffer.from('nope\0')), { kind: 'denied' });
 });
 
@@ -63,7 +63,7 @@ test('caching_sha2_password full path without TLS: the public key, then RSA-OAEP
   assert.deepEqual(await ex.next(enc), { kind: 'ok' });
   // A cleartext password over plain TCP is refused.
   const clear = new PasswordExchange('pässword', scramble, false);
-  clear.first(CACHING_SHA2, Buffer.alloc(0));
+  clear.first(CACHING_SHA2, sha2Token('wrong', scramble));
   assert.deepEqual(await clear.next(Buffer.from('pässword\0')), { kind: 'denied' });
   assert.ok((await rsaKeys()).publicPem.length > 100);
 });
@@ -75,4 +75,27 @@ test('a client offering another plugin is switched to mysql_native_password', as
   assert.equal(step.kind, 'send');
   assert.equal(step.kind === 'send' && step.payload[0], 0xfe);
   assert.deepEqual(await ex.next(nativeToken('pw', scramble)), { kind: 'ok' });
+});
+
+test('no password at all is denied at once; an empty mysql_native_password answer asks for a switch to it', async () => {
+  const scramble = newScramble();
+  for (const empty of [Buffer.alloc(0), Buffer.from([0])])
+    assert.deepEqual(new PasswordExchange('pw', scramble, false).first(CACHING_SHA2, empty), {
+      kind: 'denied',
+    });
+  // `mariadb --default-auth=mysql_native_password`: its plugin is not the greeting's, so it sends nothing.
+  const ex = new PasswordExchange('pw', scramble, false);
+  assert.deepEqual(ex.first(NATIVE, Buffer.alloc(0)), {
+    kind: 'send',
+    payload: Buffer.concat([
+      Buffer.from([0xfe]),
+      Buffer.from('mysql_native_password\0'),
+      scramble,
+      Buffer.from([0]),
+    ]),
+  });
+  assert.deepEqual(await ex.next(nativeToken('pw', scramble)), { kind: 'ok' });
+  const none = new PasswordExchange('pw', scramble, false);
+  none.first(NATIVE, Buffer.alloc(0));
+  assert.deepEqual(await none.next(Buffer.alloc(0)), { kind: 'denied' });
 });
