@@ -28,7 +28,7 @@
  *   `{type: 'join_group', expr: [items...], join?, on?}`.
  */
 import type { SqlStatement } from '../ast/nodes.js';
-import { NATURAL_MARK, RANGE_MARK } from './clause-gaps.js';
+import { NATURAL_MARK, RANGE_MARK, SET_ALL_MARK } from './clause-gaps.js';
 import { closing, isKeyword, isPunct, type Token, tokenize } from './lexer.js';
 import { SCHEMA_SEP } from './prepass.js';
 
@@ -420,6 +420,13 @@ function fixSelect(n: AstNode): AstNode {
   for (const k of ['where', 'having', 'orderby', '_orderby', 'window']) if (n[k]) n[k] = fix(n[k]);
   fixLimit(n);
   if (typeof n.set_op === 'string') n.set_op = n.set_op.toUpperCase().replace(/\s+/g, ' ');
+  const nextOptions = n._next?.options;
+  if (Array.isArray(nextOptions) && nextOptions.includes(SET_ALL_MARK)) {
+    // INTERSECT ALL / EXCEPT ALL, marked by clause-gaps.ts.
+    n.set_op = `${n.set_op} ALL`;
+    const rest = nextOptions.filter((o: unknown) => o !== SET_ALL_MARK);
+    n._next.options = rest.length ? rest : null;
+  }
   if (n._next) {
     n._next = fix(n._next);
     hoistSetOpTail(n);

@@ -254,8 +254,14 @@ export function temporal(c: C, x: Expr): string {
   return `CAST(${c.expr(x)} AS ${c.timestampType})`;
 }
 
+/** For HOUR / MINUTE / SECOND: a DATE is its midnight (PostgreSQL has no clock fields on a date). */
+function clockTemporal(c: C, x: Expr): string {
+  return c.kind(x) === 'date' ? `CAST(${c.expr(x)} AS ${c.timestampType})` : temporal(c, x);
+}
+
 function pgPart(field: string): FunctionHandler {
-  return arity(field, 1, 1, (c, _n, [x]) => `CAST(EXTRACT(${field} FROM ${temporal(c, x)}) AS integer)`);
+  const arg = field === 'HOUR' || field === 'MINUTE' ? clockTemporal : temporal;
+  return arity(field, 1, 1, (c, _n, [x]) => `CAST(EXTRACT(${field} FROM ${arg(c, x)}) AS integer)`);
 }
 
 const pgWeek: FunctionHandler = arity('WEEK', 1, 2, (c, _n, [x, mode]) => {
@@ -580,7 +586,7 @@ export const commonFunctions: FunctionMap = {
     'SECOND',
     1,
     1,
-    (c, _n, [x]) => `CAST(floor(EXTRACT(SECOND FROM ${temporal(c, x)})) AS integer)`,
+    (c, _n, [x]) => `CAST(floor(EXTRACT(SECOND FROM ${clockTemporal(c, x)})) AS integer)`,
   ),
   QUARTER: pgPart('QUARTER'),
   DAYOFYEAR: pgPart('DOY'),

@@ -90,6 +90,19 @@ describe('SQL statements end to end over HTTP', () => {
     const cols = (await s.sql('SHOW COLUMNS FROM customers FROM pg')) as any;
     assert.deepEqual(cols.column_names, ['Field', 'Type', 'Null', 'Key', 'Default', 'Extra']);
     assert.deepEqual(cols.data[0].slice(0, 4), ['id', 'int', 'NO', 'PRI']);
+    const keyed = (await s.sql("SHOW COLUMNS FROM customers FROM pg WHERE `Key` = 'PRI'")) as any;
+    assert.deepEqual(
+      keyed.data.map((r: any[]) => r[0]),
+      ['id'],
+    );
+    const liked = (await s.sql("SHOW FULL COLUMNS FROM pg.customers LIKE 'I%'")) as any;
+    assert.equal(liked.column_names.length, 9);
+    assert.deepEqual(
+      liked.data.map((r: any[]) => r[0]),
+      ['id'],
+    );
+    const none = (await s.sql("SHOW FULL COLUMNS FROM pg.customers WHERE Field NOT LIKE '%' ")) as any;
+    assert.deepEqual(none.data, []);
     const d = (await s.sql('DESCRIBE my.products')) as any;
     assert.deepEqual(
       d.data.map((r: any[]) => r[0]),
