@@ -483,7 +483,7 @@ export function parserNumberText(text: string): string {
 /**
  * Rewrites MySQL that node-sql-parser 5.4 rejects into equivalent text it accepts:
  * `SUM(DISTINCT x)` (and AVG/MIN/MAX/...) → `SUM(DISTINCT(x))` (normalizeAst turns it back
- * into a DISTINCT aggregate); `SUM(ALL x)` → `SUM(x)`; `STD(x)` → `STDDEV_POP(x)`;
+ * into a DISTINCT aggregate); `SUM(ALL x)` → `SUM(x)`; `STD(x)` → `STDDEV_POP(x)`; `VARIANCE(x)` → `VAR_POP(x)`;
  * `SUBSTRING(s FROM a FOR b)` → `SUBSTRING(s, a, b)`; bare `LOCALTIME` / `LOCALTIMESTAMP`
  * → with `()`; `.5` → `0.5`; decimal literals of more than 15 digits → an exact
  * `CAST('...' AS DECIMAL(p, s))`, and `-<big integer>` → `-(<big integer>)`, because the
@@ -514,6 +514,8 @@ export function rewriteParserGaps(sql: string): string {
         }
       }
       if (name === 'STD') edits.push({ at: t.start, del: t.end - t.start, text: 'STDDEV_POP' });
+      // VARIANCE is MySQL's VAR_POP; the grammar cannot read the name.
+      if (name === 'VARIANCE') edits.push({ at: t.start, del: t.end - t.start, text: 'VAR_POP' });
       if (name === 'SUBSTRING' || name === 'SUBSTR' || name === 'MID') {
         const close = closing(tokens, i + 1);
         let depth = 0;

@@ -254,8 +254,13 @@ export function temporal(c: C, x: Expr): string {
   return `CAST(${c.expr(x)} AS ${c.timestampType})`;
 }
 
-/** For HOUR / MINUTE / SECOND: a DATE is its midnight (PostgreSQL has no clock fields on a date). */
+/**
+ * For HOUR / MINUTE / SECOND: a DATE is its midnight (PostgreSQL has no clock fields on a
+ * date), and a string literal shaped as a time ('10:05:03') is a TIME, as MySQL reads it.
+ */
 function clockTemporal(c: C, x: Expr): string {
+  if (x?.type === 'string' && /^\s*\d{1,2}:\d{1,2}(:\d{1,2}(\.\d*)?)?\s*$/.test(String(x.value)))
+    return `CAST(${c.expr(x)} AS TIME)`;
   return c.kind(x) === 'date' ? `CAST(${c.expr(x)} AS ${c.timestampType})` : temporal(c, x);
 }
 
@@ -399,6 +404,14 @@ export function aggregateFn(sqlName: string, min = 1, max = 1): FunctionHandler 
   );
 }
 
+/** ASIN / ACOS: NULL outside [-1, 1], as MySQL answers (PostgreSQL and DuckDB raise an error). */
+function inUnitRange(sqlName: string): FunctionHandler {
+  return arity(sqlName.toUpperCase(), 1, 1, (c, _n, [x]) => {
+    const v = c.num(x);
+    return `CASE WHEN ${v} BETWEEN -1 AND 1 THEN ${sqlName}(${v}) END`;
+  });
+}
+
 const windowFns: FunctionMap = {
   ROW_NUMBER: plain('row_number', 0, 0),
   RANK: plain('rank', 0, 0),
@@ -526,8 +539,8 @@ export const commonFunctions: FunctionMap = {
   COS: numeric('cos', 1, 1),
   TAN: numeric('tan', 1, 1),
   COT: numeric('cot', 1, 1),
-  ASIN: numeric('asin', 1, 1),
-  ACOS: numeric('acos', 1, 1),
+  ASIN: inUnitRange('asin'),
+  ACOS: inUnitRange('acos'),
   ATAN: arity('ATAN', 1, 2, (c, _n, [a, b]) => (b ? `atan2(${c.num(a)}, ${c.num(b)})` : `atan(${c.num(a)})`)),
   ATAN2: numeric('atan2', 2, 2),
   ABS: numeric('abs', 1, 1),
