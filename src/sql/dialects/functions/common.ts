@@ -312,6 +312,18 @@ const quoteFn: FunctionHandler = arity('QUOTE', 1, 1, (c, _n, [s]) => {
   return `COALESCE(${c.lit("'")} || ${esc} || ${c.lit("'")}, 'NULL')`;
 });
 
+/** A call of a MySQL function, compiled through the target's own map by `c.expr`. */
+export function call(name: string, args: Expr[]): Expr {
+  return { type: 'function', name, args: { type: 'expr_list', value: args } } as Expr;
+}
+
+/** TIMESTAMP(x) as the target says it; TIMESTAMP(d, t) is ADDTIME(TIMESTAMP(d), t). */
+export function timestampFn(one: (c: C, x: Expr) => string): FunctionHandler {
+  return arity('TIMESTAMP', 1, 2, (c, _n, [x, t]) =>
+    t ? c.expr(call('ADDTIME', [call('TIMESTAMP', [x]), t])) : one(c, x),
+  );
+}
+
 /** DATE_ADD(d, INTERVAL n unit) / ADDDATE(d, n) and the SUB forms. */
 export function dateAddFn(sign: 1 | -1): FunctionHandler {
   return arity('DATE_ADD', 2, 2, (c, _n, [d, iv]) => {
@@ -529,6 +541,8 @@ export const commonFunctions: FunctionMap = {
   ),
   FIND_IN_SET: findInSetFn((list, item) => `array_position(${list}, ${item})`, 'string_to_array'),
   MD5: textual('md5', 1, 1),
+  BIT_LENGTH: arity('BIT_LENGTH', 1, 1, (c, _n, [s]) => `(8 * octet_length(${c.text(s)}))`),
+  TO_BASE64: arity('TO_BASE64', 1, 1, (c, _n, [s]) => `encode(convert_to(${c.text(s)}, 'UTF8'), 'base64')`),
   SHA2: pgSha2,
   UUID: arity('UUID', 0, 0, () => 'CAST(gen_random_uuid() AS text)'),
   CONVERT: convertUsing,
@@ -588,7 +602,10 @@ export const commonFunctions: FunctionMap = {
   UTC_DATE: arity('UTC_DATE', 0, 0, () => `CAST(now() AT TIME ZONE 'UTC' AS date)`),
   DATE: arity('DATE', 1, 1, (c, _n, [x]) => c.date(x)),
   TIME: arity('TIME', 1, 1, (c, _n, [x]) => `CAST(${c.expr(x)} AS TIME)`),
-  TIMESTAMP: arity('TIMESTAMP', 1, 1, (c, _n, [x]) => c.ts(x)),
+  TIMESTAMP: timestampFn((c, x) => c.ts(x)),
+  WEEKOFYEAR: arity('WEEKOFYEAR', 1, 1, (c, _n, [x]) =>
+    c.expr(call('WEEK', [x, { type: 'number', value: 3 }])),
+  ),
   YEAR: pgPart('YEAR'),
   MONTH: pgPart('MONTH'),
   DAY: pgPart('DAY'),

@@ -144,5 +144,7 @@ export const duckdbFunctions: FunctionMap = {
     return `sha256(${c.text(x)})`;
   }),
   UUID: arity('UUID', 0, 0, () => 'CAST(uuid() AS VARCHAR)'),
+  BIT_LENGTH: arity('BIT_LENGTH', 1, 1, (c, _n, [s]) => `(8 * strlen(${c.text(s)}))`),
+  TO_BASE64: arity('TO_BASE64', 1, 1, (c, _n, [s]) => `to_base64(encode(${c.text(s)}))`),
   ATAN: arity('ATAN', 1, 2, (c, _n, [a, b]) => (b ? `atan2(${c.num(a)}, ${c.num(b)})` : `atan(${c.num(a)})`)),
 };

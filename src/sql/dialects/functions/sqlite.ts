@@ -16,6 +16,7 @@ import {
   plain,
   substringFn,
   textual,
+  timestampFn,
   trimChar,
   trimParts,
 } from './common.js';
@@ -115,7 +116,9 @@ export const sqliteFunctions: FunctionMap = {
   CURRENT_TIME: arity('CURRENT_TIME', 0, 0, () => `time('now')`),
   DATE: arity('DATE', 1, 1, (c, _n, [x]) => `date(${t(c, x)})`),
   TIME: arity('TIME', 1, 1, (c, _n, [x]) => `time(${t(c, x)})`),
-  TIMESTAMP: arity('TIMESTAMP', 1, 1, (c, _n, [x]) => `datetime(${t(c, x)})`),
+  TIMESTAMP: timestampFn((c, x) => `datetime(${t(c, x)})`),
+  BIT_LENGTH: arity('BIT_LENGTH', 1, 1, (c, _n, [s]) => `(8 * length(CAST(${c.text(s)} AS BLOB)))`),
+  TO_BASE64: drop('TO_BASE64'),
   YEAR: part('%Y'),
   MONTH: part('%m'),
   DAY: part('%d'),
