@@ -10,6 +10,7 @@
 import { type Expr, type IntervalExpr, wordOf } from '../../ast/nodes.js';
 import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
 import { formatHasTime, pgDateFormat, pgParseFormat } from './date-format.js';
+import { jsonShapeFunctions } from './json-shape.js';
 import { regexpFunctions } from './regexp.js';
 import { timeFunctions } from './time-value.js';
 
@@ -156,11 +157,24 @@ const pgTrim: FunctionHandler = (c, _n, args) => {
   return `trim(${t.dir} ${ch ? `${ch} ` : ''}FROM ${c.text(t.value)})`;
 };
 
-/** GREATEST / LEAST are NULL when any argument is NULL in MySQL. */
+/**
+ * GREATEST / LEAST are NULL when any argument is NULL in MySQL. Strings compare as MySQL's
+ * collation compares them (LEAST('a', 'B') is 'a'): the first argument with the greatest
+ * (least) fold.
+ */
 export function nullStrict(sqlName: string): FunctionHandler {
   return arity(sqlName.toUpperCase(), 2, Infinity, (c, _n, args) => {
     const vals = args.map((a) => c.expr(a));
-    return `CASE WHEN ${vals.map((v) => `${v} IS NULL`).join(' OR ')} THEN NULL ELSE ${sqlName}(${vals.join(', ')}) END`;
+    const anyNull = vals.map((v) => `${v} IS NULL`).join(' OR ');
+    if (args.every((a) => c.folds(a))) {
+      if (args.length > 4) return c.unsupported(`${sqlName.toUpperCase()} of more than 4 strings`);
+      const cmp = sqlName === 'greatest' ? '>' : '<';
+      let cur = vals[0];
+      for (const v of vals.slice(1))
+        cur = `CASE WHEN ${c.foldColumnSql(v)} ${cmp} ${c.foldColumnSql(cur)} THEN ${v} ELSE ${cur} END`;
+      return `CASE WHEN ${anyNull} THEN NULL ELSE ${cur} END`;
+    }
+    return `CASE WHEN ${anyNull} THEN NULL ELSE ${sqlName}(${vals.join(', ')}) END`;
   });
 }
 
@@ -524,6 +538,7 @@ export const commonFunctions: FunctionMap = {
   RPAD: arity('RPAD', 3, 3, (c, _n, [s, n, p]) => `rpad(${c.text(s)}, ${c.expr(n)}, ${c.text(p)})`),
   REPLACE: textual('replace', 3, 3),
   ...regexpFunctions('postgres'),
+  ...jsonShapeFunctions('postgres'),
   TRIM: pgTrim,
   LTRIM: textual('ltrim', 1, 1),
   RTRIM: textual('rtrim', 1, 1),

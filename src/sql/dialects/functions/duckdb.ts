@@ -20,6 +20,7 @@ import {
   trimParts,
 } from './common.js';
 import { duckDateFormat, duckParseFormat, formatHasTime } from './date-format.js';
+import { jsonShapeFunctions } from './json-shape.js';
 import { regexpFunctions } from './regexp.js';
 import { timeFunctions } from './time-value.js';
 
@@ -75,6 +76,11 @@ const fromUnixtime: FunctionHandler = arity('FROM_UNIXTIME', 1, 2, (c, _n, [x, f
 export const duckdbFunctions: FunctionMap = {
   ...commonFunctions,
   ...regexpFunctions('duckdb'),
+  ...jsonShapeFunctions('duckdb'),
+  JSON_KEYS: arity('JSON_KEYS', 1, 2, (c) =>
+    c.unsupported("JSON_KEYS (DuckDB keeps a document's key order, MySQL sorts them)"),
+  ),
+  JSON_CONTAINS: arity('JSON_CONTAINS', 2, 3, (c) => c.unsupported('function JSON_CONTAINS')),
   ...timeFunctions('duckdb'),
   LENGTH: textual('strlen', 1, 1),
   OCTET_LENGTH: textual('strlen', 1, 1),

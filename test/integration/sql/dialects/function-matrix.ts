@@ -52,7 +52,6 @@ const c = (
 
 const HALF_DOUBLE =
   'a DOUBLE exactly halfway (0.5, 0.05) rounds away from zero; MySQL rounds such a DOUBLE to even';
-const LEAST_CASE = "strings are compared byte by byte ('B' < 'a'); MySQL compares them case-insensitively";
 const NON_ASCII_CASE = "SQLite's lower() and upper() change ASCII letters only";
 
 const UNSIGNED = 'a negative number cast to UNSIGNED stays negative (MySQL wraps it: 18446744073709551615)';
@@ -345,15 +344,27 @@ export const FUNCTIONS: FunctionCase[] = [
     'orders',
   ),
   c('COALESCE', 'control flow', 'COALESCE(note, status), COALESCE(NULL, NULL, 3)', 'orders'),
-  c('GREATEST', 'control flow', "GREATEST(qty, 2), GREATEST('a', 'B', 'c'), GREATEST(1, NULL)", 'orders', {
-    known: { sqlite: 'GREATEST of strings answers 0 on SQLite' },
-  }),
+  c(
+    'GREATEST',
+    'control flow',
+    "GREATEST(qty, 2), GREATEST('a', 'B', 'c'), GREATEST(1, NULL), GREATEST(status, 'PENDING ')",
+    'orders',
+    {
+      known: { sqlite: 'GREATEST of strings answers 0 on SQLite' },
+    },
+  ),
   c('IF', 'control flow', "IF(qty > 2, 'many', 'few'), IF(NULL, 1, 2)", 'orders'),
   c('IFNULL', 'control flow', "IFNULL(note, 'none'), IFNULL(discount, 0)", 'orders'),
   c('ISNULL', 'control flow', 'ISNULL(note), ISNULL(1)', 'orders'),
-  c('LEAST', 'control flow', "LEAST(qty, 2), LEAST('a', 'B'), LEAST(1, NULL)", 'orders', {
-    known: { postgres: LEAST_CASE, duckdb: LEAST_CASE, sqlite: 'LEAST of strings answers 0 on SQLite' },
-  }),
+  c(
+    'LEAST',
+    'control flow',
+    "LEAST(qty, 2), LEAST('a', 'B'), LEAST(1, NULL), LEAST(status, 'Pending')",
+    'orders',
+    {
+      known: { sqlite: 'LEAST of strings answers 0 on SQLite' },
+    },
+  ),
   c('NULLIF', 'control flow', "NULLIF(qty, 1), NULLIF(status, 'SHIPPED')", 'orders'),
   // --- casts
   c(
@@ -384,6 +395,11 @@ export const FUNCTIONS: FunctionCase[] = [
     'JSON',
     "JSON_CONTAINS(profile, '\"vip\"', '$.tags'), JSON_CONTAINS('[1, 2]', '1')",
     'customers',
+    {
+      // MariaDB answers 0 where the path finds nothing; MySQL answers NULL.
+      reference:
+        "SELECT IF(JSON_CONTAINS_PATH(profile, 'one', '$.tags'), JSON_CONTAINS(profile, '\"vip\"', '$.tags'), NULL), JSON_CONTAINS('[1, 2]', '1') FROM customers",
+    },
   ),
   c(
     'JSON_CONTAINS_PATH',
