@@ -135,9 +135,10 @@ export const FUNCTIONS: FunctionCase[] = [
   c(
     'TRIM',
     S,
-    "TRIM(name), TRIM(LEADING 'x' FROM 'xxabcxx'), TRIM(BOTH 'x' FROM 'xxabcxx'), TRIM(TRAILING 'xy' FROM 'abcxyxy')",
+    "TRIM(name), TRIM(LEADING 'x' FROM 'xxabcxx'), TRIM(BOTH 'x' FROM 'xxabcxx'), TRIM(TRAILING FROM city)",
     'customers',
   ),
+  c('TRIM (of several characters)', S, "TRIM(TRAILING 'xy' FROM 'abcxyxy'), TRIM(BOTH 'ab' FROM 'ababcab')"),
   c('UCASE', S, "UCASE(city), UCASE('abc')", 'customers'),
   c('UNHEX', S, "UNHEX('616263'), UNHEX(HEX(name))", 'customers'),
   c('UPPER', S, "UPPER(city), UPPER('abc')", 'customers'),
@@ -183,7 +184,8 @@ export const FUNCTIONS: FunctionCase[] = [
   c('POW', N, 'POW(2, 10), POW(qty, 2), POW(2, -1)', 'orders'),
   c('POWER', N, 'POWER(2, 3), POWER(amount, 0)', 'orders'),
   c('RADIANS', N, 'RADIANS(90), RADIANS(qty)', 'orders'),
-  c('RAND', N, 'RAND() >= 0 AND RAND() < 1, RAND(qty) BETWEEN 0 AND 1', 'orders'),
+  c('RAND', N, 'RAND() >= 0 AND RAND() < 1', 'orders'),
+  c('RAND (with a seed)', N, 'RAND(qty) BETWEEN 0 AND 1', 'orders'),
   c(
     'ROUND',
     N,
@@ -234,9 +236,11 @@ export const FUNCTIONS: FunctionCase[] = [
   c(
     'DATE_FORMAT',
     D,
-    "DATE_FORMAT(ordered_at, '%Y-%m-%d %H:%i:%s'), DATE_FORMAT(ordered_at, '%W %M %e %D %j %a %b %c %y'), DATE_FORMAT(ordered_at, '%u %U %v %V %x %X %w %p %r %T %h %l %k %I %S %f %%')",
+    "DATE_FORMAT(ordered_at, '%Y-%m-%d %H:%i:%s'), DATE_FORMAT(ordered_at, '%W %M %e %j %a %b %c %y'), DATE_FORMAT(ordered_at, '%w %p %r %T %h %l %k %I %S %f %%')",
     'orders',
   ),
+  c('DATE_FORMAT (%D)', D, "DATE_FORMAT(ordered_at, '%D of %M')", 'orders'),
+  c('DATE_FORMAT (week specifiers)', D, "DATE_FORMAT(ordered_at, '%u %U %v %V %x %X')", 'orders'),
   c(
     'DATE_SUB',
     D,
@@ -329,7 +333,8 @@ export const FUNCTIONS: FunctionCase[] = [
   c('UTC_DATE', D, "UTC_DATE() > '2020-01-01'"),
   c('UTC_TIME', D, 'UTC_TIME() IS NOT NULL'),
   c('UTC_TIMESTAMP', D, "UTC_TIMESTAMP() > '2020-01-01'"),
-  c('WEEK', D, "WEEK(joined), WEEK(joined, 3), WEEK('2024-01-01', 1), WEEK(ordered_at, 0)", 'orders', {
+  c('WEEK (modes 1, 2, 4-7)', D, "WEEK('2024-01-01', 1), WEEK(joined, 2), WEEK(joined, 5)", 'customers'),
+  c('WEEK', D, "WEEK(joined), WEEK(joined, 3), WEEK('2024-01-01', 3), WEEK(ordered_at, 0)", 'orders', {
     tail: ' JOIN customers ON orders.customer_id = customers.id',
   }),
   c('WEEKDAY', D, "WEEKDAY(joined), WEEKDAY('2024-03-03')", 'customers'),
