@@ -556,6 +556,20 @@ export const commonFunctions: FunctionMap = {
   ),
   FIND_IN_SET: findInSetFn((list, item) => `array_position(${list}, ${item})`, 'string_to_array'),
   MD5: textual('md5', 1, 1),
+  // The 64 bits of a BIGINT, as MySQL counts and prints them (a negative number is two's complement).
+  BIN: arity(
+    'BIN',
+    1,
+    1,
+    (c, _n, [x]) =>
+      `COALESCE(NULLIF(ltrim(CAST(CAST(CAST(${c.num(x)} AS bigint) AS bit(64)) AS text), '0'), ''), CASE WHEN ${c.num(x)} IS NOT NULL THEN '0' END)`,
+  ),
+  BIT_COUNT: arity(
+    'BIT_COUNT',
+    1,
+    1,
+    (c, _n, [x]) => `bit_count(CAST(CAST(${c.num(x)} AS bigint) AS bit(64)))`,
+  ),
   BIT_LENGTH: arity('BIT_LENGTH', 1, 1, (c, _n, [s]) => `(8 * octet_length(${c.text(s)}))`),
   TO_BASE64: arity('TO_BASE64', 1, 1, (c, _n, [s]) => `encode(convert_to(${c.text(s)}, 'UTF8'), 'base64')`),
   SHA2: pgSha2,

@@ -150,6 +150,10 @@ export const duckdbFunctions: FunctionMap = {
     return `sha256(${c.text(x)})`;
   }),
   UUID: arity('UUID', 0, 0, () => 'CAST(uuid() AS VARCHAR)'),
+  BIN: arity('BIN', 1, 1, (c, _n, [x]) => `bin(CAST(${c.num(x)} AS BIGINT))`),
+  BIT_COUNT: arity('BIT_COUNT', 1, 1, (c, _n, [x]) => `bit_count(CAST(${c.num(x)} AS BIGINT))`),
+  SHA1: arity('SHA1', 1, 1, (c, _n, [s]) => `sha1(${c.text(s)})`),
+  SHA: arity('SHA', 1, 1, (c, _n, [s]) => `sha1(${c.text(s)})`),
   BIT_LENGTH: arity('BIT_LENGTH', 1, 1, (c, _n, [s]) => `(8 * strlen(${c.text(s)}))`),
   TO_BASE64: arity('TO_BASE64', 1, 1, (c, _n, [s]) => `to_base64(encode(${c.text(s)}))`),
   ATAN: arity('ATAN', 1, 2, (c, _n, [a, b]) => (b ? `atan2(${c.num(a)}, ${c.num(b)})` : `atan(${c.num(a)})`)),

@@ -119,6 +119,8 @@ export const sqliteFunctions: FunctionMap = {
   TIMESTAMP: timestampFn((c, x) => `datetime(${t(c, x)})`),
   BIT_LENGTH: arity('BIT_LENGTH', 1, 1, (c, _n, [s]) => `(8 * length(CAST(${c.text(s)} AS BLOB)))`),
   TO_BASE64: drop('TO_BASE64'),
+  BIN: drop('BIN'),
+  BIT_COUNT: drop('BIT_COUNT'),
   JSON_TYPE: drop('JSON_TYPE'),
   JSON_LENGTH: drop('JSON_LENGTH'),
   JSON_KEYS: drop('JSON_KEYS'),

@@ -66,7 +66,7 @@ export const FUNCTIONS: FunctionCase[] = [
   c('ASCII', S, "ASCII(name), ASCII(''), ASCII('A')", 'customers', {
     known: { sqlite: "ASCII('') answers NULL on SQLite (MySQL: 0)" },
   }),
-  c('BIN', S, 'BIN(qty), BIN(12)', 'orders'),
+  c('BIN', S, 'BIN(qty), BIN(12), BIN(-1), BIN(NULL)', 'orders'),
   c('BIT_LENGTH', S, "BIT_LENGTH(name), BIT_LENGTH('ab')", 'customers'),
   c('CHAR', S, 'CHAR(77, 121, 83, 81, 76), CHAR(qty + 65)', 'orders'),
   c('CHAR_LENGTH', S, "CHAR_LENGTH(name), CHAR_LENGTH('zoë'), CHAR_LENGTH(NULL)", 'customers'),
@@ -543,7 +543,7 @@ export const FUNCTIONS: FunctionCase[] = [
   c('RANK', 'window', 'id, RANK() OVER (ORDER BY qty)', 'orders'),
   c('ROW_NUMBER', 'window', 'id, ROW_NUMBER() OVER (ORDER BY id)', 'orders'),
   // --- bits
-  c('BIT_COUNT', 'bit', 'BIT_COUNT(qty), BIT_COUNT(255)', 'orders'),
+  c('BIT_COUNT', 'bit', 'BIT_COUNT(qty), BIT_COUNT(255), BIT_COUNT(-1)', 'orders'),
   c('bit operators', 'bit', 'qty & 3, qty | 8, qty ^ 5, qty << 2, qty >> 1, ~0 & 255', 'orders'),
   // --- hashes and encodings
   c('MD5', 'hash and encoding', "MD5(name), MD5('abc')", 'customers'),
