@@ -52,7 +52,7 @@ export function functionsDoc(): string {
       const known = f.known?.[target];
       let text = cell.kind === 'pushed' ? '✓' : cell.kind === 'local' ? 'local' : '1235';
       // A refusal of the function as a whole needs no note; a narrower one (an argument, a mode) does.
-      if (cell.kind !== 'pushed' && cell.reason !== `function ${f.name}`)
+      if (cell.kind !== 'pushed' && cell.reason !== `function ${f.name}` && cell.reason !== f.name)
         text += ` ${note(`${cell.kind === 'local' ? 'local' : '1235'}: ${cell.reason}`)}`;
       if (known) text += ` ≈ ${note(known)}`;
       if (target === 'mysql' && f.reference)
