@@ -288,8 +288,49 @@ const pgWeek: FunctionHandler = arity('WEEK', 1, 2, (c, _n, [x, mode]) => {
   const t = temporal(c, x);
   if (m === 0) return `CAST(floor((EXTRACT(DOY FROM ${t}) - EXTRACT(DOW FROM ${t}) + 6) / 7) AS integer)`;
   if (m === 3) return `CAST(EXTRACT(WEEK FROM ${t}) AS integer)`;
-  return c.unsupported('WEEK with a mode other than 0 or 3');
+  if (m === null || m < 0 || m > 7) return c.unsupported('WEEK with a computed mode');
+  return mysqlWeek(c, x, m);
 });
+
+/**
+ * WEEK(d, mode) for any mode, as MySQL's calc_week counts: the first day of the week (Sunday
+ * or Monday), whether week 1 is the first with 4 days of the year or the first that starts in
+ * it, and whether days before week 1 are week 0 or the last week of the year before (where
+ * the last days of December may be week 1 of the next year).
+ */
+function mysqlWeek(c: C, x: Expr, mode: number): string {
+  let b = mode & 7;
+  if (!(b & 1)) b ^= 4;
+  const mondayFirst = (b & 1) !== 0;
+  const weekYear = (b & 2) !== 0;
+  const firstWeekday = (b & 4) !== 0;
+  const d = c.date(x);
+  const year = `CAST(EXTRACT(YEAR FROM ${d}) AS integer)`;
+  const jan1 = (y: string) => `make_date(${y}, 1, 1)`;
+  const weekday = (day: string) =>
+    mondayFirst
+      ? `(CAST(EXTRACT(ISODOW FROM ${day}) AS integer) - 1)`
+      : `CAST(EXTRACT(DOW FROM ${day}) AS integer)`;
+  const days = (a: string, z: string) => `CAST((${a}) - (${z}) AS integer)`;
+  const starts = (wd: string) => (firstWeekday ? `${wd} <> 0` : `${wd} >= 4`);
+  /** The week of d counted in the year starting at `y1` (weekday `wd`, `n` days before d). */
+  const counted = (y: string) => {
+    const y1 = jan1(y);
+    const wd = weekday(y1);
+    const n = days(d, y1);
+    const since = `(CASE WHEN ${starts(wd)} THEN ${n} - (7 - ${wd}) ELSE ${n} + ${wd} END)`;
+    const week = `(CAST(floor(${since} / 7.0) AS integer) + 1)`;
+    if (!weekYear) return week;
+    const next = `CAST(EXTRACT(${mondayFirst ? 'ISODOW' : 'DOW'} FROM ${jan1(`${y} + 1`)}) AS integer)`;
+    const nextWd = mondayFirst ? `(${next} - 1)` : next;
+    const nextStarts = firstWeekday ? `${nextWd} = 0` : `${nextWd} < 4`;
+    return `(CASE WHEN ${since} >= 364 AND ${nextStarts} THEN 1 ELSE ${week} END)`;
+  };
+  const wd = weekday(jan1(year));
+  const early = `${days(d, jan1(year))} < 7 - ${wd}`;
+  if (!weekYear) return `(CASE WHEN ${early} AND ${starts(wd)} THEN 0 ELSE ${counted(year)} END)`;
+  return `(CASE WHEN ${d} IS NULL THEN NULL WHEN ${early} THEN ${counted(`${year} - 1`)} ELSE ${counted(year)} END)`;
+}
 
 /**
  * YEARWEEK(d[, mode]): mode 0 (MySQL's default) counts weeks from Sunday, a week belonging

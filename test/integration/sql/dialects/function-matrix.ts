@@ -333,7 +333,12 @@ export const FUNCTIONS: FunctionCase[] = [
   c('UTC_DATE', D, "UTC_DATE() > '2020-01-01'"),
   c('UTC_TIME', D, 'UTC_TIME() IS NOT NULL'),
   c('UTC_TIMESTAMP', D, "UTC_TIMESTAMP() > '2020-01-01'"),
-  c('WEEK (modes 1, 2, 4-7)', D, "WEEK('2024-01-01', 1), WEEK(joined, 2), WEEK(joined, 5)", 'customers'),
+  c(
+    'WEEK (modes 1, 2, 4-7)',
+    D,
+    "WEEK('2024-01-01', 1), WEEK(joined, 1), WEEK(joined, 2), WEEK(joined, 4), WEEK(joined, 5), WEEK(joined, 6), WEEK(joined, 7), WEEK('2021-01-01', 2), WEEK('2021-01-01', 6), WEEK('2021-01-01', 7), WEEK('2019-12-30', 6), WEEK('2024-12-31', 4), WEEK('2023-01-01', 5), WEEK('2020-12-31', 1)",
+    'customers',
+  ),
   c('WEEK', D, "WEEK(joined), WEEK(joined, 3), WEEK('2024-01-01', 3), WEEK(ordered_at, 0)", 'orders', {
     tail: ' JOIN customers ON orders.customer_id = customers.id',
   }),
