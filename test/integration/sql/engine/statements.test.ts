@@ -200,6 +200,16 @@ describe('SQL statements end to end over HTTP', () => {
     );
   });
 
+  test('functions of times, periods and weeks are pushed down with MySQL answers and types', async () => {
+    const r = (await s.sql(
+      "SELECT TIME_TO_SEC('01:00:05') AS s, SEC_TO_TIME(3661) AS t, WEEK('2021-01-01', 2) AS w, PERIOD_DIFF(202402, 202311) AS p FROM pg.customers ORDER BY id LIMIT 1",
+    )) as any;
+    assert.equal(r.type, 'table', JSON.stringify(r));
+    assert.deepEqual(r.data, [[3605, '01:01:01', 52, 3]]);
+    const ex = (await s.sql('EXPLAIN SELECT SEC_TO_TIME(id) FROM pg.customers')) as any;
+    assert.equal(ex.data.at(-1)[1], 'pg');
+  });
+
   test('context.db makes unqualified tables belong to a source', async () => {
     const r = (await s.sql('SELECT COUNT(*) AS n FROM customers', { db: 'pg' })) as any;
     assert.deepEqual(r.data, [[4]]);
