@@ -396,8 +396,34 @@ const pgDateFormatFn: FunctionHandler = arity('DATE_FORMAT', 2, 2, (c, _n, [d, f
   }
 });
 
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+
+/**
+ * STR_TO_DATE(s, '%X%V %W') and '%x%v %W': the named day of a numbered week, the form
+ * Metabase groups by week with (`STR_TO_DATE(CONCAT(YEARWEEK(d), ' Sunday'), '%X%V %W')`).
+ * %X%V count weeks from Sunday, week 1 holding the year's first Sunday; %x%v are ISO weeks
+ * (from Monday, week 1 holding January 4th). Null for any other format.
+ */
+export function weekDate(c: C, s: Expr, format: string): string | null {
+  const m = /^%([Xx])%([Vv]) %W$/.exec(format);
+  if (!m || (m[1] === 'X') !== (m[2] === 'V')) return null;
+  const sunday = m[1] === 'X';
+  const t = c.text(s);
+  const year = `CAST(substr(${t}, 1, 4) AS integer)`;
+  const week = `CAST(substr(${t}, 5, 2) AS integer)`;
+  const name = `lower(ltrim(substr(${t}, 7)))`;
+  const order = sunday ? ['sunday', ...WEEKDAYS.slice(0, 6)] : WEEKDAYS;
+  const day = `(CASE ${name} ${order.map((d, i) => `WHEN '${d}' THEN ${i}`).join(' ')} END)`;
+  const start = sunday
+    ? `make_date(${year}, 1, 1) + (7 - CAST(EXTRACT(DOW FROM make_date(${year}, 1, 1)) AS integer)) % 7`
+    : `make_date(${year}, 1, 4) - (CAST(EXTRACT(ISODOW FROM make_date(${year}, 1, 4)) AS integer) - 1)`;
+  return `CAST(${start} + (${week} - 1) * 7 + ${day} AS DATE)`;
+}
+
 const pgStrToDate: FunctionHandler = arity('STR_TO_DATE', 2, 2, (c, _n, [s, f]) => {
   if (f?.type !== 'string') return c.unsupported('STR_TO_DATE with a computed format');
+  const byWeek = weekDate(c, s, String(f.value));
+  if (byWeek) return byWeek;
   let pattern: string;
   try {
     pattern = pgParseFormat(String(f.value));

@@ -18,6 +18,7 @@ import {
   textual,
   trimChar,
   trimParts,
+  weekDate,
 } from './common.js';
 import { duckDateFormat, duckParseFormat, formatHasTime } from './date-format.js';
 import { jsonShapeFunctions } from './json-shape.js';
@@ -52,6 +53,8 @@ const dateFormat: FunctionHandler = arity('DATE_FORMAT', 2, 2, (c, _n, [d, f]) =
 
 const strToDate: FunctionHandler = arity('STR_TO_DATE', 2, 2, (c, _n, [s, f]) => {
   if (f?.type !== 'string') return c.unsupported('STR_TO_DATE with a computed format');
+  const byWeek = weekDate(c, s, String(f.value));
+  if (byWeek) return byWeek;
   let pattern: string;
   try {
     pattern = duckParseFormat(String(f.value));

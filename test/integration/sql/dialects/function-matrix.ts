@@ -297,6 +297,12 @@ export const FUNCTIONS: FunctionCase[] = [
     D,
     "STR_TO_DATE('01,5,2013', '%d,%m,%Y'), STR_TO_DATE('10:11 2024/03/04', '%H:%i %Y/%m/%d')",
   ),
+  c(
+    'STR_TO_DATE (a week, as Metabase groups by week)',
+    D,
+    "STR_TO_DATE(CONCAT(YEARWEEK(ordered_at), ' Sunday'), '%X%V %W'), STR_TO_DATE('202101 Monday', '%x%v %W'), STR_TO_DATE('202053 Saturday', '%X%V %W'), STR_TO_DATE('202453 Sunday', '%x%v %W'), STR_TO_DATE('202401 Tuesday', '%X%V %W')",
+    'orders',
+  ),
   c('STR_TO_DATE (impossible date)', D, "STR_TO_DATE('2024-02-30', '%Y-%m-%d')", undefined, {
     // MariaDB answers 2024-02-30; MySQL 8 answers NULL.
     reference: 'SELECT NULL',
