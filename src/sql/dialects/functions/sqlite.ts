@@ -21,6 +21,7 @@ import {
   trimParts,
 } from './common.js';
 import { sqliteDateFormat, sqliteDayName, sqliteMonthName } from './date-format.js';
+import { PG_ONLY_JSON } from './json-shape.js';
 import { timeFunctions } from './time-value.js';
 
 type C = SqlCompiler;
@@ -126,6 +127,7 @@ export const sqliteFunctions: FunctionMap = {
   JSON_KEYS: drop('JSON_KEYS'),
   JSON_CONTAINS: drop('JSON_CONTAINS'),
   JSON_QUOTE: drop('JSON_QUOTE'),
+  ...Object.fromEntries(PG_ONLY_JSON.map((name) => [name, drop(name)])),
   YEAR: part('%Y'),
   MONTH: part('%m'),
   DAY: part('%d'),

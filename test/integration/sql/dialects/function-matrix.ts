@@ -405,6 +405,11 @@ export const FUNCTIONS: FunctionCase[] = [
     'JSON',
     "JSON_ARRAY_APPEND('[1, 2]', '$', 3), JSON_ARRAY_APPEND(profile, '$.tags', 'z')",
     'customers',
+    {
+      // MariaDB answers NULL where the path finds nothing; MySQL leaves the document as it is.
+      reference:
+        "SELECT JSON_ARRAY_APPEND('[1, 2]', '$', 3), IF(JSON_CONTAINS_PATH(profile, 'one', '$.tags'), JSON_ARRAY_APPEND(profile, '$.tags', 'z'), profile) FROM customers",
+    },
   ),
   c(
     'JSON_CONTAINS',
