@@ -39,6 +39,10 @@ const STRING_FUNCS = new Set([
   'CHAR',
   'SUBSTRING_INDEX',
   'TIME_FORMAT',
+  'TO_BASE64',
+  'BIN',
+  'JSON_TYPE',
+  'JSON_QUOTE',
 ]);
 /** MySQL functions whose result is a JSON value (MariaDB reports it as LONGTEXT). */
 export const JSON_FUNCS = new Set([
@@ -102,7 +106,7 @@ function settledType(e: Expr): ResultType['type'] | null {
   if (e?.type !== 'function' && e?.type !== 'aggr_func') return null;
   const name = String(e.name).toUpperCase();
   if (JSON_FUNCS.has(name)) return 'JSON';
-  if (name === 'TIMEDIFF') return 'TIME';
+  if (name === 'TIMEDIFF' || name === 'SEC_TO_TIME' || name === 'MAKETIME') return 'TIME';
   if (name === 'MOD') return 'BIGINT';
   return null;
 }
@@ -170,6 +174,19 @@ const NUMBER_FUNCS = new Set([
   'BIT_AND',
   'BIT_OR',
   'BIT_XOR',
+  'TIME_TO_SEC',
+  'MICROSECOND',
+  'TO_SECONDS',
+  'TO_DAYS',
+  'PERIOD_ADD',
+  'PERIOD_DIFF',
+  'WEEKOFYEAR',
+  'YEARWEEK',
+  'BIT_LENGTH',
+  'BIT_COUNT',
+  'JSON_LENGTH',
+  'JSON_VALID',
+  'JSON_CONTAINS',
 ]);
 const DATE_FUNCS = new Set(['CURDATE', 'CURRENT_DATE', 'DATE', 'LAST_DAY', 'MAKEDATE']);
 const DATETIME_FUNCS = new Set([

@@ -75,10 +75,18 @@ function setOpTail(c: Compiler, s: SelectStmt, members: SelectStmt[], body = '')
 
 /**
  * INTERSECT / EXCEPT of two selects over strings: rows match under MySQL's collation
- * (case, trailing spaces). Said as a semi-join (anti-join) on folded values.
+ * (case, trailing spaces). Said as a semi-join (anti-join) on folded values. With ALL (kept
+ * duplicates), the n-th copy of a row on the left matches the n-th copy on the right: both
+ * sides number their copies, and the number joins the match. ALL is said so on every
+ * target that emulates MySQL (SQLite has no INTERSECT ALL at all).
  */
 function caseInsensitiveSetOp(c: Compiler, a: SelectStmt, b: SelectStmt): string | null {
-  const op = c.setOperator(String(a.set_op ?? ''));
+  // Not c.setOperator: a target without INTERSECT ALL refuses it there, and it is said here.
+  const full = String(a.set_op ?? '')
+    .toUpperCase()
+    .replace(/^MINUS\b/, 'EXCEPT');
+  const all = full.endsWith(' ALL');
+  const op = all ? full.slice(0, -4) : full;
   if (op !== 'INTERSECT' && op !== 'EXCEPT') return null;
   const cols = a.columns;
   if (!Array.isArray(cols) || !Array.isArray(b.columns) || cols.length !== b.columns.length) return null;
@@ -91,26 +99,49 @@ function caseInsensitiveSetOp(c: Compiler, a: SelectStmt, b: SelectStmt): string
       (e?.type === 'column_ref' && columnName(e) === '*') ||
       (f?.type === 'column_ref' && columnName(f) === '*')
     )
-      return null;
+      return all ? c.unsupported(`${full} of SELECT *`) : null;
     names.push(String(cols[i].as ?? (e?.type === 'column_ref' ? columnName(e) : c.display(e))));
     folded.push([e, f].some((x) => c.kind(x) === 'string' && !c.caseSensitive(x)));
   }
-  if (!folded.some(Boolean)) return null;
+  if (!all && !folded.some(Boolean)) return null;
   const qa = c.quoteIdent('_a');
   const qb = c.quoteIdent('_b');
   const col = (i: number) => c.quoteIdent(`c${i + 1}`);
   const key = (t: string, i: number) => (folded[i] ? c.foldColumnSql(`${t}.${col(i)}`) : `${t}.${col(i)}`);
-  const match = names.map((_, i) => `${key(qa, i)} IS NOT DISTINCT FROM ${key(qb, i)}`).join(' AND ');
   const sel = names.map(
     (n, i) => `${folded[i] ? c.representative(`${qa}.${col(i)}`) : `${qa}.${col(i)}`} AS ${c.quoteIdent(n)}`,
   );
   const cn = names.map((_, i) => `c${i + 1}`);
-  const left = c.selectStatement(aliasColumns({ ...a, _next: null, set_op: null }, cn));
-  const right = c.selectStatement(aliasColumns({ ...b, _next: null, set_op: null }, cn));
-  return (
-    `SELECT ${sel.join(', ')} FROM (${left}) AS ${qa} WHERE ${op === 'EXCEPT' ? 'NOT ' : ''}EXISTS ` +
-    `(SELECT 1 FROM (${right}) AS ${qb} WHERE ${match}) GROUP BY ${names.map((_, i) => key(qa, i)).join(', ')}`
-  );
+  let left = c.selectStatement(aliasColumns({ ...a, _next: null, set_op: null }, cn));
+  let right = c.selectStatement(aliasColumns({ ...b, _next: null, set_op: null }, cn));
+  const conds = names.map((_, i) => `${key(qa, i)} IS NOT DISTINCT FROM ${key(qb, i)}`);
+  let out = sel;
+  if (all) {
+    // The n-th copy matches the n-th copy; a folded column shows its group's first spelling
+    // (first in the left side's own order, `_p`).
+    const n = c.quoteIdent('_n');
+    const p = c.quoteIdent('_p');
+    const part = (t: string) => `PARTITION BY ${names.map((_, i) => key(t, i)).join(', ')}`;
+    const firsts = names
+      .map((_, i) =>
+        folded[i]
+          ? `, first_value(${qa}.${col(i)}) OVER (${part(qa)} ORDER BY ${qa}.${p}) AS ${c.quoteIdent(`r${i + 1}`)}`
+          : '',
+      )
+      .join('');
+    left = `SELECT ${qa}.*, ROW_NUMBER() OVER () AS ${p} FROM (${left}) AS ${qa}`;
+    left = `SELECT ${qa}.*, ROW_NUMBER() OVER (${part(qa)} ORDER BY ${qa}.${p}) AS ${n}${firsts} FROM (${left}) AS ${qa}`;
+    right = `SELECT ${qb}.*, ROW_NUMBER() OVER (${part(qb)}) AS ${n} FROM (${right}) AS ${qb}`;
+    conds.push(`${qa}.${n} = ${qb}.${n}`);
+    out = names.map(
+      (nm, i) => `${qa}.${folded[i] ? c.quoteIdent(`r${i + 1}`) : col(i)} AS ${c.quoteIdent(nm)}`,
+    );
+  }
+  const match = conds.join(' AND ');
+  const head =
+    `SELECT ${out.join(', ')} FROM (${left}) AS ${qa} WHERE ${op === 'EXCEPT' ? 'NOT ' : ''}EXISTS ` +
+    `(SELECT 1 FROM (${right}) AS ${qb} WHERE ${match})`;
+  return all ? head : `${head} GROUP BY ${names.map((_, i) => key(qa, i)).join(', ')}`;
 }
 
 /** The output column an ORDER BY item of a set operation sorts by, when it is a string column. */

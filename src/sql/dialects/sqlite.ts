@@ -38,6 +38,13 @@ export class SqliteCompiler extends SqlCompiler {
     return this.unsupported(`comparison with ${quant} (subquery)`);
   }
 
+  /** SQLite has no INTERSECT ALL / EXCEPT ALL (set-ops.ts says two members of them another way). */
+  override setOperator(op: string): string {
+    const o = super.setOperator(op);
+    if (o === 'INTERSECT ALL' || o === 'EXCEPT ALL') return this.unsupported(`${o} of more than two selects`);
+    return o;
+  }
+
   /** The group's first value, in input order (SQLite has no first()). */
   override representative(sql: string): string {
     return `(json_group_array(${sql}) ->> '$[0]')`;

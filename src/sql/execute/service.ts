@@ -144,7 +144,8 @@ export async function runService(
           ...(full ? ['select,insert,update,references', c.comment ?? ''] : []),
         ];
       });
-      return { kind: 'table', table: memTable(head, rows) };
+      const where = stmt.kind === 'show_columns' ? stmt.where : null;
+      return { kind: 'table', table: memTable(head, where ? whereFilter(head, rows, where) : rows) };
     }
     case 'drop_table': {
       const { source, table } = await resolveTable(engine, stmt.table, ctx);

@@ -18,6 +18,9 @@
  * - charset introducers (`_utf8mb4'a'`): the text is the same string; the introducer is
  *   dropped (the grammar read `_utf8mb4'a'` as a column named `_utf8mb4` aliased `a`).
  * - `a SOUNDS LIKE b` → `SOUNDEX(a) = SOUNDEX(b)`, MySQL's definition of it.
+ * - `INTERSECT ALL` / `EXCEPT ALL` → `INTERSECT` / `EXCEPT` with `SET_ALL_MARK` as a select
+ *   option of the next member; normalize turns the set operator back into `INTERSECT ALL`.
+ *   `INTERSECT DISTINCT` / `EXCEPT DISTINCT` are the plain operators.
  * Constructs with no equivalent answer 1235 naming the construct instead of a syntax error:
  * `MEMBER OF`, `JSON_TABLE`, `VALUES ROW(...)`, RANGE frames with INTERVAL bounds.
  */
@@ -30,9 +33,15 @@ import { operandEnd, operandStart } from './operands.js';
 export const NATURAL_MARK = '\u001dnatural';
 /** Stands first in a window's PARTITION BY for "this frame is RANGE" (normalize.ts reads it). */
 export const RANGE_MARK = '\u001drange';
+/**
+ * Stands as a select option of the member after `INTERSECT ALL` / `EXCEPT ALL` (normalize.ts
+ * reads it): an option the grammar keeps, and one the user's own text never leaves behind
+ * (SQL_NO_CACHE is dropped from the text in the same pass).
+ */
+export const SET_ALL_MARK = 'SQL_NO_CACHE';
 
 const QUICK =
-  /\b(?:NATURAL|RANGE|HIGH_PRIORITY|STRAIGHT_JOIN|SQL_SMALL_RESULT|SQL_BIG_RESULT|SQL_BUFFER_RESULT|SQL_CACHE|SQL_NO_CACHE|DISTINCTROW|SOUNDS|MEMBER|JSON_TABLE|VALUES)\b|\b_[a-z0-9]+\s*['"]/i;
+  /\b(?:NATURAL|RANGE|HIGH_PRIORITY|STRAIGHT_JOIN|SQL_SMALL_RESULT|SQL_BIG_RESULT|SQL_BUFFER_RESULT|SQL_CACHE|SQL_NO_CACHE|DISTINCTROW|SOUNDS|INTERSECT|EXCEPT|MEMBER|JSON_TABLE|VALUES)\b|\b_[a-z0-9]+\s*['"]/i;
 
 /** MySQL's character sets, as introducers name them. */
 const CHARSETS = new Set([
@@ -183,6 +192,19 @@ function rangeFrame(t: Token[], i: number, edits: Edit[]): boolean {
   return true;
 }
 
+/** `INTERSECT|EXCEPT ALL|DISTINCT` at token i: the edits. */
+function setQuantifier(t: Token[], i: number, edits: Edit[]): void {
+  const q = t[i + 1];
+  if (!isKeyword(q, 'ALL', 'DISTINCT')) return;
+  edits.push({ start: t[i].end, end: q.end, text: '' });
+  if (q.value.toUpperCase() === 'DISTINCT') return;
+  let j = i + 2;
+  while (isPunct(t[j], '(')) j++;
+  if (!isKeyword(t[j], 'SELECT'))
+    throw unsupported(`${t[i].value.toUpperCase()} ALL before anything but a SELECT`);
+  edits.push({ start: t[j].end, end: t[j].end, text: ` ${SET_ALL_MARK}` });
+}
+
 /** Whether the SELECT options before token i (back to SELECT) are only options. */
 function afterSelect(t: Token[], i: number): boolean {
   for (let k = i - 1; k >= 0; k--) {
@@ -207,6 +229,8 @@ export function rewriteClauseGaps(sql: string): string {
     const word = tok.value.toUpperCase();
     if (word === 'NATURAL') {
       i = naturalJoin(t, i, edits);
+    } else if (word === 'INTERSECT' || word === 'EXCEPT') {
+      setQuantifier(t, i, edits);
     } else if (word === 'RANGE') {
       rangeFrame(t, i, edits);
     } else if (SELECT_MODIFIERS.has(word) && afterSelect(t, i)) {

@@ -28,7 +28,7 @@
  *   `{type: 'join_group', expr: [items...], join?, on?}`.
  */
 import type { SqlStatement } from '../ast/nodes.js';
-import { NATURAL_MARK, RANGE_MARK } from './clause-gaps.js';
+import { NATURAL_MARK, RANGE_MARK, SET_ALL_MARK } from './clause-gaps.js';
 import { closing, isKeyword, isPunct, type Token, tokenize } from './lexer.js';
 import { SCHEMA_SEP } from './prepass.js';
 
@@ -420,6 +420,13 @@ function fixSelect(n: AstNode): AstNode {
   for (const k of ['where', 'having', 'orderby', '_orderby', 'window']) if (n[k]) n[k] = fix(n[k]);
   fixLimit(n);
   if (typeof n.set_op === 'string') n.set_op = n.set_op.toUpperCase().replace(/\s+/g, ' ');
+  const nextOptions = n._next?.options;
+  if (Array.isArray(nextOptions) && nextOptions.includes(SET_ALL_MARK)) {
+    // INTERSECT ALL / EXCEPT ALL, marked by clause-gaps.ts.
+    n.set_op = `${n.set_op} ALL`;
+    const rest = nextOptions.filter((o: unknown) => o !== SET_ALL_MARK);
+    n._next.options = rest.length ? rest : null;
+  }
   if (n._next) {
     n._next = fix(n._next);
     hoistSetOpTail(n);
@@ -476,7 +483,7 @@ export function parserNumberText(text: string): string {
 /**
  * Rewrites MySQL that node-sql-parser 5.4 rejects into equivalent text it accepts:
  * `SUM(DISTINCT x)` (and AVG/MIN/MAX/...) → `SUM(DISTINCT(x))` (normalizeAst turns it back
- * into a DISTINCT aggregate); `SUM(ALL x)` → `SUM(x)`; `STD(x)` → `STDDEV_POP(x)`;
+ * into a DISTINCT aggregate); `SUM(ALL x)` → `SUM(x)`; `STD(x)` → `STDDEV_POP(x)`; `VARIANCE(x)` → `VAR_POP(x)`;
  * `SUBSTRING(s FROM a FOR b)` → `SUBSTRING(s, a, b)`; bare `LOCALTIME` / `LOCALTIMESTAMP`
  * → with `()`; `.5` → `0.5`; decimal literals of more than 15 digits → an exact
  * `CAST('...' AS DECIMAL(p, s))`, and `-<big integer>` → `-(<big integer>)`, because the
@@ -507,6 +514,8 @@ export function rewriteParserGaps(sql: string): string {
         }
       }
       if (name === 'STD') edits.push({ at: t.start, del: t.end - t.start, text: 'STDDEV_POP' });
+      // VARIANCE is MySQL's VAR_POP; the grammar cannot read the name.
+      if (name === 'VARIANCE') edits.push({ at: t.start, del: t.end - t.start, text: 'VAR_POP' });
       if (name === 'SUBSTRING' || name === 'SUBSTR' || name === 'MID') {
         const close = closing(tokens, i + 1);
         let depth = 0;

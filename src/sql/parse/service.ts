@@ -280,8 +280,11 @@ class Cursor {
         table.db = db;
       }
       const like = this.like();
+      const where = like === null ? this.where() : null;
       this.end();
-      return { kind: 'show_columns', table, full, like };
+      return where
+        ? { kind: 'show_columns', table, full, like, where }
+        : { kind: 'show_columns', table, full, like };
     }
     this.fail('DATABASES, TABLES, COLUMNS or ENGINES after SHOW');
   }

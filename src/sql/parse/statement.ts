@@ -25,7 +25,13 @@ export type Statement =
       /** `WHERE Table_type = 'BASE TABLE'` (DBeaver, SQLAlchemy): conditions ANDed. */
       where?: ShowCondition[] | null;
     }
-  | { kind: 'show_columns'; table: TableName; full: boolean; like: string | null }
+  | {
+      kind: 'show_columns';
+      table: TableName;
+      full: boolean;
+      like: string | null;
+      where?: ShowCondition[] | null;
+    }
   | { kind: 'describe'; table: TableName }
   | { kind: 'use'; name: string }
   | { kind: 'show_engines' }

@@ -10,6 +10,7 @@
 import { type Expr, type IntervalExpr, wordOf } from '../../ast/nodes.js';
 import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
 import { formatHasTime, pgDateFormat, pgParseFormat } from './date-format.js';
+import { jsonShapeFunctions } from './json-shape.js';
 import { regexpFunctions } from './regexp.js';
 import { timeFunctions } from './time-value.js';
 
@@ -156,11 +157,24 @@ const pgTrim: FunctionHandler = (c, _n, args) => {
   return `trim(${t.dir} ${ch ? `${ch} ` : ''}FROM ${c.text(t.value)})`;
 };
 
-/** GREATEST / LEAST are NULL when any argument is NULL in MySQL. */
+/**
+ * GREATEST / LEAST are NULL when any argument is NULL in MySQL. Strings compare as MySQL's
+ * collation compares them (LEAST('a', 'B') is 'a'): the first argument with the greatest
+ * (least) fold.
+ */
 export function nullStrict(sqlName: string): FunctionHandler {
   return arity(sqlName.toUpperCase(), 2, Infinity, (c, _n, args) => {
     const vals = args.map((a) => c.expr(a));
-    return `CASE WHEN ${vals.map((v) => `${v} IS NULL`).join(' OR ')} THEN NULL ELSE ${sqlName}(${vals.join(', ')}) END`;
+    const anyNull = vals.map((v) => `${v} IS NULL`).join(' OR ');
+    if (args.every((a) => c.folds(a))) {
+      if (args.length > 4) return c.unsupported(`${sqlName.toUpperCase()} of more than 4 strings`);
+      const cmp = sqlName === 'greatest' ? '>' : '<';
+      let cur = vals[0];
+      for (const v of vals.slice(1))
+        cur = `CASE WHEN ${c.foldColumnSql(v)} ${cmp} ${c.foldColumnSql(cur)} THEN ${v} ELSE ${cur} END`;
+      return `CASE WHEN ${anyNull} THEN NULL ELSE ${cur} END`;
+    }
+    return `CASE WHEN ${anyNull} THEN NULL ELSE ${sqlName}(${vals.join(', ')}) END`;
   });
 }
 
@@ -254,8 +268,19 @@ export function temporal(c: C, x: Expr): string {
   return `CAST(${c.expr(x)} AS ${c.timestampType})`;
 }
 
+/**
+ * For HOUR / MINUTE / SECOND: a DATE is its midnight (PostgreSQL has no clock fields on a
+ * date), and a string literal shaped as a time ('10:05:03') is a TIME, as MySQL reads it.
+ */
+function clockTemporal(c: C, x: Expr): string {
+  if (x?.type === 'string' && /^\s*\d{1,2}:\d{1,2}(:\d{1,2}(\.\d*)?)?\s*$/.test(String(x.value)))
+    return `CAST(${c.expr(x)} AS TIME)`;
+  return c.kind(x) === 'date' ? `CAST(${c.expr(x)} AS ${c.timestampType})` : temporal(c, x);
+}
+
 function pgPart(field: string): FunctionHandler {
-  return arity(field, 1, 1, (c, _n, [x]) => `CAST(EXTRACT(${field} FROM ${temporal(c, x)}) AS integer)`);
+  const arg = field === 'HOUR' || field === 'MINUTE' ? clockTemporal : temporal;
+  return arity(field, 1, 1, (c, _n, [x]) => `CAST(EXTRACT(${field} FROM ${arg(c, x)}) AS integer)`);
 }
 
 const pgWeek: FunctionHandler = arity('WEEK', 1, 2, (c, _n, [x, mode]) => {
@@ -263,8 +288,49 @@ const pgWeek: FunctionHandler = arity('WEEK', 1, 2, (c, _n, [x, mode]) => {
   const t = temporal(c, x);
   if (m === 0) return `CAST(floor((EXTRACT(DOY FROM ${t}) - EXTRACT(DOW FROM ${t}) + 6) / 7) AS integer)`;
   if (m === 3) return `CAST(EXTRACT(WEEK FROM ${t}) AS integer)`;
-  return c.unsupported('WEEK with a mode other than 0 or 3');
+  if (m === null || m < 0 || m > 7) return c.unsupported('WEEK with a computed mode');
+  return mysqlWeek(c, x, m);
 });
+
+/**
+ * WEEK(d, mode) for any mode, as MySQL's calc_week counts: the first day of the week (Sunday
+ * or Monday), whether week 1 is the first with 4 days of the year or the first that starts in
+ * it, and whether days before week 1 are week 0 or the last week of the year before (where
+ * the last days of December may be week 1 of the next year).
+ */
+function mysqlWeek(c: C, x: Expr, mode: number): string {
+  let b = mode & 7;
+  if (!(b & 1)) b ^= 4;
+  const mondayFirst = (b & 1) !== 0;
+  const weekYear = (b & 2) !== 0;
+  const firstWeekday = (b & 4) !== 0;
+  const d = c.date(x);
+  const year = `CAST(EXTRACT(YEAR FROM ${d}) AS integer)`;
+  const jan1 = (y: string) => `make_date(${y}, 1, 1)`;
+  const weekday = (day: string) =>
+    mondayFirst
+      ? `(CAST(EXTRACT(ISODOW FROM ${day}) AS integer) - 1)`
+      : `CAST(EXTRACT(DOW FROM ${day}) AS integer)`;
+  const days = (a: string, z: string) => `CAST((${a}) - (${z}) AS integer)`;
+  const starts = (wd: string) => (firstWeekday ? `${wd} <> 0` : `${wd} >= 4`);
+  /** The week of d counted in the year starting at `y1` (weekday `wd`, `n` days before d). */
+  const counted = (y: string) => {
+    const y1 = jan1(y);
+    const wd = weekday(y1);
+    const n = days(d, y1);
+    const since = `(CASE WHEN ${starts(wd)} THEN ${n} - (7 - ${wd}) ELSE ${n} + ${wd} END)`;
+    const week = `(CAST(floor(${since} / 7.0) AS integer) + 1)`;
+    if (!weekYear) return week;
+    const next = `CAST(EXTRACT(${mondayFirst ? 'ISODOW' : 'DOW'} FROM ${jan1(`${y} + 1`)}) AS integer)`;
+    const nextWd = mondayFirst ? `(${next} - 1)` : next;
+    const nextStarts = firstWeekday ? `${nextWd} = 0` : `${nextWd} < 4`;
+    return `(CASE WHEN ${since} >= 364 AND ${nextStarts} THEN 1 ELSE ${week} END)`;
+  };
+  const wd = weekday(jan1(year));
+  const early = `${days(d, jan1(year))} < 7 - ${wd}`;
+  if (!weekYear) return `(CASE WHEN ${early} AND ${starts(wd)} THEN 0 ELSE ${counted(year)} END)`;
+  return `(CASE WHEN ${d} IS NULL THEN NULL WHEN ${early} THEN ${counted(`${year} - 1`)} ELSE ${counted(year)} END)`;
+}
 
 /**
  * YEARWEEK(d[, mode]): mode 0 (MySQL's default) counts weeks from Sunday, a week belonging
@@ -301,6 +367,18 @@ const quoteFn: FunctionHandler = arity('QUOTE', 1, 1, (c, _n, [s]) => {
   return `COALESCE(${c.lit("'")} || ${esc} || ${c.lit("'")}, 'NULL')`;
 });
 
+/** A call of a MySQL function, compiled through the target's own map by `c.expr`. */
+export function call(name: string, args: Expr[]): Expr {
+  return { type: 'function', name, args: { type: 'expr_list', value: args } } as Expr;
+}
+
+/** TIMESTAMP(x) as the target says it; TIMESTAMP(d, t) is ADDTIME(TIMESTAMP(d), t). */
+export function timestampFn(one: (c: C, x: Expr) => string): FunctionHandler {
+  return arity('TIMESTAMP', 1, 2, (c, _n, [x, t]) =>
+    t ? c.expr(call('ADDTIME', [call('TIMESTAMP', [x]), t])) : one(c, x),
+  );
+}
+
 /** DATE_ADD(d, INTERVAL n unit) / ADDDATE(d, n) and the SUB forms. */
 export function dateAddFn(sign: 1 | -1): FunctionHandler {
   return arity('DATE_ADD', 2, 2, (c, _n, [d, iv]) => {
@@ -318,8 +396,34 @@ const pgDateFormatFn: FunctionHandler = arity('DATE_FORMAT', 2, 2, (c, _n, [d, f
   }
 });
 
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+
+/**
+ * STR_TO_DATE(s, '%X%V %W') and '%x%v %W': the named day of a numbered week, the form
+ * Metabase groups by week with (`STR_TO_DATE(CONCAT(YEARWEEK(d), ' Sunday'), '%X%V %W')`).
+ * %X%V count weeks from Sunday, week 1 holding the year's first Sunday; %x%v are ISO weeks
+ * (from Monday, week 1 holding January 4th). Null for any other format.
+ */
+export function weekDate(c: C, s: Expr, format: string): string | null {
+  const m = /^%([Xx])%([Vv]) %W$/.exec(format);
+  if (!m || (m[1] === 'X') !== (m[2] === 'V')) return null;
+  const sunday = m[1] === 'X';
+  const t = c.text(s);
+  const year = `CAST(substr(${t}, 1, 4) AS integer)`;
+  const week = `CAST(substr(${t}, 5, 2) AS integer)`;
+  const name = `lower(ltrim(substr(${t}, 7)))`;
+  const order = sunday ? ['sunday', ...WEEKDAYS.slice(0, 6)] : WEEKDAYS;
+  const day = `(CASE ${name} ${order.map((d, i) => `WHEN '${d}' THEN ${i}`).join(' ')} END)`;
+  const start = sunday
+    ? `make_date(${year}, 1, 1) + (7 - CAST(EXTRACT(DOW FROM make_date(${year}, 1, 1)) AS integer)) % 7`
+    : `make_date(${year}, 1, 4) - (CAST(EXTRACT(ISODOW FROM make_date(${year}, 1, 4)) AS integer) - 1)`;
+  return `CAST(${start} + (${week} - 1) * 7 + ${day} AS DATE)`;
+}
+
 const pgStrToDate: FunctionHandler = arity('STR_TO_DATE', 2, 2, (c, _n, [s, f]) => {
   if (f?.type !== 'string') return c.unsupported('STR_TO_DATE with a computed format');
+  const byWeek = weekDate(c, s, String(f.value));
+  if (byWeek) return byWeek;
   let pattern: string;
   try {
     pattern = pgParseFormat(String(f.value));
@@ -391,6 +495,14 @@ export function aggregateFn(sqlName: string, min = 1, max = 1): FunctionHandler 
     max,
     (c, _n, args) => `${sqlName}(${args.map((a) => c.num(a)).join(', ')})`,
   );
+}
+
+/** ASIN / ACOS: NULL outside [-1, 1], as MySQL answers (PostgreSQL and DuckDB raise an error). */
+function inUnitRange(sqlName: string): FunctionHandler {
+  return arity(sqlName.toUpperCase(), 1, 1, (c, _n, [x]) => {
+    const v = c.num(x);
+    return `CASE WHEN ${v} BETWEEN -1 AND 1 THEN ${sqlName}(${v}) END`;
+  });
 }
 
 const windowFns: FunctionMap = {
@@ -493,6 +605,7 @@ export const commonFunctions: FunctionMap = {
   RPAD: arity('RPAD', 3, 3, (c, _n, [s, n, p]) => `rpad(${c.text(s)}, ${c.expr(n)}, ${c.text(p)})`),
   REPLACE: textual('replace', 3, 3),
   ...regexpFunctions('postgres'),
+  ...jsonShapeFunctions('postgres'),
   TRIM: pgTrim,
   LTRIM: textual('ltrim', 1, 1),
   RTRIM: textual('rtrim', 1, 1),
@@ -510,6 +623,22 @@ export const commonFunctions: FunctionMap = {
   ),
   FIND_IN_SET: findInSetFn((list, item) => `array_position(${list}, ${item})`, 'string_to_array'),
   MD5: textual('md5', 1, 1),
+  // The 64 bits of a BIGINT, as MySQL counts and prints them (a negative number is two's complement).
+  BIN: arity(
+    'BIN',
+    1,
+    1,
+    (c, _n, [x]) =>
+      `COALESCE(NULLIF(ltrim(CAST(CAST(CAST(${c.num(x)} AS bigint) AS bit(64)) AS text), '0'), ''), CASE WHEN ${c.num(x)} IS NOT NULL THEN '0' END)`,
+  ),
+  BIT_COUNT: arity(
+    'BIT_COUNT',
+    1,
+    1,
+    (c, _n, [x]) => `bit_count(CAST(CAST(${c.num(x)} AS bigint) AS bit(64)))`,
+  ),
+  BIT_LENGTH: arity('BIT_LENGTH', 1, 1, (c, _n, [s]) => `(8 * octet_length(${c.text(s)}))`),
+  TO_BASE64: arity('TO_BASE64', 1, 1, (c, _n, [s]) => `encode(convert_to(${c.text(s)}, 'UTF8'), 'base64')`),
   SHA2: pgSha2,
   UUID: arity('UUID', 0, 0, () => 'CAST(gen_random_uuid() AS text)'),
   CONVERT: convertUsing,
@@ -520,8 +649,8 @@ export const commonFunctions: FunctionMap = {
   COS: numeric('cos', 1, 1),
   TAN: numeric('tan', 1, 1),
   COT: numeric('cot', 1, 1),
-  ASIN: numeric('asin', 1, 1),
-  ACOS: numeric('acos', 1, 1),
+  ASIN: inUnitRange('asin'),
+  ACOS: inUnitRange('acos'),
   ATAN: arity('ATAN', 1, 2, (c, _n, [a, b]) => (b ? `atan2(${c.num(a)}, ${c.num(b)})` : `atan(${c.num(a)})`)),
   ATAN2: numeric('atan2', 2, 2),
   ABS: numeric('abs', 1, 1),
@@ -569,7 +698,10 @@ export const commonFunctions: FunctionMap = {
   UTC_DATE: arity('UTC_DATE', 0, 0, () => `CAST(now() AT TIME ZONE 'UTC' AS date)`),
   DATE: arity('DATE', 1, 1, (c, _n, [x]) => c.date(x)),
   TIME: arity('TIME', 1, 1, (c, _n, [x]) => `CAST(${c.expr(x)} AS TIME)`),
-  TIMESTAMP: arity('TIMESTAMP', 1, 1, (c, _n, [x]) => c.ts(x)),
+  TIMESTAMP: timestampFn((c, x) => c.ts(x)),
+  WEEKOFYEAR: arity('WEEKOFYEAR', 1, 1, (c, _n, [x]) =>
+    c.expr(call('WEEK', [x, { type: 'number', value: 3 }])),
+  ),
   YEAR: pgPart('YEAR'),
   MONTH: pgPart('MONTH'),
   DAY: pgPart('DAY'),
@@ -580,7 +712,7 @@ export const commonFunctions: FunctionMap = {
     'SECOND',
     1,
     1,
-    (c, _n, [x]) => `CAST(floor(EXTRACT(SECOND FROM ${temporal(c, x)})) AS integer)`,
+    (c, _n, [x]) => `CAST(floor(EXTRACT(SECOND FROM ${clockTemporal(c, x)})) AS integer)`,
   ),
   QUARTER: pgPart('QUARTER'),
   DAYOFYEAR: pgPart('DOY'),

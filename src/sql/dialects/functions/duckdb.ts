@@ -18,8 +18,10 @@ import {
   textual,
   trimChar,
   trimParts,
+  weekDate,
 } from './common.js';
 import { duckDateFormat, duckParseFormat, formatHasTime } from './date-format.js';
+import { jsonShapeFunctions } from './json-shape.js';
 import { regexpFunctions } from './regexp.js';
 import { timeFunctions } from './time-value.js';
 
@@ -51,6 +53,8 @@ const dateFormat: FunctionHandler = arity('DATE_FORMAT', 2, 2, (c, _n, [d, f]) =
 
 const strToDate: FunctionHandler = arity('STR_TO_DATE', 2, 2, (c, _n, [s, f]) => {
   if (f?.type !== 'string') return c.unsupported('STR_TO_DATE with a computed format');
+  const byWeek = weekDate(c, s, String(f.value));
+  if (byWeek) return byWeek;
   let pattern: string;
   try {
     pattern = duckParseFormat(String(f.value));
@@ -75,6 +79,11 @@ const fromUnixtime: FunctionHandler = arity('FROM_UNIXTIME', 1, 2, (c, _n, [x, f
 export const duckdbFunctions: FunctionMap = {
   ...commonFunctions,
   ...regexpFunctions('duckdb'),
+  ...jsonShapeFunctions('duckdb'),
+  JSON_KEYS: arity('JSON_KEYS', 1, 2, (c) =>
+    c.unsupported("JSON_KEYS (DuckDB keeps a document's key order, MySQL sorts them)"),
+  ),
+  JSON_CONTAINS: arity('JSON_CONTAINS', 2, 3, (c) => c.unsupported('function JSON_CONTAINS')),
   ...timeFunctions('duckdb'),
   LENGTH: textual('strlen', 1, 1),
   OCTET_LENGTH: textual('strlen', 1, 1),
@@ -144,5 +153,11 @@ export const duckdbFunctions: FunctionMap = {
     return `sha256(${c.text(x)})`;
   }),
   UUID: arity('UUID', 0, 0, () => 'CAST(uuid() AS VARCHAR)'),
+  BIN: arity('BIN', 1, 1, (c, _n, [x]) => `bin(CAST(${c.num(x)} AS BIGINT))`),
+  BIT_COUNT: arity('BIT_COUNT', 1, 1, (c, _n, [x]) => `bit_count(CAST(${c.num(x)} AS BIGINT))`),
+  SHA1: arity('SHA1', 1, 1, (c, _n, [s]) => `sha1(${c.text(s)})`),
+  SHA: arity('SHA', 1, 1, (c, _n, [s]) => `sha1(${c.text(s)})`),
+  BIT_LENGTH: arity('BIT_LENGTH', 1, 1, (c, _n, [s]) => `(8 * strlen(${c.text(s)}))`),
+  TO_BASE64: arity('TO_BASE64', 1, 1, (c, _n, [s]) => `to_base64(encode(${c.text(s)}))`),
   ATAN: arity('ATAN', 1, 2, (c, _n, [a, b]) => (b ? `atan2(${c.num(a)}, ${c.num(b)})` : `atan(${c.num(a)})`)),
 };

@@ -16,10 +16,12 @@ import {
   plain,
   substringFn,
   textual,
+  timestampFn,
   trimChar,
   trimParts,
 } from './common.js';
 import { sqliteDateFormat, sqliteDayName, sqliteMonthName } from './date-format.js';
+import { PG_ONLY_JSON } from './json-shape.js';
 import { timeFunctions } from './time-value.js';
 
 type C = SqlCompiler;
@@ -115,7 +117,17 @@ export const sqliteFunctions: FunctionMap = {
   CURRENT_TIME: arity('CURRENT_TIME', 0, 0, () => `time('now')`),
   DATE: arity('DATE', 1, 1, (c, _n, [x]) => `date(${t(c, x)})`),
   TIME: arity('TIME', 1, 1, (c, _n, [x]) => `time(${t(c, x)})`),
-  TIMESTAMP: arity('TIMESTAMP', 1, 1, (c, _n, [x]) => `datetime(${t(c, x)})`),
+  TIMESTAMP: timestampFn((c, x) => `datetime(${t(c, x)})`),
+  BIT_LENGTH: arity('BIT_LENGTH', 1, 1, (c, _n, [s]) => `(8 * length(CAST(${c.text(s)} AS BLOB)))`),
+  TO_BASE64: drop('TO_BASE64'),
+  BIN: drop('BIN'),
+  BIT_COUNT: drop('BIT_COUNT'),
+  JSON_TYPE: drop('JSON_TYPE'),
+  JSON_LENGTH: drop('JSON_LENGTH'),
+  JSON_KEYS: drop('JSON_KEYS'),
+  JSON_CONTAINS: drop('JSON_CONTAINS'),
+  JSON_QUOTE: drop('JSON_QUOTE'),
+  ...Object.fromEntries(PG_ONLY_JSON.map((name) => [name, drop(name)])),
   YEAR: part('%Y'),
   MONTH: part('%m'),
   DAY: part('%d'),

@@ -1,6 +1,8 @@
 /**
  * MySQL's TIME values and time zones where the targets have neither: TIMEDIFF, TIME_FORMAT
- * and CONVERT_TZ (Metabase's time-zone probe sends all three). A MySQL TIME runs from
+ * and CONVERT_TZ (Metabase's time-zone probe sends all three), and the functions of TIMEs,
+ * seconds and periods (TIME_TO_SEC, SEC_TO_TIME, MAKETIME, MICROSECOND, ADDTIME, SUBTIME,
+ * TO_SECONDS, PERIOD_ADD, PERIOD_DIFF). A MySQL TIME runs from
  * -838:59:59 to 838:59:59 while PostgreSQL's, DuckDB's and SQLite's stop at 24:00, so a
  * difference is computed as integer microseconds and written as MySQL's TIME text
  * (`-25:02:03`, a fraction only when there is one, six digits); the planner types such a
@@ -32,6 +34,9 @@ interface TimeDialect {
   ts(c: C, x: Expr): string;
   tsLiteral(s: string): string;
   shiftMinutes(ts: string, minutes: number): string;
+  /** A timestamp moved by a signed number of microseconds (SQL). */
+  shiftMicros(ts: string, micros: string): string;
+  intType: string;
   /** Local time in `zone` → UTC and back; null where the target has no zone database. */
   zones: null | { toUtc(ts: string, zone: string): string; fromUtc(ts: string, zone: string): string };
 }
@@ -112,13 +117,87 @@ function timeMicros(t: TimeDialect, c: C, x: Expr): string {
   return t.timeMicros(c, x);
 }
 
+/** MySQL's TIME text of signed microseconds `d` (clipped to +-838:59:59). */
+function timeText(t: TimeDialect, d: string): string {
+  const p = timeParts(t, d);
+  return `(${p.sign} || ${p.pad2(p.hours)} || ':' || ${p.pad2(p.minutes)} || ':' || ${p.pad2(p.seconds)} || CASE WHEN ${p.micros} > 0 THEN '.' || ${p.frac6} ELSE '' END)`;
+}
+
 function timediff(t: TimeDialect): FunctionHandler {
   return arity('TIMEDIFF', 2, 2, (c, _n, [a, b]) => {
     const d = timediffMicros(t, c, a, b);
     if (d === null) return `CAST(NULL AS ${t.textType})`;
-    const p = timeParts(t, d);
-    return `(${p.sign} || ${p.pad2(p.hours)} || ':' || ${p.pad2(p.minutes)} || ':' || ${p.pad2(p.seconds)} || CASE WHEN ${p.micros} > 0 THEN '.' || ${p.frac6} ELSE '' END)`;
+    return timeText(t, d);
   });
+}
+
+/** Whole microseconds of a number of seconds. */
+const micros = (t: TimeDialect, c: C, n: Expr) => `CAST(round((${c.num(n)}) * 1000000.0) AS ${t.intType})`;
+
+/** Whole seconds of signed microseconds, truncated toward zero. */
+const wholeSeconds = (t: TimeDialect, us: string) =>
+  `(CASE WHEN ${us} < 0 THEN -${t.idiv(`-(${us})`, '1000000')} ELSE ${t.idiv(us, '1000000')} END)`;
+
+const EPOCH: Expr = { type: 'string', value: '1970-01-01 00:00:00' } as Expr;
+/** Seconds from year 0 (TO_SECONDS) to 1970-01-01. */
+const YEAR0_TO_EPOCH = 62167219200;
+
+/**
+ * ADDTIME / SUBTIME (and TIMESTAMP(d, t)): a DATETIME moves by the TIME; a TIME gives a TIME.
+ * MySQL answers NULL when the second argument is a DATETIME.
+ */
+function addTime(t: TimeDialect, name: string, sign: 1 | -1): FunctionHandler {
+  return arity(name, 2, 2, (c, _n, [x, d]) => {
+    if (temporalClass(c, d) === 'datetime') return `CAST(NULL AS ${t.textType})`;
+    const us = timeMicros(t, c, d);
+    const signed = sign === 1 ? us : `(-${us})`;
+    const k = temporalClass(c, x);
+    if (k === 'datetime') return t.shiftMicros(t.ts(c, x), signed);
+    if (k === 'time') return timeText(t, `(${timeMicros(t, c, x)} + ${signed})`);
+    return c.unsupported(`${name} of a value that is neither a DATETIME nor a TIME`);
+  });
+}
+
+/** A period (YYMM or YYYYMM) as a count of months; YY below 70 is 20YY, as MySQL reads it. */
+function periodMonths(t: TimeDialect, c: C, p: Expr): string {
+  const v = `CAST(${c.num(p)} AS ${t.intType})`;
+  const y0 = t.idiv(v, '100');
+  const y = `(CASE WHEN ${y0} < 70 THEN ${y0} + 2000 WHEN ${y0} < 100 THEN ${y0} + 1900 ELSE ${y0} END)`;
+  return `(${y} * 12 + (${v} % 100) - 1)`;
+}
+
+/** TIME_TO_SEC, SEC_TO_TIME, MAKETIME, MICROSECOND, ADDTIME, SUBTIME, TIMESTAMP(d, t), TO_SECONDS, PERIOD_ADD, PERIOD_DIFF. */
+function moreTimeFunctions(t: TimeDialect): FunctionMap {
+  return {
+    TIME_TO_SEC: arity('TIME_TO_SEC', 1, 1, (c, _n, [x]) => wholeSeconds(t, timeMicros(t, c, x))),
+    SEC_TO_TIME: arity('SEC_TO_TIME', 1, 1, (c, _n, [n]) => timeText(t, micros(t, c, n))),
+    MAKETIME: arity('MAKETIME', 3, 3, (c, _n, [h, m, sec]) => {
+      const hh = `CAST(${c.num(h)} AS ${t.intType})`;
+      const mm = `CAST(${c.num(m)} AS ${t.intType})`;
+      const ss = c.num(sec);
+      const us = `((CASE WHEN ${hh} < 0 THEN -1 ELSE 1 END) * ((abs(${hh}) * 60 + ${mm}) * 60000000 + CAST(round(${ss} * 1000000) AS ${t.intType})))`;
+      return `(CASE WHEN ${mm} < 0 OR ${mm} > 59 OR ${ss} < 0 OR ${ss} >= 60 THEN NULL ELSE ${timeText(t, us)} END)`;
+    }),
+    MICROSECOND: arity('MICROSECOND', 1, 1, (c, _n, [x]) => `(abs(${timeMicros(t, c, x)}) % 1000000)`),
+    ADDTIME: addTime(t, 'ADDTIME', 1),
+    SUBTIME: addTime(t, 'SUBTIME', -1),
+    TO_SECONDS: arity(
+      'TO_SECONDS',
+      1,
+      1,
+      (c, _n, [x]) => `(${wholeSeconds(t, t.diffMicros(c, x, EPOCH))} + ${YEAR0_TO_EPOCH})`,
+    ),
+    PERIOD_ADD: arity('PERIOD_ADD', 2, 2, (c, _n, [p, n]) => {
+      const total = `(${periodMonths(t, c, p)} + CAST(${c.num(n)} AS ${t.intType}))`;
+      return `(${t.idiv(total, '12')} * 100 + ${total} % 12 + 1)`;
+    }),
+    PERIOD_DIFF: arity(
+      'PERIOD_DIFF',
+      2,
+      2,
+      (c, _n, [a, b]) => `(${periodMonths(t, c, a)} - ${periodMonths(t, c, b)})`,
+    ),
+  };
 }
 
 /** TIME_FORMAT's specifiers: the hour ones do not wrap at 24 (%H of 100:00:00 is 100). */
@@ -206,6 +285,8 @@ const pg: TimeDialect = {
   ts: (c, x) => c.ts(x),
   tsLiteral: (s) => `TIMESTAMP '${s}'`,
   shiftMinutes: (ts, m) => `(${ts} + INTERVAL '${m} minutes')`,
+  shiftMicros: (ts, us) => `(${ts} + (${us}) * INTERVAL '1 microsecond')`,
+  intType: 'bigint',
   zones: {
     toUtc: (ts, zone) => `((${ts}) AT TIME ZONE ${zone} AT TIME ZONE 'UTC')`,
     fromUtc: (ts, zone) => `((${ts}) AT TIME ZONE 'UTC' AT TIME ZONE ${zone})`,
@@ -230,6 +311,8 @@ const duck: TimeDialect = {
   ts: (c, x) => c.ts(x),
   tsLiteral: (s) => `TIMESTAMP '${s}'`,
   shiftMinutes: (ts, m) => `(${ts} + INTERVAL '${m} minutes')`,
+  shiftMicros: (ts, us) => `(${ts} + to_microseconds(${us}))`,
+  intType: 'BIGINT',
   zones: {
     toUtc: (ts, zone) => `timezone('UTC', timezone(${zone}, ${ts}))`,
     fromUtc: (ts, zone) => `timezone(${zone}, timezone('UTC', ${ts}))`,
@@ -248,10 +331,17 @@ const lite: TimeDialect = {
   ts: (c, x) => `datetime(${c.expr(x)})`,
   tsLiteral: (s) => `'${s}'`,
   shiftMinutes: (ts, m) => `datetime(${ts}, '${m} minutes')`,
+  shiftMicros: (ts, us) => `datetime(${ts}, printf('%+d seconds', (${us}) / 1000000))`,
+  intType: 'INTEGER',
   zones: null,
 };
 
 export function timeFunctions(target: 'postgres' | 'duckdb' | 'sqlite'): FunctionMap {
   const t = target === 'postgres' ? pg : target === 'duckdb' ? duck : lite;
-  return { TIMEDIFF: timediff(t), TIME_FORMAT: timeFormat(t), CONVERT_TZ: convertTz(t) };
+  return {
+    TIMEDIFF: timediff(t),
+    TIME_FORMAT: timeFormat(t),
+    CONVERT_TZ: convertTz(t),
+    ...moreTimeFunctions(t),
+  };
 }

@@ -614,4 +614,35 @@ export const CORPUS: CorpusQuery[] = [
       "SELECT id, REGEXP_SUBSTR(email, '[a-z]+'), NULLIF(REGEXP_SUBSTR(name, 'zzz'), '') FROM customers",
     known: { sqlite: 'SQLite has no regular expressions' },
   },
+  // --- INTERSECT ALL / EXCEPT ALL keep duplicates (parse/clause-gaps.ts, dialects/set-ops.ts)
+  { sql: 'SELECT customer_id FROM orders INTERSECT ALL SELECT customer_id FROM orders WHERE qty > 1' },
+  { sql: 'SELECT customer_id FROM orders EXCEPT ALL SELECT customer_id FROM orders WHERE qty > 1' },
+  { sql: 'SELECT qty FROM orders INTERSECT DISTINCT SELECT quantity FROM order_items' },
+  { sql: 'SELECT status FROM orders EXCEPT ALL SELECT status FROM orders WHERE qty > 2' },
+  { sql: "SELECT city FROM customers INTERSECT ALL SELECT 'PARIS'" },
+  { sql: 'SELECT city FROM customers INTERSECT ALL SELECT city FROM customers WHERE id < 3' },
+  // --- NATURAL JOIN with a derived table or a CTE: its select list names the columns
+  { sql: 'SELECT * FROM customers NATURAL JOIN (SELECT id, qty FROM orders WHERE id < 3) AS d' },
+  {
+    sql: 'SELECT order_id, title FROM order_items NATURAL JOIN (SELECT id AS product_id, title FROM products) AS p',
+  },
+  {
+    sql: 'WITH p AS (SELECT id AS product_id, title FROM products) SELECT order_id, title FROM order_items NATURAL JOIN p',
+  },
+  {
+    sql: 'SELECT COUNT(*) FROM (SELECT * FROM order_items) AS i NATURAL LEFT JOIN (SELECT id AS order_id, qty FROM orders) AS o',
+  },
+  // --- Superset's MySQL time grains, on a DATE and on a DATETIME column
+  {
+    sql: 'SELECT id, DATE_ADD(DATE(joined), INTERVAL HOUR(joined) HOUR), DATE_ADD(DATE(joined), INTERVAL (HOUR(joined)*60 + MINUTE(joined)) MINUTE), DATE_ADD(DATE(joined), INTERVAL (HOUR(joined)*3600 + MINUTE(joined)*60 + SECOND(joined)) SECOND) FROM customers',
+  },
+  {
+    sql: 'SELECT id, DATE_ADD(joined, INTERVAL 1 HOUR), DATE_ADD(joined, INTERVAL 90 MINUTE), joined + INTERVAL 1 SECOND FROM customers',
+  },
+  {
+    sql: 'SELECT id, DATE(DATE_SUB(joined, INTERVAL DAYOFWEEK(joined) - 1 DAY)), DATE(DATE_SUB(joined, INTERVAL DAYOFMONTH(joined) - 1 DAY)), DATE(DATE_SUB(joined, INTERVAL DAYOFYEAR(joined) - 1 DAY)), MAKEDATE(YEAR(joined), 1) + INTERVAL QUARTER(joined) QUARTER - INTERVAL 1 QUARTER FROM customers',
+  },
+  {
+    sql: 'SELECT id, DATE_ADD(DATE(ordered_at), INTERVAL HOUR(ordered_at) HOUR), DATE(DATE_SUB(ordered_at, INTERVAL DAYOFWEEK(ordered_at) - 1 DAY)), MAKEDATE(YEAR(ordered_at), 1) + INTERVAL QUARTER(ordered_at) QUARTER - INTERVAL 1 QUARTER FROM orders',
+  },
 ];

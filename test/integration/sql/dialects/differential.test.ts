@@ -9,45 +9,22 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import mysql from 'mysql2/promise';
-import pkg from 'node-sql-parser/build/mysql.js';
 import sqliteWasm from 'node-sqlite3-wasm';
 import pg from 'pg';
 import { canCompile, compile } from '../../../../src/sql/dialects/index.js';
-import type { CompileOptions, Target } from '../../../../src/sql/dialects/types.js';
-import { rewriteSyntaxGaps } from '../../../../src/sql/parse/gaps.js';
-import { normalizeAst, rewriteParserGaps } from '../../../../src/sql/parse/normalize.js';
-import { resolveNaturalJoins } from '../../../../src/sql/plan/natural.js';
+import type { Target } from '../../../../src/sql/dialects/types.js';
 import { createMariaDatabase, createPgDatabase, MARIADB, PG } from '../../../helpers/services.js';
 import { compareRows, normCell, REFERENCE_CONN_OPTIONS, type Rows } from './compare.js';
+import { FIXTURE_OPTS, fixtureOptsFor, parseFixtureSql } from './compile-fixture.js';
 import { CORPUS, type CorpusQuery } from './corpus.js';
-import { COLUMN_TYPES, fixtureSql, TABLES } from './fixture.js';
+import { fixtureSql } from './fixture.js';
 
-const { Parser } = pkg as unknown as { Parser: new () => { astify(sql: string, o: object): any } };
-const parser = new Parser();
-
+/** PostgreSQL's date, time, JSON and interval types as the text it prints. */
 const RAW_PG_TYPES = new Set([1082, 1083, 1114, 1184, 114, 3802, 1186]);
 
-function parse(sql: string): any {
-  // The same pre-passes as parse/index.ts parseStatement.
-  const ast = normalizeAst(parser.astify(rewriteParserGaps(rewriteSyntaxGaps(sql)), { database: 'MySQL' }));
-  const one = Array.isArray(ast) ? ast[0] : ast;
-  // What the planner does once tables are bound: NATURAL JOIN columns from the fixture.
-  resolveNaturalJoins(one, (item) => {
-    const t = TABLES.find((x) => x.name === item.table?.toLowerCase());
-    return t ? t.columns.map((c) => c.name) : null;
-  });
-  return one;
-}
-
-const OPTS: CompileOptions = {
-  columnType: (ref) => COLUMN_TYPES[ref.column] ?? COLUMN_TYPES[ref.column.toLowerCase()] ?? null,
-};
-/** What the planner tells each target of the fixture's tables (all base tables): their row positions. */
-const ROW_MARKER: Partial<Record<Target, string>> = { postgres: 'ctid', duckdb: 'rowid' };
-const optsFor = (target: Target): CompileOptions => ({
-  ...OPTS,
-  rowMarker: () => ROW_MARKER[target] ?? null,
-});
+const parse = parseFixtureSql;
+const OPTS = FIXTURE_OPTS;
+const optsFor = fixtureOptsFor;
 
 let maria: { database: string; drop: () => Promise<void> };
 let pgdb: { database: string; drop: () => Promise<void> };

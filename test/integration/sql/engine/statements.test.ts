@@ -90,6 +90,19 @@ describe('SQL statements end to end over HTTP', () => {
     const cols = (await s.sql('SHOW COLUMNS FROM customers FROM pg')) as any;
     assert.deepEqual(cols.column_names, ['Field', 'Type', 'Null', 'Key', 'Default', 'Extra']);
     assert.deepEqual(cols.data[0].slice(0, 4), ['id', 'int', 'NO', 'PRI']);
+    const keyed = (await s.sql("SHOW COLUMNS FROM customers FROM pg WHERE `Key` = 'PRI'")) as any;
+    assert.deepEqual(
+      keyed.data.map((r: any[]) => r[0]),
+      ['id'],
+    );
+    const liked = (await s.sql("SHOW FULL COLUMNS FROM pg.customers LIKE 'I%'")) as any;
+    assert.equal(liked.column_names.length, 9);
+    assert.deepEqual(
+      liked.data.map((r: any[]) => r[0]),
+      ['id'],
+    );
+    const none = (await s.sql("SHOW FULL COLUMNS FROM pg.customers WHERE Field NOT LIKE '%' ")) as any;
+    assert.deepEqual(none.data, []);
     const d = (await s.sql('DESCRIBE my.products')) as any;
     assert.deepEqual(
       d.data.map((r: any[]) => r[0]),
@@ -162,6 +175,8 @@ describe('SQL statements end to end over HTTP', () => {
       ['SELECT nosuchcol FROM pg.customers', 1054, /nosuchcol/],
       ['SELECT * FROM my.nosuch', 1146, /nosuch/],
       ['DROP DATABASE nosuch', 1008, /nosuch/],
+      // A function neither the source nor the local engine can say (docs/reference/functions.md).
+      ['SELECT SOUNDEX(name) FROM pg.customers', 1235, /function SOUNDEX.*'pg' \(postgres\)/],
     ];
     for (const [q, code, msg] of cases) {
       const r = (await s.sql(q)) as any;
@@ -171,6 +186,28 @@ describe('SQL statements end to end over HTTP', () => {
     }
     const ctx = (await s.sql('SELECT 1 FROM t', { db: 'nosuch' })) as any;
     assert.equal(ctx.error_code, 1049);
+  });
+
+  test('a function the source cannot say but the local engine can: evaluated locally', async () => {
+    // JSON_VALID has no PostgreSQL 15 spelling; DuckDB has one (docs/reference/functions.md).
+    const r = (await s.sql(
+      "SELECT id, JSON_VALID(CONCAT('[', id, ']')) AS v FROM pg.customers ORDER BY id LIMIT 2",
+    )) as any;
+    assert.equal(r.type, 'table', JSON.stringify(r));
+    assert.deepEqual(
+      r.data.map((row: any[]) => Number(row[1])),
+      [1, 1],
+    );
+  });
+
+  test('functions of times, periods and weeks are pushed down with MySQL answers and types', async () => {
+    const r = (await s.sql(
+      "SELECT TIME_TO_SEC('01:00:05') AS s, SEC_TO_TIME(3661) AS t, WEEK('2021-01-01', 2) AS w, PERIOD_DIFF(202402, 202311) AS p FROM pg.customers ORDER BY id LIMIT 1",
+    )) as any;
+    assert.equal(r.type, 'table', JSON.stringify(r));
+    assert.deepEqual(r.data, [[3605, '01:01:01', 52, 3]]);
+    const ex = (await s.sql('EXPLAIN SELECT SEC_TO_TIME(id) FROM pg.customers')) as any;
+    assert.equal(ex.data.at(-1)[1], 'pg');
   });
 
   test('context.db makes unqualified tables belong to a source', async () => {

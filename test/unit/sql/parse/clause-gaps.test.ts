@@ -42,11 +42,25 @@ test('a NATURAL JOIN parses to a flag, and the planner fills the shared columns'
   // No shared column: a join without a condition, as MySQL does.
   assert.equal(ast.from![2].using, null);
   assert.equal(ast.from![2].natural, false);
-  const derived = select('SELECT * FROM pg.a NATURAL JOIN (SELECT 1 AS id) d');
-  assert.throws(
-    () => resolveNaturalJoins(derived, (item) => (item.table ? ['id'] : null)),
-    /NATURAL JOIN with a derived table/,
-  );
+  // A derived table or a CTE: the names of its select list (a `*` there: its own FROM's).
+  const derived = select('SELECT * FROM pg.a NATURAL JOIN (SELECT 1 AS id, x AS Name, y FROM pg.b) d');
+  resolveNaturalJoins(derived, (item) => (item.table ? cols[item.table as string] : null));
+  assert.deepEqual(derived.from![1].using, ['id', 'Name']);
+  const starred = select('SELECT * FROM (SELECT * FROM pg.b) AS s NATURAL JOIN pg.a');
+  resolveNaturalJoins(starred, (item) => (item.table ? cols[item.table as string] : null));
+  assert.deepEqual(starred.from![1].using, ['ID', 'name']);
+  const cte = select('WITH w (x, q) AS (SELECT 1, 2) SELECT * FROM pg.a NATURAL JOIN w');
+  resolveNaturalJoins(cte, (item) => (item.db ? cols[item.table as string] : null));
+  assert.deepEqual(cte.from![1].using, ['x']);
+});
+
+test('INTERSECT ALL / EXCEPT ALL parse to their set operators; DISTINCT is the plain one', () => {
+  const all = select('SELECT a FROM pg.t INTERSECT ALL SELECT b FROM pg.u');
+  assert.equal(all.set_op, 'INTERSECT ALL');
+  assert.equal((all._next as SelectStmt).options ?? null, null);
+  assert.equal(select('SELECT a FROM pg.t EXCEPT ALL SELECT SQL_NO_CACHE b FROM pg.u').set_op, 'EXCEPT ALL');
+  assert.equal(select('SELECT a FROM pg.t EXCEPT DISTINCT SELECT b FROM pg.u').set_op, 'EXCEPT');
+  assert.equal(select("SELECT 'INTERSECT ALL' FROM pg.t").set_op ?? null, null);
 });
 
 test('RANGE frames read as ROWS plus a mark, and come back as RANGE', () => {

@@ -150,6 +150,25 @@ test("SHOW FULL TABLES ... WHERE Table_type = 'BASE TABLE' (DBeaver, SQLAlchemy)
   assert.throws(() => parseServiceStatement('SHOW TABLES WHERE 1 = 1'), { code: 1064 });
 });
 
+test('SHOW [FULL] COLUMNS ... WHERE / LIKE (DBeaver, Superset)', () => {
+  assert.deepEqual(parseServiceStatement("SHOW COLUMNS FROM t FROM pg WHERE Field = 'id' AND `Key` <> ''"), {
+    kind: 'show_columns',
+    table: { db: 'pg', schema: null, table: 't' },
+    full: false,
+    like: null,
+    where: [
+      { column: 'Field', op: '=', value: 'id' },
+      { column: 'Key', op: '<>', value: '' },
+    ],
+  });
+  assert.deepEqual(parseServiceStatement("SHOW FULL COLUMNS FROM pg.t LIKE 'i%'"), {
+    kind: 'show_columns',
+    table: { db: 'pg', schema: null, table: 't' },
+    full: true,
+    like: 'i%',
+  });
+});
+
 test("SHOW DATABASES WHERE `Database` LIKE 'p%'", () => {
   assert.deepEqual(parseServiceStatement("SHOW DATABASES WHERE `Database` LIKE 'p%'"), {
     kind: 'show_databases',
