@@ -238,7 +238,8 @@ export class Engine implements SqlEngine, ExecutionContext {
     opts0: ExecOptions,
     sink: ResultPacketSink,
   ): Promise<RelayOutcome> {
-    if (opts0.readOnly) return null;
+    // A held transaction's reads run on its connection, through the normal path.
+    if (opts0.readOnly || opts0.transaction?.holding) return null;
     const sql = readExecutableComments(sql0);
     const pre = this.shapedNow(sql, ctx);
     let target = pre ? this.knownPushdownTarget(pre.shaped) : undefined;
@@ -709,6 +710,7 @@ export class Engine implements SqlEngine, ExecutionContext {
         this.kb().search(name, search, signal),
       readOnly: opts.readOnly,
       fragments: opts.fragments,
+      held: opts.transaction?.holding ? (s: Source) => opts.transaction?.heldFor(s) : undefined,
     };
   }
 

@@ -23,7 +23,10 @@ export class MysqlStreamReader implements RowReader {
     size: number,
     private readonly convs: Conv[],
     private readonly kill: (threadId: number) => Promise<void>,
-    private readonly done: () => void,
+    /** `lost`: the connection was destroyed (or may be broken). */
+    private readonly done: (lost: boolean) => void,
+    /** The connection is held for a transaction: it stays out of the pool at the end. */
+    private readonly held = false,
   ) {
     this.it = readableBatches<unknown[]>(stream, size);
   }
@@ -66,11 +69,12 @@ export class MysqlStreamReader implements RowReader {
 
   async release(): Promise<void> {
     if (!this.ended && !this.gone) await this.cancel();
-    if (this.gone || this.broken) {
+    const lost = this.gone || this.broken;
+    if (lost) {
       if (!this.gone) this.conn.destroy();
-    } else {
+    } else if (!this.held) {
       this.conn.release();
     }
-    this.done();
+    this.done(lost);
   }
 }

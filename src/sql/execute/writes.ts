@@ -47,6 +47,8 @@ export async function runWrite(
   );
   engine.forgetColumns();
   await breathe(size);
+  // Inside the caller's transaction the write runs on the connection held for it (1235 for a second source).
+  const held = await opts.transaction?.forWrite(source, opts.signal);
 
   if (others.length === 0) {
     // The statement runs at its source whole, its tables named as the source names them.
@@ -55,9 +57,10 @@ export async function runWrite(
     const write = tableWrite(ast, target.table, source.dialect);
     if (write) {
       const res = source.writeTable
-        ? await source.writeTable(write, { signal: opts.signal })
+        ? await source.writeTable(write, { signal: opts.signal, held })
         : await source.execute(write.kind === 'change' ? write.sql : compileFor(ast, source.dialect), {
             signal: opts.signal,
+            held,
           });
       return { kind: 'ok', affected: res.affectedRows };
     }
@@ -96,7 +99,7 @@ export async function runWrite(
         .map((c) => `${quoteIdent(dialect, c.name)} ${columnType(dialect, c.type)}`)
         .join(', ');
       const ine = ast.if_not_exists ? 'IF NOT EXISTS ' : '';
-      await source.execute(`CREATE TABLE ${ine}${table} (${cols})`);
+      await source.execute(`CREATE TABLE ${ine}${table} (${cols})`, { signal: opts.signal, held });
     }
     const names: string[] | null =
       (ast.type === 'insert' || ast.type === 'replace') && Array.isArray(ast.columns) && ast.columns.length
@@ -112,7 +115,7 @@ export async function runWrite(
     const flush = async () => {
       if (!pending.length) return;
       const values = pending.map((r) => `(${r.map((v) => valueLiteral(dialect, v)).join(', ')})`).join(', ');
-      await source.execute(`INSERT INTO ${table}${colList} VALUES ${values}`);
+      await source.execute(`INSERT INTO ${table}${colList} VALUES ${values}`, { signal: opts.signal, held });
       total += pending.length;
       pending = [];
     };
