@@ -23,6 +23,7 @@ import { RelaySink } from './relay-sink.js';
 import { writeEof, writeError, writeGreeting, writeOk } from './replies.js';
 import { createTableText, INDEX_COLUMNS, indexRows } from './schema-text.js';
 import { inlineSessionValues, UnknownVariable } from './session-values.js';
+import { WireTransaction } from './transaction.js';
 
 const FLUSH_BYTES = 64 * 1024;
 
@@ -71,6 +72,8 @@ export class Session implements Killable {
   private busy = false;
   private readonly ctx: QueryContext = {};
   private readonly vars = new Map<string, string | number>();
+  /** START TRANSACTION / autocommit off (transaction.ts); its state is the status flags of `out`. */
+  private readonly txn = new WireTransaction(this.out);
   private readonly statements = new Map<number, Prepared>();
   private nextStmt = 1;
   /** The running statement's cancel switch (KILL QUERY, a client gone away). */
@@ -288,10 +291,11 @@ export class Session implements Killable {
         return this.query(p.rest().toString('utf8'), false);
       case CMD.FIELD_LIST:
         return this.fieldList(p.nulBytes().toString('utf8'));
+      case CMD.RESET_CONNECTION:
+        this.vars.clear();
+        return this.txn.reset().then(() => writeOk(this.out));
       case CMD.PING:
       case CMD.DEBUG:
-      case CMD.RESET_CONNECTION:
-        if (cmd === CMD.RESET_CONNECTION) this.vars.clear();
         writeOk(this.out);
         return;
       case CMD.STATISTICS:
@@ -377,7 +381,12 @@ export class Session implements Killable {
         writeOk(this.out);
         return;
       case 'set':
+        await this.txn.set(a.vars);
         for (const [k, v] of a.vars) this.vars.set(k, v);
+        writeOk(this.out);
+        return;
+      case 'transaction':
+        await this.txn.run(a.statement);
         writeOk(this.out);
         return;
       case 'error':
@@ -462,6 +471,7 @@ export class Session implements Killable {
       readOnly: this.deps.readOnly,
       // The audit log, metrics and traces see this face as they see the others.
       caller: { principal: this.deps.auth ? this.user : null, transport: 'mysql' },
+      transaction: this.txn.state,
     };
     try {
       // A statement through the engine's result relay (relay-sink.ts; prepared ones too), in
@@ -644,6 +654,12 @@ export class Session implements Killable {
     this.phase = 'closed';
     clearTimeout(this.timer);
     this.running?.abort();
+    // A connection closed inside a transaction rolls it back (the source's connection goes back).
+    this.txn
+      .reset()
+      .catch((e) =>
+        this.deps.logger.warn({ err: (e as Error)?.message, face: 'mysql' }, 'rollback on close failed'),
+      );
     this.queue.length = 0;
     this.statements.clear();
     this.deps.sessions.delete(this.id);
