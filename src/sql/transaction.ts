@@ -14,7 +14,8 @@ import type { HeldConnection, SavepointOp, Source } from '../sources/types.js';
 export class Transaction {
   private autocommitOn = true;
   private explicit = false;
-  private held: { source: Source; conn: HeldConnection } | null = null;
+  /** `wrote`: a write on it succeeded (until then a failed first write gives it back). */
+  private held: { source: Source; conn: HeldConnection; wrote: boolean } | null = null;
   /** A hold in progress (the first write's), so a second one waits for it. */
   private pendingHold: Promise<HeldConnection> | null = null;
 
@@ -64,11 +65,37 @@ export class Transaction {
     this.pendingHold = p;
     try {
       const conn = await p;
-      this.held = { source, conn };
+      this.held = { source, conn, wrote: false };
       this.onChange?.();
       return conn;
     } finally {
       this.pendingHold = null;
+    }
+  }
+
+  /**
+   * Run a write to `source` on the connection `forWrite` gives. A transaction belongs to the
+   * source of its first write that succeeded: when the write that held the connection fails,
+   * the connection is rolled back and given back, so a client that goes on after the error
+   * (PyMySQL at its defaults) may write to another source.
+   */
+  async write<T>(
+    source: Source,
+    signal: AbortSignal | undefined,
+    fn: (held: HeldConnection | undefined) => Promise<T>,
+  ): Promise<T> {
+    const held = await this.forWrite(source, signal);
+    try {
+      const out = await fn(held);
+      if (held && this.held?.conn === held) this.held.wrote = true;
+      return out;
+    } catch (e) {
+      if (held && this.held?.conn === held && !this.held.wrote) {
+        this.held = null;
+        this.onChange?.();
+        await held.end(false).catch(() => {});
+      }
+      throw e;
     }
   }
 

@@ -1,11 +1,11 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import { columnType, quoteIdent, tableName, valueLiteral } from '../../core/sql-text.js';
 import type { DialectName } from '../../core/types.js';
-import type { Source, TableWrite } from '../../sources/types.js';
+import type { HeldConnection, Source, TableWrite } from '../../sources/types.js';
 import type { SelectStmt, SqlStatement } from '../ast/nodes.js';
 import { breathe } from '../breathe.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
-import { bindTables } from '../plan/bind.js';
+import { type BoundRef, bindTables } from '../plan/bind.js';
 import { compileFor, tryCompileFor } from '../plan/planner.js';
 import type { ExecutionContext, Outcome } from './context.js';
 import { runPlan } from './run-plan.js';
@@ -47,18 +47,34 @@ export async function runWrite(
   );
   engine.forgetColumns();
   await breathe(size);
+  const dialect = source.dialect;
   // Inside the caller's transaction the write runs on the connection held for it (1235 for a second source).
-  const held = await opts.transaction?.forWrite(source, opts.signal);
+  const run = (held: HeldConnection | undefined) =>
+    writeTo(engine, source, ast, ctx, opts, size, { kind, target, refs, others, dialect }, held);
+  return opts.transaction ? opts.transaction.write(source, opts.signal, run) : run(undefined);
+}
 
+/** runWrite's work once its target source is known, on `held` when a transaction holds it. */
+async function writeTo(
+  engine: ExecutionContext,
+  source: Source,
+  ast: SqlStatement,
+  ctx: QueryContext,
+  opts: ExecOptions,
+  size: number,
+  bound0: { kind: string; target: BoundRef; refs: BoundRef[]; others: BoundRef[]; dialect: DialectName },
+  held: HeldConnection | undefined,
+): Promise<Outcome> {
+  const { kind, target, refs, others, dialect } = bound0;
   if (others.length === 0) {
     // The statement runs at its source whole, its tables named as the source names them.
     const bound = refs.filter((r) => r.kind === 'source').map((r) => [r.node, r.node.db] as const);
     for (const [node] of bound) node.db = null;
-    const write = tableWrite(ast, target.table, source.dialect);
+    const write = tableWrite(ast, target.table, dialect);
     if (write) {
       const res = source.writeTable
         ? await source.writeTable(write, { signal: opts.signal, held })
-        : await source.execute(write.kind === 'change' ? write.sql : compileFor(ast, source.dialect), {
+        : await source.execute(write.kind === 'change' ? write.sql : compileFor(ast, dialect), {
             signal: opts.signal,
             held,
           });
@@ -82,7 +98,6 @@ export async function runWrite(
   }
   const plan = await engine.plan(select, ctx, size);
   const stream = await runPlan(plan, engine.local, engine.runOpts(opts));
-  const dialect = source.dialect;
   const table = tableName(dialect, target.schema, target.table);
   try {
     // Sources that store whole tables (files: Parquet) take the rows as one stream;

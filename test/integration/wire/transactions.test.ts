@@ -328,6 +328,53 @@ test('KILL QUERY stops a write waiting for a lock on the held connection; the tr
   }
 });
 
+test('KILL QUERY stops a read on the held connection; the transaction goes on (MariaDB)', async () => {
+  const id = base++;
+  const a = await connectWire();
+  const b = await connectWire();
+  try {
+    await a.query('START TRANSACTION');
+    await a.query(`INSERT INTO mys.t VALUES (${id}, 'kept')`);
+    const [[row]] = (await a.query('SELECT CONNECTION_ID() AS id')) as unknown as [{ id: number }[]];
+    const slow = a.query(`SELECT id, SLEEP(5) AS s FROM mys.t WHERE id = ${id}`);
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    await b.query(`KILL QUERY ${row.id}`);
+    await assert.rejects(slow, (e: { errno?: number }) => e.errno === 1317);
+    assert.ok(Date.now() - started < 3000, 'stopped, not waited for');
+    const [[seen]] = (await a.query(`SELECT v FROM mys.t WHERE id = ${id}`)) as unknown as [{ v: string }[]];
+    assert.equal(seen.v, 'kept');
+    await a.query('COMMIT');
+    assert.equal(await httpCount(`SELECT COUNT(*) FROM mys.t WHERE id = ${id}`), 1);
+  } finally {
+    await a.end();
+    await b.end();
+  }
+});
+
+test('a transaction whose first write failed may write to another source', async () => {
+  const id = base++;
+  await mariadbCli(`INSERT INTO mys.t VALUES (${id}, 'there')`);
+  const a = await connectWire();
+  try {
+    await a.query('SET autocommit = 0');
+    await assert.rejects(
+      a.query(`INSERT INTO mys.t VALUES (${id}, 'dup')`),
+      (e: { errno?: number }) => e.errno === 1062,
+    );
+    await a.query(`INSERT INTO pgs.t VALUES (${id}, 'other source')`);
+    await assert.rejects(
+      a.query(`INSERT INTO mys.t VALUES (${id + 1000}, 'second')`),
+      (e: { errno?: number }) => e.errno === 1235,
+    );
+    await a.query('COMMIT');
+    assert.equal(await httpCount(`SELECT COUNT(*) FROM pgs.t WHERE id = ${id}`), 1);
+    assert.equal(await httpCount(`SELECT COUNT(*) FROM mys.t WHERE id = ${id + 1000}`), 0);
+  } finally {
+    await a.end();
+  }
+});
+
 test('HTTP statements keep committing one by one', async () => {
   const id = base++;
   const r = await server.sql(`INSERT INTO pgs.t VALUES (${id}, 'http')`);
