@@ -462,6 +462,13 @@ export class Engine implements SqlEngine, ExecutionContext {
         found.scope,
         found.owned,
       );
+      // SELECT ... FOR UPDATE / FOR SHARE in a transaction locks rows where the transaction writes.
+      if (stmt.ast.locking_read && plan.kind === 'pushdown')
+        await opts.transaction?.forWrite(
+          plan.source,
+          opts.signal,
+          'a locking read (FOR UPDATE / FOR SHARE) of',
+        );
       const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
       return { kind: 'stream', stream: relabel(stream, stmt.labels) };
     }
@@ -558,8 +565,10 @@ export class Engine implements SqlEngine, ExecutionContext {
       if (plan.kind === 'pushdown') this.plans.set(planKey, plan);
       shaped ??= this.shaped(sql, scope, ctx);
       // Learn a shape not seen yet, or again when its sources changed; a refusal stands until it expires.
+      // A locking read is never shared: `run` must see its tree (it holds a transaction's source).
       if (
         shaped.key &&
+        !(stmt.ast.type === 'select' && stmt.ast.locking_read) &&
         (shaped.plan === undefined || (shaped.plan && !(await this.sameSources(shaped.plan))))
       )
         await this.learnShape(shaped, plan, stmt.labels, ctx, generation);

@@ -51,14 +51,18 @@ export class Transaction {
    * or undefined when no transaction is open or the source cannot take part (its writes apply
    * at once). A second transactional source is refused with 1235 naming both.
    */
-  async forWrite(source: Source, signal?: AbortSignal): Promise<HeldConnection | undefined> {
+  async forWrite(
+    source: Source,
+    signal?: AbortSignal,
+    what = 'a write to',
+  ): Promise<HeldConnection | undefined> {
     if (!this.open || !source.hold) return undefined;
     if (this.pendingHold) await this.pendingHold.catch(() => {});
     if (this.held) {
       if (this.held.source === source) return this.held.conn;
       throw new SqlError(
         ErrorCode.NOT_SUPPORTED,
-        `A transaction writes to one source: this one already wrote to '${this.held.source.name}', so a write to '${source.name}' is refused (nothing was written); COMMIT or ROLLBACK first`,
+        `A transaction writes to one source: this one already wrote to '${this.held.source.name}', so ${what} '${source.name}' is refused (nothing was written); COMMIT or ROLLBACK first`,
       );
     }
     const p = source.hold(signal);

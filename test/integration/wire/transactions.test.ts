@@ -375,6 +375,36 @@ test('a transaction whose first write failed may write to another source', async
   }
 });
 
+test('SELECT ... FOR UPDATE in a transaction locks the rows until COMMIT (PostgreSQL, MariaDB)', async () => {
+  for (const db of ['pgs', 'mys']) {
+    const id = base++;
+    await mariadbCli(`INSERT INTO ${db}.t VALUES (${id}, 'free')`);
+    const a = await connectWire();
+    try {
+      await a.query('START TRANSACTION');
+      const [[row]] = (await a.query(`SELECT v FROM ${db}.t WHERE id = ${id} FOR UPDATE`)) as unknown as [
+        { v: string }[],
+      ];
+      assert.equal(row.v, 'free');
+      // Another connection's write to the locked row waits for the transaction.
+      let done = false;
+      const other = server.sql(`UPDATE ${db}.t SET v = 'other' WHERE id = ${id}`).then((r) => {
+        done = true;
+        return r;
+      });
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(done, false, `${db}: the row is locked`);
+      await a.query(`UPDATE ${db}.t SET v = 'mine' WHERE id = ${id}`);
+      await a.query('COMMIT');
+      assert.equal((await other).type, 'ok');
+      const r = await server.sql(`SELECT v FROM ${db}.t WHERE id = ${id}`);
+      assert.deepEqual(r.type === 'table' ? r.data : r, [['other']]);
+    } finally {
+      await a.end();
+    }
+  }
+});
+
 test('HTTP statements keep committing one by one', async () => {
   const id = base++;
   const r = await server.sql(`INSERT INTO pgs.t VALUES (${id}, 'http')`);
