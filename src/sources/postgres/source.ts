@@ -322,6 +322,9 @@ export class PostgresSource implements Source {
     for (let attempt = 0; ; attempt++) {
       const client = held ? held.use() : await this.checkout(signal, ro);
       const q = new StreamedQuery(sql, batchSize(opts.batchRows));
+      // In a held transaction the read runs in a savepoint of its own (queued, no round trip
+      // awaited here), so a failed or stopped one does not abort the transaction.
+      if (held) client.query(`SAVEPOINT ${STATEMENT_SAVEPOINT}`).catch(() => {});
       client.query(q as unknown as pg.Submittable);
       // One abort listener for the statement's whole life (EventTarget listeners are not
       // cheap on a point lookup): until the columns come with the first rows an abort (a
@@ -344,7 +347,7 @@ export class PostgresSource implements Source {
         const retry = !held && neverSent(e) && attempt < this.readRetries(client);
         await q.finished;
         // After an abort a CancelRequest may still be on its way: that client is not reused.
-        this.back(client, broken || !!signal?.aborted, held);
+        this.back(client, broken || !!signal?.aborted, held, q, broken);
         if (signal?.aborted) throw interrupted(this.name);
         if (retry) continue;
         throw mapPgError(this.ctx, e);
@@ -355,14 +358,14 @@ export class PostgresSource implements Source {
         // began) is ignored by PostgreSQL, and closing the socket does not stop a running
         // statement: cancel until it has stopped, then discard the client.
         q.discard();
-        await cancelUntilFinished(this.params, client, q.finished);
-        this.back(client, true, held);
+        const stopped = await cancelUntilFinished(this.params, client, q.finished);
+        this.back(client, true, held, q, !stopped);
         throw interrupted(this.name);
       }
       const reader = new PgStreamReader(q, client, this.ctx, (c, discard) => {
         signal?.removeEventListener('abort', onAbort);
         if (stream) this.active.delete(stream);
-        this.back(c, discard, held);
+        this.back(c, discard, held, q);
       });
       const columns = fields.map((f) => ({ name: f.name, type: mysqlTypeForOid(f.dataTypeID) }));
       stream = makeQueryStream(this.name, columns, reader, signal, (e) => mapPgError(this.ctx, e), false);
@@ -426,10 +429,23 @@ export class PostgresSource implements Source {
     return held instanceof PgHeld && this.held.has(held) ? held : undefined;
   }
 
-  /** A statement's client back: to the pool, or (held) kept for its transaction unless it may be broken. */
-  private back(client: pg.PoolClient, discard: boolean, held: PgHeld | undefined): void {
-    if (held) held.done(discard);
-    else this.checkin(client, discard);
+  /**
+   * A statement's client back: to the pool (`discard`: closed instead), or, held, kept for
+   * its transaction unless `broken`; a read's savepoint (`q`) is released, or rolled back to
+   * when the read failed or was stopped.
+   */
+  private back(
+    client: pg.PoolClient,
+    discard: boolean,
+    held: PgHeld | undefined,
+    q?: StreamedQuery,
+    broken = discard,
+  ): void {
+    if (!held) return this.checkin(client, discard);
+    if (broken) return held.done(true);
+    if (!q) return;
+    const undo = q.failed || !q.done ? `ROLLBACK TO SAVEPOINT ${STATEMENT_SAVEPOINT}; ` : '';
+    client.query(`${undo}RELEASE SAVEPOINT ${STATEMENT_SAVEPOINT}`).catch(() => {});
   }
 
   /**

@@ -224,8 +224,8 @@ test('mariadb CLI: SET autocommit = 0 holds writes until COMMIT; SAVEPOINT and R
   }
 });
 
-test('a failed write inside a transaction is undone alone and COMMIT keeps the rest (PostgreSQL, MariaDB)', async () => {
-  for (const db of ['pgs', 'mys']) {
+test('a failed write inside a transaction is undone alone and COMMIT keeps the rest (PostgreSQL, MariaDB, DuckDB)', async () => {
+  for (const db of ['pgs', 'mys', 'duck']) {
     const id = base;
     base += 2;
     await mariadbCli(`INSERT INTO ${db}.t VALUES (${id}, 'before')`);
@@ -402,6 +402,39 @@ test('SELECT ... FOR UPDATE in a transaction locks the rows until COMMIT (Postgr
     } finally {
       await a.end();
     }
+  }
+});
+
+test('a failed or stopped read inside a PostgreSQL transaction leaves it open', async () => {
+  const id = base;
+  base += 3;
+  await mariadbCli(`INSERT INTO pgs.t VALUES (${id + 2}, 'locked')`);
+  const a = await connectWire();
+  const b = await connectWire();
+  try {
+    await a.query('START TRANSACTION');
+    await a.query(`INSERT INTO pgs.t VALUES (${id}, 'one')`);
+    await assert.rejects(
+      a.query('SELECT no_such_column FROM pgs.t'),
+      (e: { errno?: number }) => e.errno === 1054,
+    );
+    // b locks a row; a's locking read of it waits and is stopped.
+    await b.query('START TRANSACTION');
+    await b.query(`UPDATE pgs.t SET v = 'b' WHERE id = ${id + 2}`);
+    const [[row]] = (await a.query('SELECT CONNECTION_ID() AS id')) as unknown as [{ id: number }[]];
+    const waiting = a.query(`SELECT v FROM pgs.t WHERE id = ${id + 2} FOR UPDATE`);
+    await new Promise((r) => setTimeout(r, 300));
+    const killer = await connectWire();
+    await killer.query(`KILL QUERY ${row.id}`);
+    await killer.end();
+    await assert.rejects(waiting, (e: { errno?: number }) => e.errno === 1317);
+    await b.query('ROLLBACK');
+    await a.query(`INSERT INTO pgs.t VALUES (${id + 1}, 'two')`);
+    await a.query('COMMIT');
+    assert.equal(await httpCount(`SELECT COUNT(*) FROM pgs.t WHERE id IN (${id}, ${id + 1})`), 2);
+  } finally {
+    await a.end();
+    await b.end();
   }
 });
 
