@@ -441,8 +441,14 @@ export class PostgresSource implements Source {
     q?: StreamedQuery,
     broken = discard,
   ): void {
-    if (!held) return this.checkin(client, discard);
-    if (broken) return held.done(true);
+    if (!held) {
+      this.checkin(client, discard);
+      return;
+    }
+    if (broken) {
+      held.done(true);
+      return;
+    }
     if (!q) return;
     const undo = q.failed || !q.done ? `ROLLBACK TO SAVEPOINT ${STATEMENT_SAVEPOINT}; ` : '';
     client.query(`${undo}RELEASE SAVEPOINT ${STATEMENT_SAVEPOINT}`).catch(() => {});
