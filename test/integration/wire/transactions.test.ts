@@ -1,7 +1,7 @@
 /**
  * Transactions over the MySQL listener (docs/reference/wire.md "Transactions"), with the
- * clients people have: PyMySQL and mysqlclient (both autocommit off by default) and the
- * mariadb CLI, on a PostgreSQL, a MariaDB, a SQLite and a DuckDB source. Rolled back, closed
+ * clients people have: PyMySQL and mysqlclient (both autocommit off by default), the mariadb
+ * CLI, MariaDB Connector/J and mysql2, on a PostgreSQL, a MariaDB, a SQLite and a DuckDB source. Rolled back, closed
  * and committed transactions; a bystander that must not see uncommitted rows; a second
  * source's write refused with 1235; @@autocommit and the status flags telling the truth.
  */
@@ -14,11 +14,12 @@ import { after, before, test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import mysql from 'mysql2/promise';
 import sqlite from 'node-sqlite3-wasm';
-import { ensurePythonClients } from '../../helpers/debian-clients.js';
+import { ensureJavaClients, ensurePythonClients } from '../../helpers/debian-clients.js';
 import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
 import { createMariaDatabase, createPgDatabase, mariaExec, pgExec } from '../../helpers/services.js';
 
 const SCRIPT = new URL('./python/transactions.py', import.meta.url).pathname;
+const JDBC_SOURCE = new URL('./jdbc/TxnClient.java', import.meta.url).pathname;
 const TABLE = 'CREATE TABLE t (id int PRIMARY KEY, v varchar(40))';
 
 let server: TestServer;
@@ -435,6 +436,44 @@ test('a failed or stopped read inside a PostgreSQL transaction leaves it open', 
   } finally {
     await a.end();
     await b.end();
+  }
+});
+
+test('JDBC (MariaDB Connector/J): setAutoCommit(false), rollback, commit and close', async () => {
+  const java = ensureJavaClients();
+  const classes = mkdtempSync(join(tmpdir(), 'tributary-jdbc-txn-'));
+  try {
+    execFileSync(java.javac, ['-d', classes, '-cp', java.jar, JDBC_SOURCE], {
+      stdio: 'pipe',
+      timeout: 120_000,
+    });
+    for (const db of ['pgs', 'mys']) {
+      const id = base;
+      base += 4;
+      const out = await new Promise<Record<string, number>>((resolve, reject) => {
+        execFile(
+          java.java,
+          [
+            '-cp',
+            `${java.jar}:${classes}`,
+            'TxnClient',
+            `jdbc:mariadb://127.0.0.1:${port}/${db}?user=root`,
+            `${db}.t`,
+            String(id),
+          ],
+          { timeout: 60_000 },
+          (err, stdout, stderr) =>
+            err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+        );
+      });
+      assert.deepEqual(
+        out,
+        { own: 1, bystander: 0, after_rollback: 0, after_commit: 1, autocommitted: 1, after_close: 0 },
+        db,
+      );
+    }
+  } finally {
+    rmSync(classes, { recursive: true, force: true });
   }
 });
 
