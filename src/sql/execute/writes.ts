@@ -97,6 +97,15 @@ async function writeTo(
     );
   }
   const plan = await engine.plan(select, ctx, size);
+  // Its rows would come from the connection the batches below are written on, which runs one
+  // statement at a time: refused rather than left waiting on itself.
+  const readsTarget =
+    plan.kind === 'pushdown' ? plan.source === source : plan.fragments.some((f) => f.source === source);
+  if (held && readsTarget)
+    throw new SqlError(
+      ErrorCode.NOT_SUPPORTED,
+      `${kind.toUpperCase()} on '${source.name}.${target.table}' is not supported inside a transaction: its SELECT reads '${source.name}' but cannot run there whole; run it outside a transaction (it is then written in batches), or in SQL the ${source.engine} source can run whole`,
+    );
   const stream = await runPlan(plan, engine.local, engine.runOpts(opts));
   const table = tableName(dialect, target.schema, target.table);
   try {
