@@ -50,7 +50,33 @@ export interface QueryOptions {
    * when the caller has one: sources that keep per-shape state need not compute their own.
    */
   shape?: string;
+  /**
+   * Run on this connection, held for a transaction (`Source.hold`), instead of one from the
+   * pool: the statement sees the transaction's own uncommitted writes and is part of it.
+   * Only a connection this source handed out.
+   */
+  held?: HeldConnection;
 }
+
+/**
+ * One connection of a source kept for a client's transaction (the MySQL face's START
+ * TRANSACTION / autocommit off; docs/reference/wire.md): the source has begun a transaction
+ * on it, statements given it in `QueryOptions.held` run there, and `end` commits or rolls
+ * back and gives the connection back. A connection lost meanwhile (killed, broken, a result
+ * abandoned mid-way) is rolled back by its server; `lost` says so.
+ */
+export interface HeldConnection {
+  /** The source it belongs to (its name, for messages). */
+  readonly source: string;
+  /** True once the connection is gone: the transaction was rolled back by the source's server. */
+  readonly lost: boolean;
+  /** COMMIT (true) or ROLLBACK (false), then back to the pool; safe to call once, after a loss too. */
+  end(commit: boolean): Promise<void>;
+  /** SAVEPOINT / RELEASE SAVEPOINT / ROLLBACK TO SAVEPOINT `name` on the connection. */
+  savepoint(op: SavepointOp, name: string): Promise<void>;
+}
+
+export type SavepointOp = 'savepoint' | 'release' | 'rollback_to';
 
 export interface Source {
   readonly name: string;
@@ -120,6 +146,12 @@ export interface Source {
    * DOUBLE, BIT, JSON, ...): the caller then runs the statement the normal way.
    */
   relayQuery?(sql: string, sink: ResultPacketSink, opts?: QueryOptions): Promise<number | null>;
+  /**
+   * Optional (sources whose writes can be rolled back: postgres, mysql/mariadb, sqlite,
+   * duckdb): take one connection out of the pool and begin a transaction on it. Sources
+   * without it apply each write at once, as MySQL does for a non-transactional table.
+   */
+  hold?(signal?: AbortSignal): Promise<HeldConnection>;
   /** Optional: the connection pool's use now (metrics), for sources with a pool. */
   poolStats?(): import('./pool-gate.js').PoolStats;
   /** Try the connection (used by CREATE DATABASE before anything is stored). Throws SqlError 2003/1045/1049. */

@@ -3,6 +3,7 @@ import type { Caller } from '../observe/statement.js';
 import type { ResultPacketSink, TableInfo } from '../sources/types.js';
 import type { ProcessList } from './execute/processlist.js';
 import type { ErrorResult, Result } from './result.js';
+import type { Transaction } from './transaction.js';
 
 export type { ResultPacketSink } from '../sources/types.js';
 
@@ -46,6 +47,11 @@ export interface ExecOptions {
   caller?: Caller;
   /** Progress of a long statement: rows read so far (rows stored, for INSERT INTO a KB, with a message). */
   onProgress?: (rows: number, message?: string) => void;
+  /**
+   * The connection's transaction (the MySQL face): writes inside it run on one held
+   * connection of their source, and reads of that source too. Absent: each statement commits.
+   */
+  transaction?: Transaction;
 }
 
 /** The rows of a cut answer: those in it, and the ones after, still to be read. */

@@ -263,7 +263,8 @@ export class Engine implements SqlEngine, ExecutionContext {
     opts0: ExecOptions,
     sink: ResultPacketSink,
   ): Promise<RelayOutcome> {
-    if (opts0.readOnly) return null;
+    // A held transaction's reads run on its connection, through the normal path.
+    if (opts0.readOnly || opts0.transaction?.holding) return null;
     const sql = readExecutableComments(sql0);
     const pre = this.shapedNow(sql, ctx);
     let target = pre ? this.knownPushdownTarget(pre.shaped) : undefined;
@@ -486,6 +487,13 @@ export class Engine implements SqlEngine, ExecutionContext {
         found.scope,
         found.owned,
       );
+      // SELECT ... FOR UPDATE / FOR SHARE in a transaction locks rows where the transaction writes.
+      if (stmt.ast.locking_read && plan.kind === 'pushdown')
+        await opts.transaction?.forWrite(
+          plan.source,
+          opts.signal,
+          'a locking read (FOR UPDATE / FOR SHARE) of',
+        );
       const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
       return { kind: 'stream', stream: relabel(stream, stmt.labels) };
     }
@@ -582,8 +590,10 @@ export class Engine implements SqlEngine, ExecutionContext {
       if (plan.kind === 'pushdown') this.plans.set(planKey, plan);
       shaped ??= this.shaped(sql, scope, ctx);
       // Learn a shape not seen yet, or again when its sources changed; a refusal stands until it expires.
+      // A locking read is never shared: `run` must see its tree (it holds a transaction's source).
       if (
         shaped.key &&
+        !(stmt.ast.type === 'select' && stmt.ast.locking_read) &&
         (shaped.plan === undefined || (shaped.plan && !(await this.sameSources(shaped.plan))))
       )
         await this.learnShape(shaped, plan, stmt.labels, ctx, generation);
@@ -746,6 +756,7 @@ export class Engine implements SqlEngine, ExecutionContext {
         this.kb().search(name, search, signal),
       readOnly: opts.readOnly,
       fragments: opts.fragments,
+      held: opts.transaction?.holding ? (s: Source) => opts.transaction?.heldFor(s) : undefined,
     };
   }
 

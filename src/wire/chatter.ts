@@ -7,6 +7,7 @@
  */
 import { stringLiteral } from '../core/sql-text.js';
 import type { FieldInfo } from '../core/types.js';
+import { type TransactionStatement, transactionStatement } from './transaction.js';
 
 export interface SessionInfo {
   db: string | null;
@@ -31,6 +32,7 @@ export type Answer =
   | { kind: 'kill'; id: number; query: boolean }
   | { kind: 'show_create_table'; db: string | null; table: string }
   | { kind: 'show_index'; db: string | null; table: string }
+  | { kind: 'transaction'; statement: TransactionStatement }
   | { kind: 'sql'; sql: string };
 
 export const MAX_ALLOWED_PACKET = 64 * 1024 * 1024;
@@ -38,7 +40,7 @@ export const MAX_ALLOWED_PACKET = 64 * 1024 * 1024;
 const SQL_MODE =
   'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
 
-/** System variables with the values this server really has (UTC values, no transactions, utf8mb4). */
+/** System variables with the values this server really has (UTC values, utf8mb4; `autocommit` as SET). */
 export function variables(s: SessionInfo): Map<string, string | number> {
   const on = (b: boolean) => (b ? 1 : 0);
   const v = new Map<string, string | number>([
@@ -397,13 +399,11 @@ export function chatter(sql: string, s: SessionInfo): Answer | null {
     case 'ROLLBACK':
     case 'START':
     case 'SAVEPOINT':
-    case 'RELEASE':
-      // Every statement commits on its own; a transaction's bracket has nothing to do.
-      return /^(BEGIN(\s+WORK)?|COMMIT(\s+WORK)?|ROLLBACK(\s+WORK)?|START\s+TRANSACTION[\w\s,]*|SAVEPOINT\s+\w+|RELEASE\s+SAVEPOINT\s+\w+)$/i.test(
-        body,
-      )
-        ? { kind: 'ok' }
-        : null;
+    case 'RELEASE': {
+      // The connection's transaction (transaction.ts) runs them.
+      const statement = transactionStatement(body);
+      return statement ? { kind: 'transaction', statement } : null;
+    }
     case 'KILL': {
       const k = /^KILL\s+(QUERY\s+|CONNECTION\s+)?(\d+)$/i.exec(body);
       if (!k) return null;

@@ -14,6 +14,11 @@ export const MAX_PAYLOAD = 0xffffff;
  */
 export class PacketOut {
   seq = 0;
+  /**
+   * The server status flags OK and EOF packets carry (replies.ts): autocommit (0x0002) and
+   * in-transaction (0x0001), kept true by the connection's transaction (wire/transaction.ts).
+   */
+  status = 0x0002;
   private buf: Buffer;
   private pos = 0;
   private start = -1;

@@ -41,6 +41,7 @@ export const SERVER_CAPS =
   CAP.CONNECT_ATTRS |
   CAP.PLUGIN_AUTH_LENENC;
 
+export const STATUS_IN_TRANS = 0x0001;
 export const STATUS_AUTOCOMMIT = 0x0002;
 
 /** SQLSTATE for the MySQL codes the engine and this face answer with (MySQL's own table). */
@@ -93,13 +94,13 @@ export function sqlState(code: number): string {
 }
 
 export function writeOk(out: PacketOut, affected = 0, info = ''): void {
-  out.begin().int1(0).lenenc(affected).lenenc(0).int2(STATUS_AUTOCOMMIT).int2(0);
+  out.begin().int1(0).lenenc(affected).lenenc(0).int2(out.status).int2(0);
   if (info) out.text(info);
   out.end();
 }
 
 export function writeEof(out: PacketOut): void {
-  out.begin().int1(0xfe).int2(0).int2(STATUS_AUTOCOMMIT).end();
+  out.begin().int1(0xfe).int2(0).int2(out.status).end();
 }
 
 export function writeError(out: PacketOut, code: number, message: string): void {

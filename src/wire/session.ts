@@ -25,6 +25,7 @@ import { writeEof, writeError, writeGreeting, writeOk } from './replies.js';
 import { createTableText, INDEX_COLUMNS, indexRows } from './schema-text.js';
 import { inlineSessionValues, UnknownVariable } from './session-values.js';
 import { type Charset, charsetNamed, charsetOfCollation, decodeStatement, UTF8 } from './statement-bytes.js';
+import { WireTransaction } from './transaction.js';
 
 const FLUSH_BYTES = 64 * 1024;
 
@@ -76,6 +77,8 @@ export class Session implements Killable {
   /** What statement bytes are in: the handshake's collation, then SET NAMES / character_set_client. */
   private charset: Charset = UTF8;
   private handshakeCharset: Charset = UTF8;
+  /** START TRANSACTION / autocommit off (transaction.ts); its state is the status flags of `out`. */
+  private readonly txn = new WireTransaction(this.out);
   private readonly statements = new Map<number, Prepared>();
   private nextStmt = 1;
   /** The running statement's cancel switch (KILL QUERY, a client gone away). */
@@ -315,13 +318,12 @@ export class Session implements Killable {
         return this.query(decodeStatement(p.rest(), this.charset), false);
       case CMD.FIELD_LIST:
         return this.fieldList(p.nulBytes().toString('utf8'));
+      case CMD.RESET_CONNECTION:
+        this.vars.clear();
+        this.resetCharset();
+        return this.txn.reset().then(() => writeOk(this.out));
       case CMD.PING:
       case CMD.DEBUG:
-      case CMD.RESET_CONNECTION:
-        if (cmd === CMD.RESET_CONNECTION) {
-          this.vars.clear();
-          this.resetCharset();
-        }
         writeOk(this.out);
         return;
       case CMD.STATISTICS:
@@ -425,11 +427,16 @@ export class Session implements Killable {
           );
           return;
         }
+        await this.txn.set(a.vars);
         for (const [k, v] of a.vars) this.vars.set(k, v);
         this.charset = charset;
         writeOk(this.out);
         return;
       }
+      case 'transaction':
+        await this.txn.run(a.statement);
+        writeOk(this.out);
+        return;
       case 'error':
         writeError(this.out, a.code, a.message);
         return;
@@ -515,6 +522,7 @@ export class Session implements Killable {
       readOnly: this.deps.readOnly,
       // The audit log, metrics and traces see this face as they see the others.
       caller: { principal: this.principal(), transport: 'mysql', connection: this.id },
+      transaction: this.txn.state,
     };
     try {
       // A statement through the engine's result relay (relay-sink.ts; prepared ones too), in
@@ -701,6 +709,12 @@ export class Session implements Killable {
     this.phase = 'closed';
     clearTimeout(this.timer);
     this.running?.abort();
+    // A connection closed inside a transaction rolls it back (the source's connection goes back).
+    this.txn
+      .reset()
+      .catch((e) =>
+        this.deps.logger.warn({ err: (e as Error)?.message, face: 'mysql' }, 'rollback on close failed'),
+      );
     this.queue.length = 0;
     this.statements.clear();
     this.deps.sessions.delete(this.id);

@@ -7,8 +7,9 @@ import type { Collation } from '../params.js';
 import { checkReadOnlySql, readOnlyRefusal } from '../read-only.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { makeQueryStream, type RowReader } from '../stream-util.js';
-import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
+import type { HeldConnection, QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
 import { mapDuckError } from './errors.js';
+import { DuckHeld } from './held.js';
 import { DuckChunkConverter, duckTypeToMysql } from './values.js';
 
 export interface DuckdbParams {
@@ -56,6 +57,8 @@ export class DuckdbSource implements Source {
   private instance: Promise<DuckDBInstance> | null = null;
   private closed = false;
   private readonly active = new Set<QueryStream>();
+  /** Connections held for transactions now (Source.hold): rolled back when the source closes. */
+  private readonly held = new Set<DuckHeld>();
 
   constructor(
     readonly name: string,
@@ -152,7 +155,12 @@ export class DuckdbSource implements Source {
     // A read-write file cannot also be opened read-only in this process (DuckDB refuses a
     // second configuration of one file): read-only calls rely on the kind check and this one.
     if (this.params.read_only || opts.readOnly) checkReadOnlySql(this.name, sql);
-    const conn = await this.connect();
+    const held = this.ownHeld(opts.held);
+    const conn = held ? held.use() : await this.connect();
+    // A held connection stays open for its transaction.
+    const closeConn = () => {
+      if (!held) conn.closeSync();
+    };
     let result: DuckDBResult | null = null;
     let start: () => Promise<DuckDBResult>;
     let converter: DuckChunkConverter;
@@ -166,14 +174,14 @@ export class DuckdbSource implements Source {
       start = () => p.stream();
     } catch (e) {
       if (!/Cannot prepare multiple statements/.test(String((e as Error)?.message))) {
-        conn.closeSync();
+        closeConn();
         throw mapDuckError(this.name, this.params.path, e);
       }
       // Several statements: run them, stream the last one's rows.
       try {
         result = await conn.stream(sql);
       } catch (e2) {
-        conn.closeSync();
+        closeConn();
         throw mapDuckError(this.name, this.params.path, e2);
       }
       converter = new DuckChunkConverter(result.columnNames(), result.columnTypes());
@@ -204,7 +212,7 @@ export class DuckdbSource implements Source {
       cancel: async () => interruptUntilSettled(conn, () => pending),
       release: async () => {
         this.active.delete(stream);
-        conn.closeSync();
+        closeConn();
       },
     };
     const stream = makeQueryStream(this.name, converter.fields, reader, opts.signal, (e) =>
@@ -218,7 +226,8 @@ export class DuckdbSource implements Source {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
     if (opts.readOnly) throw readOnlyRefusal(this.name, 'a statement that writes');
-    const conn = await this.connect();
+    const held = this.ownHeld(opts.held);
+    const conn = held ? held.use() : await this.connect();
     let running: Promise<unknown> | null = null;
     const onAbort = () => void interruptUntilSettled(conn, () => running);
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -233,14 +242,35 @@ export class DuckdbSource implements Source {
       throw mapDuckError(this.name, this.params.path, e);
     } finally {
       signal?.removeEventListener('abort', onAbort);
-      conn.closeSync();
+      if (!held) conn.closeSync();
     }
+  }
+
+  /** See Source.hold: a connection of its own with BEGIN TRANSACTION sent. */
+  async hold(): Promise<HeldConnection> {
+    if (this.params.read_only) throw readOnlyRefusal(this.name, 'a statement that writes');
+    const conn = await this.connect();
+    try {
+      await conn.run('BEGIN TRANSACTION');
+    } catch (e) {
+      conn.closeSync();
+      throw mapDuckError(this.name, this.params.path, e);
+    }
+    const h = new DuckHeld(this.name, conn, this.params.path, (x) => this.held.delete(x));
+    this.held.add(h);
+    return h;
+  }
+
+  /** `held` when this source handed it out. */
+  private ownHeld(held: HeldConnection | undefined): DuckHeld | undefined {
+    return held instanceof DuckHeld && this.held.has(held) ? held : undefined;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.active].map((s) => s.cancel()));
+    await Promise.all([...this.held].map((h) => h.end(false).catch(() => {})));
     const inst = this.instance;
     this.instance = null;
     if (inst) (await inst.catch(() => null))?.closeSync();

@@ -8,8 +8,16 @@ import { PoolGate } from '../pool-gate.js';
 import { checkReadOnlySql, readOnlyRefusal } from '../read-only.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';
-import type { QueryOptions, QueryStream, ResultPacketSink, Source, TableInfo } from '../types.js';
+import type {
+  HeldConnection,
+  QueryOptions,
+  QueryStream,
+  ResultPacketSink,
+  Source,
+  TableInfo,
+} from '../types.js';
 import { isBrokenConnection, type MysqlErrorContext, mapMysqlError } from './errors.js';
+import { MysqlHeld, run } from './held.js';
 import { JsonColumns } from './json-columns.js';
 import {
   type ColumnRow,
@@ -63,6 +71,8 @@ export class MysqlSource implements Source {
   private readonly idleSince = new WeakMap<PoolConnection, number>();
   /** Connections whose session runs every transaction READ ONLY now. */
   private readonly readOnlySessions = new WeakSet<PoolConnection>();
+  /** Connections held for transactions now (Source.hold): rolled back when the source closes. */
+  private readonly held = new Set<MysqlHeld>();
   private readonly readOnlySource: boolean;
   private closed = false;
   private mariadb: boolean | null = null;
@@ -298,8 +308,9 @@ export class MysqlSource implements Source {
     const size = batchSize(opts.batchRows);
     const ro = this.readOnlySource || opts.readOnly === true;
     if (ro) checkReadOnlySql(this.name, sql);
+    const held = this.ownHeld(opts.held);
     for (let attempt = 0; ; attempt++) {
-      const conn = await this.getConnection(signal, ro);
+      const conn = held ? held.use() : await this.getConnection(signal, ro);
       const q = conn.query({ sql, rowsAsArray: true });
       // Errors reach us through the stream; without these listeners a late one would be thrown.
       q.on('error', noop);
@@ -319,16 +330,27 @@ export class MysqlSource implements Source {
       } catch (e) {
         detach();
         const broken = isBrokenConnection(e);
-        this.giveBack(conn, broken || !!signal?.aborted);
+        // A held connection stays with its transaction: the statement was killed before this answer.
+        if (held) held.done(broken);
+        else this.giveBack(conn, broken || !!signal?.aborted);
         if (signal?.aborted) throw interrupted(this.name);
-        if (neverSent(e) && attempt < READ_RETRIES) continue;
+        if (!held && neverSent(e) && attempt < READ_RETRIES) continue;
         throw mapMysqlError(this.ctx, e);
       }
-      const reader = new MysqlStreamReader(conn, stream, size, convertersFor(fields), this.killQuery, () => {
-        detach();
-        this.freePermit(conn);
-        this.active.delete(qs);
-      });
+      const reader = new MysqlStreamReader(
+        conn,
+        stream,
+        size,
+        convertersFor(fields),
+        this.killQuery,
+        (lost) => {
+          detach();
+          if (held) held.done(lost);
+          else this.freePermit(conn);
+          this.active.delete(qs);
+        },
+        held !== undefined,
+      );
       const json = await this.jsonColumns.find(fields);
       const columns = fields.map((f, i) => fieldInfoOf(f, json.has(i) ? 'JSON' : undefined, this.name));
       const qs = makeQueryStream(this.name, columns, reader, signal, (e) => mapMysqlError(this.ctx, e));
@@ -370,7 +392,8 @@ export class MysqlSource implements Source {
   async relayQuery(sql: string, sink: ResultPacketSink, opts: QueryOptions = {}): Promise<number | null> {
     const { signal } = opts;
     // Read-only mode checks the text and switches the session: the normal path does both.
-    if (this.readOnlySource || opts.readOnly) return null;
+    // A held transaction's statements take the normal path too.
+    if (this.readOnlySource || opts.readOnly || opts.held) return null;
     const shape = opts.shape ?? sql.replace(/\d+/g, '0');
     if (this.declined.has(shape)) return null;
     if (signal?.aborted) throw interrupted(this.name);
@@ -471,22 +494,45 @@ export class MysqlSource implements Source {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
     if (this.readOnlySource || opts.readOnly) throw readOnlyRefusal(this.name, 'a statement that writes');
-    const conn = await this.getConnection(signal);
+    const held = this.ownHeld(opts.held);
+    const conn = held ? held.use() : await this.getConnection(signal);
     const onAbort = () => void this.killQuery(conn.threadId);
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const r = await new Promise<unknown>((resolve, reject) =>
-        conn.query(sql, (e: unknown, res: unknown) => (e ? reject(e) : resolve(res))),
-      );
-      this.giveBack(conn, false);
+      const r = await run(conn, sql);
+      if (!held) this.giveBack(conn, false);
       const affected = (r as { affectedRows?: unknown } | null)?.affectedRows;
       return { affectedRows: typeof affected === 'number' ? affected : null };
     } catch (e) {
-      this.giveBack(conn, isBrokenConnection(e));
+      if (held) held.done(isBrokenConnection(e));
+      else this.giveBack(conn, isBrokenConnection(e));
       throw mapMysqlError(this.ctx, e);
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** See Source.hold: a writable connection with autocommit off, out of the pool until its end. */
+  async hold(signal?: AbortSignal): Promise<HeldConnection> {
+    if (this.readOnlySource) throw readOnlyRefusal(this.name, 'a statement that writes');
+    const conn = await this.getConnection(signal, false);
+    try {
+      await run(conn, 'SET autocommit = 0');
+    } catch (e) {
+      this.giveBack(conn, true);
+      throw mapMysqlError(this.ctx, e);
+    }
+    const h: MysqlHeld = new MysqlHeld(this.name, conn, this.ctx, (c, destroy) => {
+      this.held.delete(h);
+      this.giveBack(c, destroy);
+    });
+    this.held.add(h);
+    return h;
+  }
+
+  /** `held` when this source handed it out. */
+  private ownHeld(held: HeldConnection | undefined): MysqlHeld | undefined {
+    return held instanceof MysqlHeld && this.held.has(held) ? held : undefined;
   }
 
   async close(): Promise<void> {
@@ -494,6 +540,7 @@ export class MysqlSource implements Source {
     this.closed = true;
     this.pipeline.close();
     await Promise.all([...this.active].map((s) => s.cancel()));
+    await Promise.all([...this.held].map((h) => h.end(false).catch(() => {})));
     await new Promise<void>((resolve) => this.pool.end(() => resolve()));
   }
 }

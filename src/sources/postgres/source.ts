@@ -10,10 +10,11 @@ import { PoolGate } from '../pool-gate.js';
 import { checkReadOnlySql, readOnlyRefusal } from '../read-only.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream } from '../stream-util.js';
-import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
+import type { HeldConnection, QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
 import { sendCancelRequest } from './cancel.js';
 import { copyOut } from './copy-out.js';
 import { isBrokenConnection, mapPgError, type PgErrorContext } from './errors.js';
+import { PgHeld, STATEMENT_SAVEPOINT } from './held.js';
 import {
   type ColumnRow,
   KNOWN_VALUES_SQL,
@@ -101,6 +102,8 @@ export class PostgresSource implements Source {
   private readonly permits = new WeakMap<pg.PoolClient, () => void>();
   /** Clients whose session is in read-only mode now (default_transaction_read_only = on). */
   private readonly readOnlySessions = new WeakSet<pg.PoolClient>();
+  /** Clients held for transactions now (Source.hold): rolled back when the source closes. */
+  private readonly held = new Set<PgHeld>();
 
   constructor(
     readonly name: string,
@@ -315,9 +318,13 @@ export class PostgresSource implements Source {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
     const ro = this.readOnly(sql, opts);
+    const held = this.ownHeld(opts.held);
     for (let attempt = 0; ; attempt++) {
-      const client = await this.checkout(signal, ro);
+      const client = held ? held.use() : await this.checkout(signal, ro);
       const q = new StreamedQuery(sql, batchSize(opts.batchRows));
+      // In a held transaction the read runs in a savepoint of its own (queued, no round trip
+      // awaited here), so a failed or stopped one does not abort the transaction.
+      if (held) client.query(`SAVEPOINT ${STATEMENT_SAVEPOINT}`).catch(() => {});
       client.query(q as unknown as pg.Submittable);
       // One abort listener for the statement's whole life (EventTarget listeners are not
       // cheap on a point lookup): until the columns come with the first rows an abort (a
@@ -337,10 +344,10 @@ export class PostgresSource implements Source {
       } catch (e) {
         signal?.removeEventListener('abort', onAbort);
         const broken = isBrokenConnection(e);
-        const retry = neverSent(e) && attempt < this.readRetries(client);
+        const retry = !held && neverSent(e) && attempt < this.readRetries(client);
         await q.finished;
         // After an abort a CancelRequest may still be on its way: that client is not reused.
-        this.checkin(client, broken || !!signal?.aborted);
+        this.back(client, broken || !!signal?.aborted, held, q, broken);
         if (signal?.aborted) throw interrupted(this.name);
         if (retry) continue;
         throw mapPgError(this.ctx, e);
@@ -351,14 +358,14 @@ export class PostgresSource implements Source {
         // began) is ignored by PostgreSQL, and closing the socket does not stop a running
         // statement: cancel until it has stopped, then discard the client.
         q.discard();
-        await cancelUntilFinished(this.params, client, q.finished);
-        this.checkin(client, true);
+        const stopped = await cancelUntilFinished(this.params, client, q.finished);
+        this.back(client, true, held, q, !stopped);
         throw interrupted(this.name);
       }
       const reader = new PgStreamReader(q, client, this.ctx, (c, discard) => {
         signal?.removeEventListener('abort', onAbort);
         if (stream) this.active.delete(stream);
-        this.checkin(c, discard);
+        this.back(c, discard, held, q);
       });
       const columns = fields.map((f) => ({ name: f.name, type: mysqlTypeForOid(f.dataTypeID) }));
       stream = makeQueryStream(this.name, columns, reader, signal, (e) => mapPgError(this.ctx, e), false);
@@ -371,21 +378,80 @@ export class PostgresSource implements Source {
     const { signal } = opts;
     if (signal?.aborted) throw interrupted(this.name);
     if (this.params.read_only || opts.readOnly) throw readOnlyRefusal(this.name, 'a statement that writes');
-    const client = await this.checkout(signal, false);
+    const held = this.ownHeld(opts.held);
+    const client = held ? held.use() : await this.checkout(signal, false);
     const onAbort = this.cancelOnAbort(client);
     signal?.addEventListener('abort', onAbort, { once: true });
+    // In a held transaction the write runs in a savepoint of its own, in the same round trip:
+    // a failed one is undone alone, as MySQL undoes a failed statement.
+    const text = held
+      ? `SAVEPOINT ${STATEMENT_SAVEPOINT}; ${sql}; RELEASE SAVEPOINT ${STATEMENT_SAVEPOINT}`
+      : sql;
     try {
-      const r = (await client.query({ text: sql, types: pgTypes })) as pg.QueryResult | pg.QueryResult[];
-      this.checkin(client, false);
+      const r = (await client.query({ text, types: pgTypes })) as pg.QueryResult | pg.QueryResult[];
+      this.back(client, false, held);
       // Several statements in one string give one result each.
       const results = Array.isArray(r) ? r : [r];
       return { affectedRows: results.reduce((n, x) => n + (x.rowCount ?? 0), 0) };
     } catch (e) {
-      this.checkin(client, isBrokenConnection(e));
+      const broken = isBrokenConnection(e);
+      if (held && !broken)
+        await client
+          .query(`ROLLBACK TO SAVEPOINT ${STATEMENT_SAVEPOINT}; RELEASE SAVEPOINT ${STATEMENT_SAVEPOINT}`)
+          .catch(() => {});
+      this.back(client, broken, held);
       throw mapPgError(this.ctx, e);
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** See Source.hold: a writable client with BEGIN sent, out of the pool until its end. */
+  async hold(signal?: AbortSignal): Promise<HeldConnection> {
+    if (this.params.read_only) throw readOnlyRefusal(this.name, 'a statement that writes');
+    const client = await this.checkout(signal, false);
+    try {
+      await client.query('BEGIN');
+    } catch (e) {
+      this.checkin(client, true);
+      throw mapPgError(this.ctx, e);
+    }
+    const h: PgHeld = new PgHeld(this.name, client, this.ctx, (c, discard) => {
+      this.held.delete(h);
+      this.checkin(c, discard);
+    });
+    this.held.add(h);
+    return h;
+  }
+
+  /** `held` when this source handed it out. */
+  private ownHeld(held: HeldConnection | undefined): PgHeld | undefined {
+    return held instanceof PgHeld && this.held.has(held) ? held : undefined;
+  }
+
+  /**
+   * A statement's client back: to the pool (`discard`: closed instead), or, held, kept for
+   * its transaction unless `broken`; a read's savepoint (`q`) is released, or rolled back to
+   * when the read failed or was stopped.
+   */
+  private back(
+    client: pg.PoolClient,
+    discard: boolean,
+    held: PgHeld | undefined,
+    q?: StreamedQuery,
+    broken = discard,
+  ): void {
+    if (!held) {
+      this.checkin(client, discard);
+      return;
+    }
+    if (broken) {
+      held.done(true);
+      return;
+    }
+    if (!q) return;
+    const undo = q.failed || !q.done ? `ROLLBACK TO SAVEPOINT ${STATEMENT_SAVEPOINT}; ` : '';
+    client.query(`${undo}RELEASE SAVEPOINT ${STATEMENT_SAVEPOINT}`).catch(() => {});
   }
 
   /**
@@ -455,6 +521,7 @@ export class PostgresSource implements Source {
     if (this.closed) return;
     this.closed = true;
     await Promise.all([...this.active].map((s) => s.cancel()));
+    await Promise.all([...this.held].map((h) => h.end(false).catch(() => {})));
     const pool = this.pool;
     this.pool = null;
     if (pool) await (await pool.catch(() => null))?.end();

@@ -75,6 +75,11 @@ export class StreamedQuery {
     return this.complete;
   }
 
+  /** Whether the statement failed (an error from the server, a cancel included). */
+  get failed(): boolean {
+    return this.error !== null;
+  }
+
   /** Whether `finished` has already settled (nothing left to wait for). */
   get isFinished(): boolean {
     return this.settled;

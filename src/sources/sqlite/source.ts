@@ -5,9 +5,10 @@ import type { Collation } from '../params.js';
 import { checkReadOnlySql, readOnlyRefusal } from '../read-only.js';
 import { SQL_CAPABILITIES } from '../sql-util.js';
 import { batchSize, makeQueryStream, type RowReader, yieldToLoop } from '../stream-util.js';
-import type { QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
+import type { HeldConnection, QueryOptions, QueryStream, Source, TableInfo } from '../types.js';
 import { Database, StatementCursor } from './driver.js';
 import { mapSqliteError } from './errors.js';
+import { SqliteHeld } from './held.js';
 import { converterFor, mysqlTypeOfDeclared, mysqlTypeOfValues } from './types.js';
 
 export interface SqliteParams {
@@ -46,6 +47,8 @@ export class SqliteSource implements Source {
   private roDb: Database | null = null;
   private closed = false;
   private readonly open = new Set<StatementCursor>();
+  /** Handles held for transactions now (Source.hold): rolled back when the source closes. */
+  private readonly held = new Set<SqliteHeld>();
 
   constructor(
     readonly name: string,
@@ -79,7 +82,10 @@ export class SqliteSource implements Source {
   /** Catalog queries: their text parameters are names, their row shapes known per query. */
   private all<T>(sql: string, values?: string[]): T[] {
     try {
-      return this.handle().all(sql, values) as T[];
+      // While a transaction holds the file's write lock, the other handles cannot read it:
+      // the catalog is read through the held handle then (it only adds the transaction's DDL).
+      const held = this.held.values().next().value;
+      return (held ? held.use() : this.handle()).all(sql, values) as T[];
     } catch (e) {
       throw mapSqliteError(this.name, this.params.path, e);
     }
@@ -137,7 +143,8 @@ export class SqliteSource implements Source {
     if (opts.signal?.aborted) throw interrupted(this.name);
     const ro = this.params.read_only === true || opts.readOnly === true;
     if (ro) checkReadOnlySql(this.name, sql);
-    const db = this.handle(ro);
+    const held = this.ownHeld(opts.held);
+    const db = held ? held.use() : this.handle(ro);
     const size = batchSize(opts.batchRows);
     let cursor: StatementCursor;
     let first: Row[] = [];
@@ -213,17 +220,41 @@ export class SqliteSource implements Source {
   async execute(sql: string, opts: QueryOptions = {}): Promise<{ affectedRows: number | null }> {
     if (opts.signal?.aborted) throw interrupted(this.name);
     if (this.params.read_only || opts.readOnly) throw readOnlyRefusal(this.name, 'a statement that writes');
+    const held = this.ownHeld(opts.held);
     try {
-      const r = this.handle().run(sql);
+      const r = (held ? held.use() : this.handle()).run(sql);
       return { affectedRows: DML_RE.test(sql) ? r.changes : 0 };
     } catch (e) {
       throw mapSqliteError(this.name, this.params.path, e);
     }
   }
 
+  /** See Source.hold: a read-write handle of its own on the file, with BEGIN sent. */
+  async hold(): Promise<HeldConnection> {
+    if (this.params.read_only) throw readOnlyRefusal(this.name, 'a statement that writes');
+    this.handle(); // the file's checks and their errors
+    let db: Database | null = null;
+    try {
+      db = new Database(this.params.path, { fileMustExist: true });
+      db.exec('BEGIN');
+    } catch (e) {
+      if (db?.isOpen) db.close();
+      throw mapSqliteError(this.name, this.params.path, e);
+    }
+    const h = new SqliteHeld(this.name, db, this.params.path, (x) => this.held.delete(x));
+    this.held.add(h);
+    return h;
+  }
+
+  /** `held` when this source handed it out. */
+  private ownHeld(held: HeldConnection | undefined): SqliteHeld | undefined {
+    return held instanceof SqliteHeld && this.held.has(held) ? held : undefined;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await Promise.all([...this.held].map((h) => h.end(false).catch(() => {})));
     for (const c of this.open) c.finalize();
     this.open.clear();
     for (const db of [this.db, this.roDb]) if (db?.isOpen) db.close();

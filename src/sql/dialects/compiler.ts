@@ -351,7 +351,7 @@ export abstract class SqlCompiler implements Compiler {
       }
       const limit = this.limitClause(s, 'limit');
       if (limit) parts.push(limit.trim());
-      if (s.locking_read) parts.push(this.lockingClause(String(s.locking_read)));
+      if (s.locking_read) parts.push(this.lockingClause(String(s.locking_read), s));
       return parts.filter(Boolean).join(' ');
     } finally {
       this.firstSeen = outerFirstSeen;
@@ -369,7 +369,7 @@ export abstract class SqlCompiler implements Compiler {
     return `(array_agg(${sql} ORDER BY ${order}))[1]`;
   }
 
-  protected lockingClause(_text: string): string {
+  protected lockingClause(_text: string, _select: SelectStmt): string {
     // Reads through a federated engine do not hold row locks on the source.
     return '';
   }

@@ -1,4 +1,6 @@
 /** PostgreSQL: the default compiler is PostgreSQL-flavoured standard SQL; only parameters differ. */
+import { containsAggregate } from '../ast/aggregates.js';
+import type { SelectStmt } from '../ast/nodes.js';
 import { type FunctionMap, SqlCompiler } from './compiler.js';
 import { commonFunctions } from './functions/common.js';
 
@@ -12,5 +14,16 @@ export class PostgresCompiler extends SqlCompiler {
 
   protected override param(): string {
     return `$${++this.paramCount}`;
+  }
+
+  /**
+   * MySQL's locking reads lock rows in PostgreSQL too (inside a wire transaction they run on
+   * its held connection). PostgreSQL refuses them with grouping or DISTINCT, where MySQL
+   * locks the rows read: there the clause is left out.
+   */
+  protected override lockingClause(text: string, s: SelectStmt): string {
+    if (s.groupby || s.distinct || s.having || containsAggregate(s.columns)) return '';
+    if (/^for update$/i.test(text.trim())) return 'FOR UPDATE';
+    return /^lock in share mode$|^for share$/i.test(text.trim()) ? 'FOR SHARE' : '';
   }
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import type { FieldInfo, MysqlType, Row } from '../../core/types.js';
 import { epochMs, type FragmentReport } from '../../observe/statement.js';
-import type { QueryStream } from '../../sources/types.js';
+import type { HeldConnection, QueryStream, Source } from '../../sources/types.js';
 import type { ResultType } from '../dialects/infer.js';
 import type { KbSearch } from '../kb-port.js';
 import type { DynamicFilter } from '../plan/plan-types.js';
@@ -35,6 +35,8 @@ export interface RunOptions {
   readOnly?: boolean;
   /** When given (traces are on), what each source ran is recorded here. */
   fragments?: FragmentReport[];
+  /** The connection a source's reads run on, when the caller's transaction holds one of it. */
+  held?: (source: Source) => HeldConnection | undefined;
 }
 
 /** Run a plan to a stream of canonical rows. */
@@ -51,7 +53,11 @@ async function runPlanned(plan: Plan, local: LocalEngine, opts: RunOptions): Pro
       pushdown: true,
       startedAt: epochMs(),
     });
-    return plan.source.query(plan.sql, { signal: opts.signal, readOnly: opts.readOnly });
+    return plan.source.query(plan.sql, {
+      signal: opts.signal,
+      readOnly: opts.readOnly,
+      held: opts.held?.(plan.source),
+    });
   }
   if (plan.fragments.length === 0 && plan.info.length === 0 && plan.kb.length === 0) {
     // Nothing to load (SELECT 1, CTEs over literals): no per-query schema needed.
@@ -122,11 +128,13 @@ async function runPlanned(plan: Plan, local: LocalEngine, opts: RunOptions): Pro
     }
     /** Rows loaded, when counted on the way (the CSV path does not count). */
     async function loadFragmentRows(f: Fragment, sql: string): Promise<number | undefined> {
-      if (f.source.exportCsv && f.columnInfo.length) {
+      // A source held by the caller's transaction is read on its held connection, row by row.
+      const held = opts.held?.(f.source);
+      if (f.source.exportCsv && f.columnInfo.length && !held) {
         await loadViaCsv(local, schema, { ...f, sql }, opts.signal, opts.readOnly);
         return undefined;
       }
-      const s = await f.source.query(sql, { signal: opts.signal, readOnly: opts.readOnly });
+      const s = await f.source.query(sql, { signal: opts.signal, readOnly: opts.readOnly, held });
       streams.push(s);
       const conn = await local.connect();
       try {

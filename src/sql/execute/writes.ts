@@ -1,11 +1,11 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import { columnType, quoteIdent, tableName, valueLiteral } from '../../core/sql-text.js';
 import type { DialectName } from '../../core/types.js';
-import type { Source, TableWrite } from '../../sources/types.js';
+import type { HeldConnection, Source, TableWrite } from '../../sources/types.js';
 import type { SelectStmt, SqlStatement } from '../ast/nodes.js';
 import { breathe } from '../breathe.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
-import { bindTables } from '../plan/bind.js';
+import { type BoundRef, bindTables } from '../plan/bind.js';
 import { compileFor, tryCompileFor } from '../plan/planner.js';
 import { bindBinaryColumns } from './binary-values.js';
 import type { ExecutionContext, Outcome } from './context.js';
@@ -48,19 +48,38 @@ export async function runWrite(
   );
   engine.forgetColumns();
   await breathe(size);
+  const dialect = source.dialect;
+  // Inside the caller's transaction the write runs on the connection held for it (1235 for a second source).
+  const run = (held: HeldConnection | undefined) =>
+    writeTo(engine, source, ast, ctx, opts, size, { kind, target, refs, others, dialect }, held);
+  return opts.transaction ? opts.transaction.write(source, opts.signal, run) : run(undefined);
+}
 
+/** runWrite's work once its target source is known, on `held` when a transaction holds it. */
+async function writeTo(
+  engine: ExecutionContext,
+  source: Source,
+  ast: SqlStatement,
+  ctx: QueryContext,
+  opts: ExecOptions,
+  size: number,
+  bound0: { kind: string; target: BoundRef; refs: BoundRef[]; others: BoundRef[]; dialect: DialectName },
+  held: HeldConnection | undefined,
+): Promise<Outcome> {
+  const { kind, target, refs, others, dialect } = bound0;
   if (others.length === 0) {
     // The statement runs at its source whole, its tables named as the source names them.
     if (source.dialect !== 'mysql')
       await bindBinaryColumns(ast, () => engine.columns(source, target.schema ?? null, target.table));
     const bound = refs.filter((r) => r.kind === 'source').map((r) => [r.node, r.node.db] as const);
     for (const [node] of bound) node.db = null;
-    const write = tableWrite(ast, target.table, source.dialect);
+    const write = tableWrite(ast, target.table, dialect);
     if (write) {
       const res = source.writeTable
-        ? await source.writeTable(write, { signal: opts.signal })
-        : await source.execute(write.kind === 'change' ? write.sql : compileFor(ast, source.dialect), {
+        ? await source.writeTable(write, { signal: opts.signal, held })
+        : await source.execute(write.kind === 'change' ? write.sql : compileFor(ast, dialect), {
             signal: opts.signal,
+            held,
           });
       return { kind: 'ok', affected: res.affectedRows };
     }
@@ -81,8 +100,16 @@ export async function runWrite(
     );
   }
   const plan = await engine.plan(select, ctx, size);
+  // Its rows would come from the connection the batches below are written on, which runs one
+  // statement at a time: refused rather than left waiting on itself.
+  const readsTarget =
+    plan.kind === 'pushdown' ? plan.source === source : plan.fragments.some((f) => f.source === source);
+  if (held && readsTarget)
+    throw new SqlError(
+      ErrorCode.NOT_SUPPORTED,
+      `${kind.toUpperCase()} on '${source.name}.${target.table}' is not supported inside a transaction: its SELECT reads '${source.name}' but cannot run there whole; run it outside a transaction (it is then written in batches), or in SQL the ${source.engine} source can run whole`,
+    );
   const stream = await runPlan(plan, engine.local, engine.runOpts(opts));
-  const dialect = source.dialect;
   const table = tableName(dialect, target.schema, target.table);
   try {
     // Sources that store whole tables (files: Parquet) take the rows as one stream;
@@ -99,7 +126,7 @@ export async function runWrite(
         .map((c) => `${quoteIdent(dialect, c.name)} ${columnType(dialect, c.type)}`)
         .join(', ');
       const ine = ast.if_not_exists ? 'IF NOT EXISTS ' : '';
-      await source.execute(`CREATE TABLE ${ine}${table} (${cols})`);
+      await source.execute(`CREATE TABLE ${ine}${table} (${cols})`, { signal: opts.signal, held });
     }
     const names: string[] | null =
       (ast.type === 'insert' || ast.type === 'replace') && Array.isArray(ast.columns) && ast.columns.length
@@ -115,7 +142,7 @@ export async function runWrite(
     const flush = async () => {
       if (!pending.length) return;
       const values = pending.map((r) => `(${r.map((v) => valueLiteral(dialect, v)).join(', ')})`).join(', ');
-      await source.execute(`INSERT INTO ${table}${colList} VALUES ${values}`);
+      await source.execute(`INSERT INTO ${table}${colList} VALUES ${values}`, { signal: opts.signal, held });
       total += pending.length;
       pending = [];
     };

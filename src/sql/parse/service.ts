@@ -39,7 +39,27 @@ export function parseServiceStatement(sql: string): Statement | null {
   if (isKeyword(first, 'UNLOCK') && isKeyword(tokens[1], 'TABLES', 'TABLE')) return { kind: 'noop' };
   if (isKeyword(first, 'LOCK') && isKeyword(tokens[1], 'TABLES', 'TABLE')) return lockTables(tokens);
   if (isKeyword(first, 'DROP') && isKeyword(tokens[1], 'TABLE')) return c.dropTable();
+  if (isTransactionStatement(tokens)) throw noTransactions();
   return null;
+}
+
+/** START TRANSACTION, BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE SAVEPOINT (the MySQL listener's own). */
+function isTransactionStatement(tokens: Token[]): boolean {
+  const [t0, t1] = tokens;
+  if (isKeyword(t0, 'START')) return isKeyword(t1, 'TRANSACTION');
+  if (isKeyword(t0, 'RELEASE')) return isKeyword(t1, 'SAVEPOINT');
+  return isKeyword(t0, 'BEGIN', 'COMMIT', 'ROLLBACK', 'SAVEPOINT');
+}
+
+/**
+ * Here (HTTP, MCP, the CLI) each statement commits on its own: a transaction statement says
+ * so rather than answering a syntax error or an ok that would promise a rollback.
+ */
+function noTransactions(): SqlError {
+  return new SqlError(
+    ErrorCode.NOT_SUPPORTED,
+    'Transactions are not supported here: each statement commits on its own. Connect through the MySQL protocol (port 47335) for START TRANSACTION, COMMIT and ROLLBACK',
+  );
 }
 
 /**

@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import mysql from 'mysql2/promise';
-import { createMariaDatabase, createPgDatabase, MARIADB, mariaExec, pgExec } from '../../helpers/services.js';
 import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
+import { createMariaDatabase, createPgDatabase, MARIADB, mariaExec, pgExec } from '../../helpers/services.js';
 
 const GRAINS: Record<string, string> = {
   PT1S: 'DATE_ADD(DATE({col}), INTERVAL (HOUR({col})*60*60 + MINUTE({col})*60 + SECOND({col})) SECOND)',
@@ -19,7 +19,8 @@ const GRAINS: Record<string, string> = {
   P1M: 'DATE(DATE_SUB({col}, INTERVAL DAYOFMONTH({col}) - 1 DAY))',
   'P0.25Y': 'MAKEDATE(YEAR({col}), 1) + INTERVAL QUARTER({col}) QUARTER - INTERVAL 1 QUARTER',
   P1Y: 'DATE(DATE_SUB({col}, INTERVAL DAYOFYEAR({col}) - 1 DAY))',
-  '1969-12-29T00:00:00Z/P1W': 'DATE(DATE_SUB({col}, INTERVAL DAYOFWEEK(DATE_SUB({col}, INTERVAL 1 DAY)) - 1 DAY))',
+  '1969-12-29T00:00:00Z/P1W':
+    'DATE(DATE_SUB({col}, INTERVAL DAYOFWEEK(DATE_SUB({col}, INTERVAL 1 DAY)) - 1 DAY))',
 };
 
 /** 40 events spread over 2023-2024, hours and minutes varied, so every grain has several buckets. */
@@ -43,9 +44,15 @@ before(async () => {
   const maria = await createMariaDatabase('grains');
   const oracleDb = await createMariaDatabase('grains_oracle');
   drops.push(pgdb.drop, maria.drop, oracleDb.drop);
-  await pgExec(pgdb.database, `CREATE TABLE events (id int PRIMARY KEY, day date, ts timestamp); INSERT INTO events VALUES ${events()};`);
+  await pgExec(
+    pgdb.database,
+    `CREATE TABLE events (id int PRIMARY KEY, day date, ts timestamp); INSERT INTO events VALUES ${events()};`,
+  );
   for (const db of [maria.database, oracleDb.database]) {
-    await mariaExec(db, `CREATE TABLE events (id int PRIMARY KEY, day date, ts datetime); INSERT INTO events VALUES ${events()};`);
+    await mariaExec(
+      db,
+      `CREATE TABLE events (id int PRIMARY KEY, day date, ts datetime); INSERT INTO events VALUES ${events()};`,
+    );
   }
   server = await startTestServer();
   for (const sql of [
@@ -56,7 +63,12 @@ before(async () => {
     assert.equal(r.type, 'ok', JSON.stringify(r));
   }
   assert.ok(server.mysql);
-  client = await mysql.createConnection({ host: '127.0.0.1', port: server.mysql.port, user: 'superset', dateStrings: true });
+  client = await mysql.createConnection({
+    host: '127.0.0.1',
+    port: server.mysql.port,
+    user: 'superset',
+    dateStrings: true,
+  });
   oracle = await mysql.createConnection({ ...MARIADB, database: oracleDb.database, dateStrings: true });
 });
 
@@ -81,7 +93,10 @@ describe("Superset's MySQL time grains through the listener equal MariaDB's", ()
       test(`${source}.events.${col}: every grain`, async () => {
         for (const [name, grain] of Object.entries(GRAINS)) {
           const [want] = await oracle.query({ sql: chartSql('events', col, grain), rowsAsArray: true });
-          const [got] = await client.query({ sql: chartSql(`${source}.events`, col, grain), rowsAsArray: true });
+          const [got] = await client.query({
+            sql: chartSql(`${source}.events`, col, grain),
+            rowsAsArray: true,
+          });
           // DATE_ADD on a DATE with a clock unit is a DATETIME in MySQL; compare the text the client sees.
           assert.deepEqual(
             (got as unknown[][]).map((r) => r.map(String)),

@@ -87,11 +87,26 @@ const OKS = [
   "SET NAMES 'utf8mb4' COLLATE 'utf8mb4_general_ci'",
   'SET character_set_results = NULL',
   'SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED',
-  'BEGIN',
-  'START TRANSACTION READ ONLY',
-  'COMMIT',
-  'rollback',
 ];
+
+const TRANSACTIONS: [string, unknown][] = [
+  ['BEGIN', { op: 'begin' }],
+  ['START TRANSACTION READ ONLY', { op: 'begin' }],
+  ['start transaction with consistent snapshot, read write;', { op: 'begin' }],
+  ['COMMIT', { op: 'commit', chain: false }],
+  ['commit work and chain', { op: 'commit', chain: true }],
+  ['rollback', { op: 'rollback', chain: false }],
+  ['ROLLBACK AND NO CHAIN', { op: 'rollback', chain: false }],
+  ['ROLLBACK TO SAVEPOINT a1', { op: 'savepoint', action: 'rollback_to', name: 'a1' }],
+  ['rollback work to `x y`', { op: 'savepoint', action: 'rollback_to', name: 'x y' }],
+  ['SAVEPOINT s', { op: 'savepoint', action: 'savepoint', name: 's' }],
+  ['RELEASE SAVEPOINT s', { op: 'savepoint', action: 'release', name: 's' }],
+];
+for (const [sql, statement] of TRANSACTIONS) {
+  test(`chatter: ${sql} goes to the connection's transaction`, () => {
+    assert.deepEqual(chatter(sql, session()), { kind: 'transaction', statement });
+  });
+}
 for (const sql of OKS) {
   test(`chatter: ${sql} is acknowledged`, () => {
     const a = chatter(sql, session());

@@ -175,4 +175,21 @@ test("SHOW DATABASES WHERE `Database` LIKE 'p%'", () => {
     like: null,
     where: [{ column: 'Database', op: 'LIKE', value: 'p%' }],
   });
+  test('transaction statements are refused with 1235 outside the MySQL listener', () => {
+    for (const sql of [
+      'START TRANSACTION',
+      'begin',
+      'COMMIT',
+      'ROLLBACK',
+      'SAVEPOINT a',
+      'RELEASE SAVEPOINT a',
+    ]) {
+      assert.throws(
+        () => parseServiceStatement(sql),
+        (e: SqlError) => e.code === 1235 && /commits on its own/.test(e.message),
+        sql,
+      );
+    }
+    assert.equal(parseServiceStatement('SELECT 1'), null);
+  });
 });
