@@ -201,3 +201,22 @@ test("Connector/J's ResultSetMetaData: table name, nullability, auto-increment a
     ],
   );
 });
+
+test('a table changed through Tributary shows its new flags on the next statement', async () => {
+  const ours = await mysql.createConnection({ host: '127.0.0.1', port: fx.port, user: 'anyone' });
+  const flags = async () => {
+    const [, fields] = await ours.query('SELECT id, v FROM pgs.fresh');
+    return described(fields as Field[]).map((f) => f.flags);
+  };
+  try {
+    await pgExec(fx.pgDatabase, 'CREATE TABLE fresh (id int NOT NULL, v int)');
+    assert.deepEqual(await flags(), [1, 0]);
+    // Within the catalog cache's 5 seconds: the DDL through Tributary drops what it knew.
+    await ours.query('DROP TABLE pgs.fresh');
+    await ours.query('CREATE TABLE pgs.fresh AS SELECT grp AS id, id AS v FROM pgs.pmeta');
+    assert.deepEqual(await flags(), [0, 0]);
+  } finally {
+    await ours.query('DROP TABLE IF EXISTS pgs.fresh').catch(() => {});
+    await ours.end();
+  }
+});
