@@ -11,7 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { DuckDBInstance } from '@duckdb/node-api';
 import mysql from 'mysql2/promise';
+import sqlite from 'node-sqlite3-wasm';
 import { ensureJavaClients } from '../../helpers/debian-clients.js';
 import { MARIADB, mariaExec, pgExec } from '../../helpers/services.js';
 import { startWireFixture, type WireFixture } from './helpers.js';
@@ -218,5 +220,43 @@ test('a table changed through Tributary shows its new flags on the next statemen
   } finally {
     await ours.query('DROP TABLE IF EXISTS pgs.fresh').catch(() => {});
     await ours.end();
+  }
+});
+
+test('SQLite and DuckDB sources: table, names, NOT NULL, primary and unique keys as MariaDB gives them', async () => {
+  const ddl = 'CREATE TABLE lm (id int NOT NULL PRIMARY KEY, code varchar(10) NOT NULL UNIQUE, grp int)';
+  const dir = mkdtempSync(join(tmpdir(), 'tributary-meta-files-'));
+  const direct = await mysql.createConnection({ ...MARIADB, database: fx.mariaDatabase });
+  const ours = await mysql.createConnection({ host: '127.0.0.1', port: fx.port, user: 'anyone' });
+  try {
+    await mariaExec(fx.mariaDatabase, ddl);
+    const lite = new sqlite.Database(join(dir, 'lite.db'));
+    lite.exec(ddl);
+    lite.close();
+    const duck = await DuckDBInstance.create(join(dir, 'duck.duckdb'));
+    const dc = await duck.connect();
+    await dc.run(ddl);
+    dc.closeSync();
+    duck.closeSync();
+    for (const q of [
+      `CREATE DATABASE lite WITH ENGINE = 'sqlite', PARAMETERS = ${JSON.stringify({ path: join(dir, 'lite.db') })}`,
+      `CREATE DATABASE duck WITH ENGINE = 'duckdb', PARAMETERS = ${JSON.stringify({ path: join(dir, 'duck.duckdb') })}`,
+    ])
+      assert.equal((await fx.server.sql(q)).type, 'ok', q);
+    for (const [sql, maria] of [
+      ['SELECT * FROM lite.lm', 'SELECT * FROM lm'],
+      ['SELECT t.code AS c, t.id FROM duck.lm t', 'SELECT t.code AS c, t.id FROM lm t'],
+      ['SELECT * FROM duck.lm', 'SELECT * FROM lm'],
+    ]) {
+      const [, mine] = await ours.query(sql);
+      const [, theirs] = await direct.query(maria);
+      assert.deepEqual(described(mine as Field[]), described(theirs as Field[]), sql);
+    }
+  } finally {
+    await direct.end();
+    await ours.end();
+    await fx.server.sql('DROP DATABASE IF EXISTS lite').catch(() => {});
+    await fx.server.sql('DROP DATABASE IF EXISTS duck').catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
   }
 });
