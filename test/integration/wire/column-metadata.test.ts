@@ -3,6 +3,8 @@
  * column definition carries the table (alias and real name), the column's own name, and its
  * NOT NULL, key, AUTO_INCREMENT and UNSIGNED flags, as mysql2 and Connector/J's
  * ResultSetMetaData read them from MariaDB directly; an expression keeps an empty table.
+ * The same for PostgreSQL, SQLite and DuckDB sources and for joins across sources (outer joins
+ * included), each against MariaDB's answer for the same tables.
  */
 import assert from 'node:assert/strict';
 import { execFile, execFileSync } from 'node:child_process';
