@@ -41,6 +41,8 @@ export interface ColumnInfo {
   comment?: string;
   /** `table.column` a foreign key of this column points at, when the source declares one. */
   references?: string | null;
+  /** Set when the source numbers new rows itself (AUTO_INCREMENT, an identity or serial column). */
+  autoIncrement?: true;
 }
 
 /** A result column as it leaves a source or the local engine. */
@@ -52,13 +54,13 @@ export interface FieldInfo {
    * reads a BIGINT UNSIGNED past 2^63 (or an INT UNSIGNED past 2^31) as negative.
    */
   unsigned?: true;
-  /** Set when the column is a plain column of a source table, as the source described it. */
+  /** Set when the column is a plain column of a source table (the source's or the planner's word, plan/origins.ts). */
   origin?: ColumnOrigin;
 }
 
 /**
  * Where a result column comes from (MySQL's column definition: schema, table, org_table,
- * org_name, flags), when a source says so; absent for expressions and local results.
+ * org_name, flags), for a plain column of a source table; absent for expressions.
  */
 export interface ColumnOrigin {
   /** The data source's name (MySQL's schema of the column). */

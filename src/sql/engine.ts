@@ -543,6 +543,7 @@ export class Engine implements SqlEngine, ExecutionContext {
           source: known.source,
           sql: shapeSql(known, shaped.shape!),
           retype: known.retype,
+          origins: known.origins,
         };
         return { plan, labels: known.labels };
       }

@@ -148,7 +148,7 @@ export function writeColumnDef(out: PacketOut, c: WireColumn, schema = '', table
     .lenencText(o ? o.table : table)
     .lenencText(o ? o.orgTable : table)
     .lenencText(c.name)
-    .lenencText(o ? o.orgName : c.name)
+    .lenencText(o ? o.orgName : '')
     .int1(0x0c)
     .int2(c.charset)
     .int4(c.length)

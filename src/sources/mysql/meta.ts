@@ -11,6 +11,7 @@ FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME`;
 export const LIST_COLUMNS_SQL = `
 SELECT COLUMN_NAME AS name, DATA_TYPE AS data_type, COLUMN_TYPE AS column_type, IS_NULLABLE AS nullable,
        COLUMN_KEY AS \`key\`, COLUMN_DEFAULT AS dflt, COLUMN_COMMENT AS \`comment\`,
+       EXTRA AS extra,
        (SELECT CONCAT(k.REFERENCED_TABLE_NAME, '.', k.REFERENCED_COLUMN_NAME)
         FROM information_schema.KEY_COLUMN_USAGE k
         WHERE k.TABLE_SCHEMA = c.TABLE_SCHEMA AND k.TABLE_NAME = c.TABLE_NAME AND k.COLUMN_NAME = c.COLUMN_NAME
@@ -49,6 +50,7 @@ export interface ColumnRow {
   dflt: string | null;
   comment?: string | null;
   refs?: string | null;
+  extra?: string | null;
 }
 
 export function jsonColumnsFromChecks(rows: { clause: string }[]): Set<string> {
@@ -77,5 +79,6 @@ export function toColumnInfo(r: ColumnRow, jsonColumns: Set<string>, mariadb: bo
     default: mariadb ? mariaDefault(r.dflt) : r.dflt,
     comment: r.comment ?? '',
     references: r.refs ?? null,
+    ...(/auto_increment/i.test(r.extra ?? '') ? { autoIncrement: true as const } : {}),
   };
 }

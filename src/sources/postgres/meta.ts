@@ -34,6 +34,7 @@ SELECT rel.relname AS table_name, a.attname AS name,
        pg_catalog.format_type(a.atttypid, a.atttypmod) AS native,
        NOT a.attnotnull AS nullable,
        pg_catalog.pg_get_expr(d.adbin, d.adrelid) AS dflt,
+       (a.attidentity <> '' OR COALESCE(pg_catalog.pg_get_expr(d.adbin, d.adrelid) LIKE 'nextval(%', false)) AS auto,
        COALESCE((
          SELECT CASE WHEN bool_or(i.indisprimary) THEN 'PRI'
                      WHEN bool_or(i.indisunique AND i.indnatts = 1) THEN 'UNI'
@@ -84,6 +85,7 @@ export interface ColumnRow {
   key: string;
   comment: string;
   refs: string | null;
+  auto?: boolean;
 }
 
 export function toColumnInfo(r: ColumnRow): ColumnInfo {
@@ -98,6 +100,7 @@ export function toColumnInfo(r: ColumnRow): ColumnInfo {
     default: r.dflt,
     comment: r.comment,
     references: r.refs,
+    ...(r.auto ? { autoIncrement: true as const } : {}),
   };
 }
 

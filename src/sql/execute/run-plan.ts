@@ -3,7 +3,7 @@ import { constants, createWriteStream } from 'node:fs';
 import { lstat, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, SqlError } from '../../core/errors.js';
-import type { FieldInfo, MysqlType, Row } from '../../core/types.js';
+import type { ColumnOrigin, FieldInfo, MysqlType, Row } from '../../core/types.js';
 import { epochMs, type FragmentReport } from '../../observe/statement.js';
 import type { HeldConnection, QueryStream, Source } from '../../sources/types.js';
 import type { ResultType } from '../dialects/infer.js';
@@ -41,8 +41,50 @@ export interface RunOptions {
 
 /** Run a plan to a stream of canonical rows. */
 export async function runPlan(plan: Plan, local: LocalEngine, opts: RunOptions = {}): Promise<QueryStream> {
-  const stream = await runPlanned(plan, local, opts);
-  return plan.retype ? retyped(stream, plan.retype) : stream;
+  let stream = await runPlanned(plan, local, opts);
+  if (plan.retype) stream = retyped(stream, plan.retype);
+  return plan.origins ? withOrigins(stream, plan.origins) : stream;
+}
+
+/**
+ * The result columns with the origins the planner bound them to (plan/origins.ts); a column
+ * whose source described its origin itself (a MySQL source's column definition) keeps that.
+ * One new column list per plan: a statement of a planned shape reuses it.
+ */
+function withOrigins(stream: QueryStream, origins: (ColumnOrigin | null)[]): QueryStream {
+  const cols = stream.columns;
+  if (cols.length !== origins.length) return stream;
+  let memo = originMemo.get(origins);
+  if (!memo || !sameColumns(memo.from, cols)) {
+    if (!cols.some((c, i) => !c.origin && origins[i])) return stream;
+    memo = {
+      from: cols,
+      to: cols.map((c, i) => (c.origin || !origins[i] ? c : originated(c, origins[i]!))),
+    };
+    originMemo.set(origins, memo);
+  }
+  return { columns: memo.to, batches: stream.batches, cancel: () => stream.cancel() };
+}
+
+const NUMBERS = new Set<MysqlType>(['TINYINT', 'SMALLINT', 'INT', 'BIGINT', 'DECIMAL', 'FLOAT', 'DOUBLE']);
+
+/** A column with its origin; a number column of an UNSIGNED source column stays UNSIGNED. */
+function originated(c: FieldInfo, origin: ColumnOrigin): FieldInfo {
+  return origin.flags & 32 && NUMBERS.has(c.type) ? { ...c, origin, unsigned: true } : { ...c, origin };
+}
+
+const originMemo = new WeakMap<(ColumnOrigin | null)[], { from: FieldInfo[]; to: FieldInfo[] }>();
+
+function sameColumns(a: FieldInfo[], b: FieldInfo[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x.name !== y.name || x.type !== y.type || x.unsigned !== y.unsigned || x.origin !== y.origin)
+      return false;
+  }
+  return true;
 }
 
 async function runPlanned(plan: Plan, local: LocalEngine, opts: RunOptions): Promise<QueryStream> {

@@ -4,7 +4,7 @@
  * only, so the planner's modules depend on this file and not on each other.
  */
 
-import type { ColumnInfo } from '../../core/types.js';
+import type { ColumnInfo, ColumnOrigin } from '../../core/types.js';
 import type { Source } from '../../sources/types.js';
 import type { ResultType } from '../dialects/infer.js';
 import type { KbSearch } from '../kb-port.js';
@@ -45,6 +45,8 @@ export type Plan =
       sql: string;
       /** Result columns whose MySQL type the statement settles (infer.ts resultTypes). */
       retype?: ResultType[];
+      /** Where each result column comes from, null for an expression (origins.ts). */
+      origins?: (ColumnOrigin | null)[];
     }
   | {
       kind: 'local';
@@ -56,6 +58,7 @@ export type Plan =
       /** Fragments whose join keys narrow another's (dynamic-filters.ts). */
       dynamic: DynamicFilter[];
       retype?: ResultType[];
+      origins?: (ColumnOrigin | null)[];
     };
 
 export interface PlanLookup {

@@ -14,6 +14,7 @@ import { fragmentAst, guaranteedLimit, negotiateFilters } from './fragments.js';
 import { takeKbSearch } from './kb-search.js';
 import { literalComparedColumns, textColumnsOf } from './known-values.js';
 import { hasNaturalJoin, resolveNaturalJoins } from './natural.js';
+import { resultOrigins } from './origins.js';
 import type { Fragment, KbPart, Plan, PlanLookup } from './plan-types.js';
 
 export { ColumnLookup } from './column-lookup.js';
@@ -80,6 +81,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
     if (source.capabilities.fullStatements) {
       const tables = await lookupTables(ast, sourceRefs, sourceOf, lookup);
       const retype = retypes(ast);
+      const origins = resultOrigins(ast, sourceRefs, tables, (r) => sourceOf(r).name);
       // Compiled in place, the tables named as the source names them; put back if it cannot say it.
       const dbs = sourceRefs.map((r) => r.node.db);
       for (const r of sourceRefs) r.node.db = null;
@@ -88,7 +90,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
         source.dialect,
         compileOpts(source.dialect, new ColumnLookup([...tables.values()]), source.collation),
       );
-      if (sql !== null) return { kind: 'pushdown', source, sql, retype };
+      if (sql !== null) return { kind: 'pushdown', source, sql, retype, origins };
       sourceRefs.forEach((r, i) => {
         r.node.db = dbs[i];
       });
@@ -107,6 +109,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
 
   const tables = await lookupTables(ast, sourceRefs, sourceOf, lookup);
   checkColumns(ast, refs, sourceRefs, tables);
+  const origins = resultOrigins(ast, sourceRefs, tables, (r) => sourceOf(r).name);
   const local = clone(ast);
   const byIndex = new Map(sourceRefs.map((r) => [r.index, sourceOf(r)]));
   const drafts = negotiateFilters(
@@ -187,6 +190,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
     localSql,
     dynamic: planDynamicFilters(ast, fragments),
     retype: retypes(ast),
+    origins,
   };
 }
 

@@ -14,6 +14,7 @@
  * part of the key, so each is verified on its own. String literals are part of the key
  * as they are: dialects rewrite strings by value (dates, collation folding).
  */
+import type { ColumnOrigin } from '../../core/types.js';
 import type { Source } from '../../sources/types.js';
 import type { SqlStatement } from '../ast/nodes.js';
 import type { ResultType } from '../dialects/infer.js';
@@ -37,6 +38,8 @@ interface SharedPlan {
   labels: string[] | null;
   /** The plan's result columns of settled type (plan-types.ts). */
   retype?: ResultType[];
+  /** The plan's result column origins (origins.ts). */
+  origins?: (ColumnOrigin | null)[];
 }
 
 export interface PushdownShapePlan extends SharedPlan {
@@ -135,7 +138,13 @@ export function shapePlanSources(plan: ShapePlan): Source[] {
 export function shapePlanFor(plan: ShapePlan, shape: Shape): Plan {
   const value = (slot: number) => slotText(shape, slot);
   if (plan.kind === 'pushdown')
-    return { kind: 'pushdown', source: plan.source, sql: fillSlots(plan.sql, value), retype: plan.retype };
+    return {
+      kind: 'pushdown',
+      source: plan.source,
+      sql: fillSlots(plan.sql, value),
+      retype: plan.retype,
+      origins: plan.origins,
+    };
   const m = plan.marked;
   return {
     ...m,
@@ -203,7 +212,14 @@ export async function learnShapePlan(input: LearnInput): Promise<ShapePlan | nul
   if (marked.kind !== 'pushdown' || marked.source !== plan.source) return null;
   const cut = cutAtMarkers(marked.sql, markers, marked.source.dialect === 'mysql');
   if (!cut || fillSlots(cut, (slot) => slotText(shape, slot)) !== plan.sql) return null;
-  return { kind: 'pushdown', source: plan.source, sql: cut, labels: input.labels, retype: plan.retype };
+  return {
+    kind: 'pushdown',
+    source: plan.source,
+    sql: cut,
+    labels: input.labels,
+    retype: plan.retype,
+    origins: plan.origins,
+  };
 }
 
 /**
@@ -239,7 +255,16 @@ function learnLocal(
   }
   const localSql = cut(marked.localSql, plan.localSql, false);
   if (!localSql || landed.size !== markers.length) return null;
-  return { kind: 'local', marked, fragments, localSql, markers, labels, retype: plan.retype };
+  return {
+    kind: 'local',
+    marked,
+    fragments,
+    localSql,
+    markers,
+    labels,
+    retype: plan.retype,
+    origins: plan.origins,
+  };
 }
 
 /** Everything of a local plan but its texts and closures, as text (equal: the same plan). */
