@@ -6,7 +6,6 @@
 import { SqlError } from '../core/errors.js';
 import type { SavepointOp } from '../sources/types.js';
 import { Transaction } from '../sql/transaction.js';
-import type { VarValue } from './chatter.js';
 import type { PacketOut } from './packets.js';
 import { STATUS_AUTOCOMMIT, STATUS_IN_TRANS } from './replies.js';
 
@@ -51,7 +50,7 @@ export function transactionStatement(body: string): TransactionStatement | null 
 }
 
 /** `SET autocommit = v` values as chatter.ts parses them: 1/0, ON/OFF, TRUE/FALSE. */
-function autocommitValue(v: VarValue): boolean | null {
+function autocommitValue(v: string | number | null): boolean | null {
   if (v === 1 || v === '1') return true;
   if (v === 0 || v === '0') return false;
   return null;
@@ -84,7 +83,7 @@ export class WireTransaction {
   }
 
   /** A SET's assignments: `autocommit` among them switches the transaction's mode. */
-  async set(vars: [string, VarValue][]): Promise<void> {
+  async set(vars: [string, string | number | null][]): Promise<void> {
     for (const [k, v] of vars) {
       if (k !== 'autocommit') continue;
       const on = autocommitValue(v);
