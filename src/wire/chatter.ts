@@ -21,12 +21,15 @@ export interface SessionInfo {
   tls: boolean;
   readOnly: boolean;
   /** Session variables set with SET (lower-case names). */
-  vars: Map<string, string | number>;
+  vars: Map<string, VarValue>;
 }
+
+/** A session variable's value (null: SQL NULL, as `SET character_set_results = NULL`). */
+export type VarValue = string | number | null;
 
 export type Answer =
   | { kind: 'ok' }
-  | { kind: 'set'; vars: [string, string | number][] }
+  | { kind: 'set'; vars: [string, VarValue][] }
   | { kind: 'rows'; columns: FieldInfo[]; rows: unknown[][] }
   | { kind: 'error'; code: number; message: string }
   | { kind: 'kill'; id: number; query: boolean }
@@ -41,9 +44,9 @@ const SQL_MODE =
   'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION';
 
 /** System variables with the values this server really has (UTC values, utf8mb4; `autocommit` as SET). */
-export function variables(s: SessionInfo): Map<string, string | number> {
+export function variables(s: SessionInfo): Map<string, VarValue> {
   const on = (b: boolean) => (b ? 1 : 0);
-  const v = new Map<string, string | number>([
+  const v = new Map<string, VarValue>([
     ['auto_increment_increment', 1],
     ['auto_increment_offset', 1],
     ['autocommit', 1],
@@ -241,16 +244,16 @@ function filtered(columns: FieldInfo[], rows: unknown[][], rest: string, what: s
   return { kind: 'rows', columns, rows: rows.filter(f) };
 }
 
-function showValue(name: string, val: string | number): string {
+function showValue(name: string, val: VarValue): string {
   if (BOOL_VARS.has(name)) return val === 1 || val === '1' || val === 'ON' ? 'ON' : 'OFF';
-  return String(val);
+  return val === null ? '' : String(val);
 }
 
 /** One item of a SELECT list of variables and connection functions; undefined when it is not one. */
 function selectItem(
   expr: string,
   s: SessionInfo,
-  vars: Map<string, string | number>,
+  vars: Map<string, VarValue>,
 ): Answer | [unknown, FieldInfo['type']] | undefined {
   const sys = /^@@(?:(session|global|local)\.)?`?(\w+)`?$/i.exec(expr);
   if (sys) {
@@ -336,33 +339,38 @@ function selectVariables(body: string, s: SessionInfo): Answer | null {
 /** `SET a = 1, @@session.b = 'x', NAMES utf8mb4`: the assignments to remember. */
 function parseSet(body: string): Answer {
   const rest = body.replace(/^SET\s+/i, '');
-  // The statements after it are bytes in this set (session.ts); results stay utf8mb4.
-  const names = /^(?:NAMES|CHARACTER\s+SET|CHARSET)\s+(['"`]?)(\w+)\1/i.exec(rest);
+  // The statements after it are bytes in this set, and results are written in it (session.ts).
+  const names = /^(NAMES|CHARACTER\s+SET|CHARSET)\s+(['"`]?)(\w+)\2/i.exec(rest);
   if (names) {
-    const cs = names[2].toLowerCase() === 'default' ? 'utf8mb4' : names[2].toLowerCase();
+    const cs = names[3].toLowerCase() === 'default' ? 'utf8mb4' : names[3].toLowerCase();
+    // SET CHARACTER SET leaves character_set_connection to the database's set (utf8mb4).
+    const connection = /^NAMES$/i.test(names[1]) ? cs : 'utf8mb4';
     return {
       kind: 'set',
       vars: [
         ['character_set_client', cs],
-        ['character_set_connection', cs],
+        ['character_set_connection', connection],
+        ['character_set_results', cs],
       ],
     };
   }
   if (/^(SESSION\s+|GLOBAL\s+)?(TRANSACTION|CHARACTER\s+SET|CHARSET)\b/i.test(rest)) return { kind: 'ok' };
   if (/^NAMES\b/i.test(rest)) return { kind: 'ok' };
-  const vars: [string, string | number][] = [];
+  const vars: [string, VarValue][] = [];
   for (const part of splitList(rest)) {
     const m = /^(?:(?:SESSION|LOCAL)\s+|@@(?:session\.|local\.)?)?`?(@?\w+)`?\s*:?=\s*([\s\S]+)$/i.exec(part);
     if (!m) continue;
     if (m[1].startsWith('@')) continue;
     const raw = m[2].trim();
-    const val = /^-?\d+$/.test(raw)
-      ? Number(raw)
-      : /^(ON|TRUE)$/i.test(raw)
-        ? 1
-        : /^(OFF|FALSE)$/i.test(raw)
-          ? 0
-          : unquote(raw);
+    const val = /^NULL$/i.test(raw)
+      ? null
+      : /^-?\d+$/.test(raw)
+        ? Number(raw)
+        : /^(ON|TRUE)$/i.test(raw)
+          ? 1
+          : /^(OFF|FALSE)$/i.test(raw)
+            ? 0
+            : unquote(raw);
     vars.push([m[1].toLowerCase(), val]);
   }
   return { kind: 'set', vars };
@@ -402,7 +410,16 @@ export function chatter(sql: string, s: SessionInfo): Answer | null {
     case 'RELEASE': {
       // The connection's transaction (transaction.ts) runs them.
       const statement = transactionStatement(body);
-      return statement ? { kind: 'transaction', statement } : null;
+      if (statement) return { kind: 'transaction', statement };
+      // Any other form of these is not one MySQL knows either (the engine would answer that
+      // transactions need the MySQL protocol, which this is).
+      if (head === 'START' && !/^START\s+TRANSACTION\b/i.test(body)) return null;
+      if (head === 'RELEASE' && !/^RELEASE\s+SAVEPOINT\b/i.test(body)) return null;
+      return {
+        kind: 'error',
+        code: 1064,
+        message: `You have an error in your SQL syntax near '${body}': transaction statements are START TRANSACTION, BEGIN, COMMIT | ROLLBACK [AND [NO] CHAIN] [[NO] RELEASE] (not CHAIN with RELEASE), SAVEPOINT, ROLLBACK TO, RELEASE SAVEPOINT`,
+      };
     }
     case 'KILL': {
       const k = /^KILL\s+(QUERY\s+|CONNECTION\s+)?(\d+)$/i.exec(body);

@@ -5,6 +5,7 @@
  * numbers, strings, parsed JSON, base64 for binary; this turns them back into MySQL bytes.
  */
 import type { ColumnOrigin, FieldInfo, MysqlType } from '../core/types.js';
+import type { Charset } from './charsets.js';
 import { lenencAt, lenencSize, type PacketOut } from './packets.js';
 
 /** Column type codes (MYSQL_TYPE_*). */
@@ -139,24 +140,53 @@ export function clampDecimals(f: FieldInfo, digits: number): number {
   return Math.min(digits, f.type === 'DECIMAL' ? 30 : 6);
 }
 
-export function writeColumnDef(out: PacketOut, c: WireColumn, schema = '', table = ''): void {
+/**
+ * A column definition. Its names are utf8mb4, or written in `charset` (the connection's
+ * character_set_results when that is another set, columnsIn gave the column its collation).
+ */
+export function writeColumnDef(
+  out: PacketOut,
+  c: WireColumn,
+  schema = '',
+  table = '',
+  charset: Charset | null = null,
+): void {
   const o = c.origin;
-  out
-    .begin()
-    .lenencText('def')
-    .lenencText(o ? o.schema : schema)
-    .lenencText(o ? o.table : table)
-    .lenencText(o ? o.orgTable : table)
-    .lenencText(c.name)
-    .lenencText(o ? o.orgName : '')
-    .int1(0x0c)
-    .int2(c.charset)
-    .int4(c.length)
-    .int1(c.code)
-    .int2(c.flags)
-    .int1(c.decimals)
-    .int2(0)
-    .end();
+  out.begin();
+  if (charset) {
+    for (const name of ['def', o ? o.schema : schema, o ? o.table : table, o ? o.orgTable : table, c.name])
+      out.lenencBytes(charset.encode(name));
+    out.lenencBytes(charset.encode(o ? o.orgName : ''));
+  } else
+    out
+      .lenencText('def')
+      .lenencText(o ? o.schema : schema)
+      .lenencText(o ? o.table : table)
+      .lenencText(o ? o.orgTable : table)
+      .lenencText(c.name)
+      .lenencText(o ? o.orgName : '');
+  out.int1(0x0c).int2(c.charset).int4(c.length).int1(c.code).int2(c.flags).int1(c.decimals).int2(0).end();
+}
+
+/**
+ * A result's columns in the connection's character_set_results when that is not utf8mb4:
+ * each text column carries that set's collation (binary, numeric and temporal ones keep 63).
+ */
+export function columnsIn(cols: WireColumn[], charset: Charset): WireColumn[] {
+  return cols.map((c) => (c.charset === UTF8MB4 ? { ...c, charset: charset.collation } : c));
+}
+
+/**
+ * A row's text cells as bytes in `charset` for columns from columnsIn (a character the set
+ * cannot hold is '?'); the row then goes to writeTextRow or writeBinaryRow as any other.
+ */
+export function rowIn(cols: WireColumn[], row: unknown[], charset: Charset): unknown[] {
+  const out = row.slice();
+  for (let i = 0; i < cols.length; i++) {
+    const v = row[i];
+    if (typeof v === 'string' && cols[i].charset !== BINARY_CHARSET) out[i] = charset.encode(v);
+  }
+  return out;
 }
 
 /** A value as the bytes of the text protocol, or null. */

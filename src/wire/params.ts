@@ -5,9 +5,9 @@
  * statements that differ only in literals, so a prepared point lookup costs no more parsing.
  */
 import { stringLiteral } from '../core/sql-text.js';
+import { type Charset, UTF8 } from './charsets.js';
 import { T } from './columns.js';
 import { MalformedPacket, type PacketIn } from './packets.js';
-import { type Charset, UTF8 } from './statement-bytes.js';
 
 /** Offsets of the `?` placeholders, outside strings, quoted names and comments. */
 export function placeholders(sql: string): number[] {

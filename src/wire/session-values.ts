@@ -7,7 +7,7 @@
  */
 import { stringLiteral } from '../core/sql-text.js';
 import { isKeyword, isPunct, type Token, tokenize } from '../sql/parse/lexer.js';
-import { type SessionInfo, sessionFunction, variables } from './chatter.js';
+import { type SessionInfo, sessionFunction, type VarValue, variables } from './chatter.js';
 
 const QUICK =
   /@@|\b(?:DATABASE|SCHEMA|USER|SESSION_USER|SYSTEM_USER|CURRENT_USER|CONNECTION_ID|VERSION|LAST_INSERT_ID|FOUND_ROWS|ROW_COUNT)\b/i;
@@ -45,7 +45,7 @@ interface Found {
 }
 
 /** A session value starting at token i: `@@[scope.]name`, `FN()`, or bare `CURRENT_USER`. */
-function valueAt(t: Token[], i: number, s: SessionInfo, vars: Map<string, string | number>): Found | null {
+function valueAt(t: Token[], i: number, s: SessionInfo, vars: Map<string, VarValue>): Found | null {
   if (isPunct(t[i], '@') && isPunct(t[i + 1], '@') && t[i + 2]?.kind === 'ident') {
     let j = i + 2;
     if (/^(session|global|local)$/i.test(t[j].value) && isPunct(t[j + 1], '.') && t[j + 2]) j += 2;

@@ -13,8 +13,17 @@ import type { QueryContext, RowStream } from '../sql/engine-types.js';
 import { readExecutableComments } from '../sql/parse/executable-comments.js';
 import { errorResult } from '../sql/result.js';
 import { CACHING_SHA2, newScramble } from './auth.js';
-import { type Answer, chatter, MAX_ALLOWED_PACKET, type SessionInfo } from './chatter.js';
-import { type WireColumn, wireColumns, writeBinaryRow, writeColumnDef, writeTextRow } from './columns.js';
+import { type Charset, charsetNamed, charsetOfCollation, decodeName, UTF8 } from './charsets.js';
+import { type Answer, chatter, MAX_ALLOWED_PACKET, type SessionInfo, type VarValue } from './chatter.js';
+import {
+  columnsIn,
+  rowIn,
+  type WireColumn,
+  wireColumns,
+  writeBinaryRow,
+  writeColumnDef,
+  writeTextRow,
+} from './columns.js';
 import type { Killable, WireDeps } from './deps.js';
 import { type AuthStep, isSslRequest, PasswordExchange, parseHandshakeResponse } from './handshake.js';
 import { MalformedPacket, PacketIn, PacketOut, PacketParser, PacketTooLarge } from './packets.js';
@@ -24,7 +33,7 @@ import { RelaySink } from './relay-sink.js';
 import { writeEof, writeError, writeGreeting, writeOk } from './replies.js';
 import { createTableText, INDEX_COLUMNS, indexRows } from './schema-text.js';
 import { inlineSessionValues, UnknownVariable } from './session-values.js';
-import { type Charset, charsetNamed, charsetOfCollation, decodeStatement, UTF8 } from './statement-bytes.js';
+import { decodeStatement } from './statement-bytes.js';
 import { WireTransaction } from './transaction.js';
 
 const FLUSH_BYTES = 64 * 1024;
@@ -73,9 +82,14 @@ export class Session implements Killable {
   private readonly queue: [Buffer, number][] = [];
   private busy = false;
   private readonly ctx: QueryContext = {};
-  private readonly vars = new Map<string, string | number>();
+  private readonly vars = new Map<string, VarValue>();
   /** What statement bytes are in: the handshake's collation, then SET NAMES / character_set_client. */
   private charset: Charset = UTF8;
+  /**
+   * What results are written in (character_set_results): the handshake's collation, then SET
+   * NAMES / CHARACTER SET / character_set_results. UTF8 also for NULL and binary (no conversion).
+   */
+  private results: Charset = UTF8;
   private handshakeCharset: Charset = UTF8;
   /** START TRANSACTION / autocommit off (transaction.ts); its state is the status flags of `out`. */
   private readonly txn = new WireTransaction(this.out);
@@ -313,11 +327,11 @@ export class Session implements Killable {
         this.close();
         return;
       case CMD.INIT_DB:
-        return this.query(`USE \`${p.rest().toString('utf8').replace(/`/g, '``')}\``, false);
+        return this.query(`USE \`${decodeName(p.rest(), this.charset).replace(/`/g, '``')}\``, false);
       case CMD.QUERY:
         return this.query(decodeStatement(p.rest(), this.charset), false);
       case CMD.FIELD_LIST:
-        return this.fieldList(p.nulBytes().toString('utf8'));
+        return this.fieldList(decodeName(p.nulBytes(), this.charset));
       case CMD.RESET_CONNECTION:
         this.vars.clear();
         this.resetCharset();
@@ -374,9 +388,11 @@ export class Session implements Killable {
   /** The handshake's character set again (a new session, COM_RESET_CONNECTION). */
   private resetCharset(): void {
     this.charset = this.handshakeCharset;
+    this.results = this.handshakeCharset;
     if (this.charset === UTF8) return;
     this.vars.set('character_set_client', this.charset.name);
     this.vars.set('character_set_connection', this.charset.name);
+    this.vars.set('character_set_results', this.charset.name);
   }
 
   private info(): SessionInfo {
@@ -418,24 +434,33 @@ export class Session implements Killable {
         return;
       case 'set': {
         const cs = a.vars.find(([k]) => k === 'character_set_client');
+        const rs = a.vars.find(([k]) => k === 'character_set_results');
         const charset = cs ? charsetNamed(String(cs[1])) : this.charset;
-        if (!charset) {
+        // NULL (or binary): results as the columns hold them, utf8mb4 here.
+        const results = !rs ? this.results : rs[1] === null ? UTF8 : charsetNamed(String(rs[1]));
+        if (!charset || !results) {
           writeError(
             this.out,
             1115,
-            `Unknown character set: '${cs![1]}' (the MySQL listener reads utf8mb4, latin1 and the other single-byte sets)`,
+            `Unknown character set: '${(charset ? rs : cs)![1]}' (the MySQL listener converts utf8mb4, latin1 and the other single-byte sets)`,
           );
           return;
         }
         await this.txn.set(a.vars);
         for (const [k, v] of a.vars) this.vars.set(k, v);
         this.charset = charset;
+        this.results = results;
         writeOk(this.out);
         return;
       }
       case 'transaction':
         await this.txn.run(a.statement);
         writeOk(this.out);
+        // COMMIT RELEASE / ROLLBACK RELEASE: ended, then the server closes the connection (as MySQL).
+        if ('release' in a.statement && a.statement.release) {
+          this.flush();
+          this.close();
+        }
         return;
       case 'error':
         writeError(this.out, a.code, a.message);
@@ -490,19 +515,28 @@ export class Session implements Killable {
   }
 
   private async memRows(fields: FieldInfo[], rows: unknown[][], binary: boolean): Promise<void> {
-    const cols = wireColumns(fields, rows);
+    const cols = this.columns(fields, rows);
     this.writeHead(cols);
     for (const r of rows) this.writeRow(cols, r, binary);
     writeEof(this.out);
   }
 
+  /** A result's column definitions, in character_set_results (columns.ts columnsIn). */
+  private columns(fields: FieldInfo[], sample: unknown[][]): WireColumn[] {
+    const cols = wireColumns(fields, sample);
+    return this.results === UTF8 ? cols : columnsIn(cols, this.results);
+  }
+
   private writeHead(cols: WireColumn[]): void {
     this.out.begin().lenenc(cols.length).end();
-    for (const c of cols) writeColumnDef(this.out, c, this.ctx.db ?? '');
+    const names = this.results === UTF8 ? null : this.results;
+    for (const c of cols) writeColumnDef(this.out, c, this.ctx.db ?? '', '', names);
     writeEof(this.out);
   }
 
-  private writeRow(cols: WireColumn[], row: unknown[], binary: boolean): void {
+  private writeRow(cols: WireColumn[], row0: unknown[], binary: boolean): void {
+    // Another character_set_results than utf8mb4: its text cells as bytes (one check a row).
+    const row = this.results === UTF8 ? row0 : rowIn(cols, row0, this.results);
     if (binary) writeBinaryRow(this.out, cols, row);
     else writeTextRow(this.out, cols, row);
   }
@@ -527,7 +561,8 @@ export class Session implements Killable {
     try {
       // A statement through the engine's result relay (relay-sink.ts; prepared ones too), in
       // place rather than in a method of its own: an async layer less per point lookup.
-      if (this.deps.engine.relay && !opts.readOnly) {
+      // The relay copies the source's utf8mb4 bytes: not when results are in another set.
+      if (this.deps.engine.relay && !opts.readOnly && this.results === UTF8) {
         const sink = new RelaySink(this.out, this.socket, this.ctx.db ?? '', this.isClosed, binary);
         const r = await this.deps.engine.relay(sql, this.ctx, opts, sink);
         // null: the engine did not take it (nothing was run or written).
@@ -609,7 +644,7 @@ export class Session implements Killable {
       for (;;) {
         const next = await it.next();
         if (!cols) {
-          cols = wireColumns(r.columns, next.done ? [] : next.value);
+          cols = this.columns(r.columns, next.done ? [] : next.value);
           this.writeHead(cols);
         }
         if (next.done) break;
@@ -637,11 +672,12 @@ export class Session implements Killable {
       return;
     }
     const cols = await this.deps.engine.listColumns(db, table);
-    const wire = wireColumns(
+    const wire = this.columns(
       cols.map((c) => ({ name: c.name, type: c.type })),
       [],
     );
-    for (const c of wire) writeColumnDef(this.out, c, db, table);
+    const names = this.results === UTF8 ? null : this.results;
+    for (const c of wire) writeColumnDef(this.out, c, db, table, names);
     writeEof(this.out);
   }
 

@@ -10,72 +10,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { SqlError } from '../core/errors.js';
-
-/** A connection's character set: MySQL's name and the decoder of its bytes (UTF-8, or a single-byte set). */
-export interface Charset {
-  name: string;
-  decoder: { decode(bytes: Uint8Array): string };
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** MySQL's single-byte character sets and their WHATWG encodings (MySQL's latin1 is Windows-1252). */
-const SINGLE_BYTE: Record<string, string> = {
-  latin1: 'windows-1252',
-  latin2: 'iso-8859-2',
-  latin5: 'windows-1254',
-  latin7: 'iso-8859-13',
-  cp1250: 'windows-1250',
-  cp1251: 'windows-1251',
-  cp1256: 'windows-1256',
-  cp1257: 'windows-1257',
-  cp866: 'ibm866',
-  koi8r: 'koi8-r',
-  koi8u: 'koi8-u',
-  greek: 'iso-8859-7',
-  hebrew: 'iso-8859-8',
-  macroman: 'macintosh',
-};
-
-/** Windows-1252's 0x80-0x9F (Node's TextDecoder reads `windows-1252` as ISO-8859-1); MySQL keeps the 5 unused ones. */
-const CP1252_HIGH = [
-  0x20ac, 0x81, 0x201a, 0x192, 0x201e, 0x2026, 0x2020, 0x2021, 0x2c6, 0x2030, 0x160, 0x2039, 0x152, 0x8d,
-  0x17d, 0x8f, 0x90, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x2dc, 0x2122, 0x161, 0x203a,
-  0x153, 0x9d, 0x17e, 0x178,
-];
-
-const cp1252 = {
-  decode(bytes: Uint8Array): string {
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
-    return text.replace(/[\x80-\x9f]/g, (c) => String.fromCharCode(CP1252_HIGH[c.charCodeAt(0) - 0x80]));
-  },
-};
-
-export const UTF8: Charset = { name: 'utf8mb4', decoder: utf8 };
-const known = new Map<string, Charset>();
-
-/**
- * A character set named by SET NAMES, an introducer or character_set_client: UTF-8 for the
- * utf8 family, ascii and binary (a statement is text); a single-byte set converted; null for
- * one the listener does not convert (the multi-byte Asian sets).
- */
-export function charsetNamed(name: string): Charset | null {
-  const n = name.toLowerCase().replace(/^['"`]|['"`]$/g, '');
-  if (/^(utf8|utf8mb3|utf8mb4|ascii|binary|default)$/.test(n)) return UTF8;
-  const label = SINGLE_BYTE[n];
-  if (!label) return null;
-  let cs = known.get(n);
-  if (!cs) {
-    cs = { name: n, decoder: label === 'windows-1252' ? cp1252 : new TextDecoder(label) };
-    known.set(n, cs);
-  }
-  return cs;
-}
-
-/** The handshake's collation id as a character set (MySQL's latin1 collations; the rest UTF-8). */
-export function charsetOfCollation(id: number): Charset {
-  return [5, 8, 15, 31, 47, 48, 49, 94].includes(id) ? charsetNamed('latin1')! : UTF8;
-}
+import { type Charset, charsetNamed, UTF8 } from './charsets.js';
 
 const Q1 = 0x27; // '
 const Q2 = 0x22; // "

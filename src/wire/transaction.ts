@@ -11,12 +11,11 @@ import { STATUS_AUTOCOMMIT, STATUS_IN_TRANS } from './replies.js';
 
 export type TransactionStatement =
   | { op: 'begin' }
-  | { op: 'commit'; chain: boolean }
-  | { op: 'rollback'; chain: boolean }
+  | { op: 'commit' | 'rollback'; chain: boolean; release: boolean }
   | { op: 'savepoint'; action: SavepointOp; name: string };
 
 const NAME = '(`(?:[^`]|``)+`|[\\w$]+)';
-const CHAIN = '(?:\\s+AND\\s+(NO\\s+)?CHAIN)?(?:\\s+NO\\s+RELEASE)?';
+const CHAIN = '(?:\\s+AND\\s+(NO\\s+)?CHAIN)?(?:\\s+(NO\\s+)?RELEASE)?';
 const BEGIN =
   /^(?:BEGIN(?:\s+WORK)?|START\s+TRANSACTION(?:\s+(?:READ\s+(?:ONLY|WRITE)|WITH\s+CONSISTENT\s+SNAPSHOT)(?:\s*,\s*(?:READ\s+(?:ONLY|WRITE)|WITH\s+CONSISTENT\s+SNAPSHOT))*)?)$/i;
 const END = new RegExp(`^(COMMIT|ROLLBACK)(?:\\s+WORK)?${CHAIN}$`, 'i');
@@ -33,7 +32,10 @@ export function transactionStatement(body: string): TransactionStatement | null 
   const end = END.exec(body);
   if (end) {
     const chain = /\bCHAIN\b/i.test(body) && !end[2];
-    return end[1].toUpperCase() === 'COMMIT' ? { op: 'commit', chain } : { op: 'rollback', chain };
+    const release = /\bRELEASE\b/i.test(body) && !end[3];
+    // `AND CHAIN RELEASE` is a syntax error in MySQL: null, answered so by chatter.ts.
+    if (chain && release) return null;
+    return { op: end[1].toUpperCase() === 'COMMIT' ? 'commit' : 'rollback', chain, release };
   }
   const to = ROLLBACK_TO.exec(body);
   if (to) return { op: 'savepoint', action: 'rollback_to', name: name(to[1]) };
@@ -48,7 +50,7 @@ export function transactionStatement(body: string): TransactionStatement | null 
 }
 
 /** `SET autocommit = v` values as chatter.ts parses them: 1/0, ON/OFF, TRUE/FALSE. */
-function autocommitValue(v: string | number): boolean | null {
+function autocommitValue(v: string | number | null): boolean | null {
   if (v === 1 || v === '1') return true;
   if (v === 0 || v === '0') return false;
   return null;
@@ -81,7 +83,7 @@ export class WireTransaction {
   }
 
   /** A SET's assignments: `autocommit` among them switches the transaction's mode. */
-  async set(vars: [string, string | number][]): Promise<void> {
+  async set(vars: [string, string | number | null][]): Promise<void> {
     for (const [k, v] of vars) {
       if (k !== 'autocommit') continue;
       const on = autocommitValue(v);

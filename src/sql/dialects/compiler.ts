@@ -1093,6 +1093,9 @@ export abstract class SqlCompiler implements Compiler {
       return `${this.operand(l)} ${kw} (${this.selectStatement(sub.ast)})`;
     }
     if (items.length === 0) return this.unsupported('an empty IN list');
+    // A string in the list of a binary column is its bytes, as beside `=`.
+    if (this.target !== 'mysql' && this.kind(l) === 'binary')
+      return `${this.operand(l)} ${kw} (${items.map((i) => this.expr(this.bytesBeside(i, l))).join(', ')})`;
     if (items.some((i) => this.foldStrings(l, i))) {
       const fast = items.every((i) => i?.type === 'string')
         ? textEquality(

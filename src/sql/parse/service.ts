@@ -58,7 +58,7 @@ function isTransactionStatement(tokens: Token[]): boolean {
 function noTransactions(): SqlError {
   return new SqlError(
     ErrorCode.NOT_SUPPORTED,
-    'Transactions are not supported here: each statement commits on its own. Connect through the MySQL protocol (port 47335) for START TRANSACTION, COMMIT and ROLLBACK',
+    'Transactions are not supported here: each statement commits on its own. Connect a MySQL client to the MySQL listener (api.mysql.port, 47335 by default) for START TRANSACTION, COMMIT and ROLLBACK',
   );
 }
 

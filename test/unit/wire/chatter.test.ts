@@ -93,10 +93,14 @@ const TRANSACTIONS: [string, unknown][] = [
   ['BEGIN', { op: 'begin' }],
   ['START TRANSACTION READ ONLY', { op: 'begin' }],
   ['start transaction with consistent snapshot, read write;', { op: 'begin' }],
-  ['COMMIT', { op: 'commit', chain: false }],
-  ['commit work and chain', { op: 'commit', chain: true }],
-  ['rollback', { op: 'rollback', chain: false }],
-  ['ROLLBACK AND NO CHAIN', { op: 'rollback', chain: false }],
+  ['COMMIT', { op: 'commit', chain: false, release: false }],
+  ['commit work and chain', { op: 'commit', chain: true, release: false }],
+  ['COMMIT AND NO CHAIN', { op: 'commit', chain: false, release: false }],
+  ['COMMIT RELEASE', { op: 'commit', chain: false, release: true }],
+  ['commit and no chain no release', { op: 'commit', chain: false, release: false }],
+  ['rollback', { op: 'rollback', chain: false, release: false }],
+  ['ROLLBACK AND NO CHAIN', { op: 'rollback', chain: false, release: false }],
+  ['ROLLBACK WORK AND NO CHAIN RELEASE', { op: 'rollback', chain: false, release: true }],
   ['ROLLBACK TO SAVEPOINT a1', { op: 'savepoint', action: 'rollback_to', name: 'a1' }],
   ['rollback work to `x y`', { op: 'savepoint', action: 'rollback_to', name: 'x y' }],
   ['SAVEPOINT s', { op: 'savepoint', action: 'savepoint', name: 's' }],
@@ -107,6 +111,21 @@ for (const [sql, statement] of TRANSACTIONS) {
     assert.deepEqual(chatter(sql, session()), { kind: 'transaction', statement });
   });
 }
+for (const sql of ['COMMIT AND CHAIN RELEASE', 'ROLLBACK RELEASE NOW', 'BEGIN TRANSACTION']) {
+  test(`chatter: ${sql} is a syntax error on the wire, not a pointer to the MySQL protocol`, () => {
+    const a = chatter(sql, session());
+    assert.equal(a?.kind, 'error');
+    assert.equal(a.kind === 'error' && a.code, 1064);
+  });
+}
+
+test('chatter: SET character_set_results = NULL keeps NULL (results as the columns hold them)', () => {
+  assert.deepEqual(chatter('SET character_set_results = NULL', session()), {
+    kind: 'set',
+    vars: [['character_set_results', null]],
+  });
+});
+
 for (const sql of OKS) {
   test(`chatter: ${sql} is acknowledged`, () => {
     const a = chatter(sql, session());
@@ -224,7 +243,7 @@ test('@@event_scheduler is OFF (DBeaver, Superset)', () => {
   assert.deepEqual(rows(chatter('SELECT @@event_scheduler', session())).rows, [['OFF']]);
 });
 
-test('SET NAMES / CHARACTER SET name the character set later statements are read in', () => {
+test('SET NAMES / CHARACTER SET name the character set later statements are read in and results written in', () => {
   for (const [sql, cs] of [
     ['SET NAMES latin1', 'latin1'],
     ["SET NAMES 'utf8mb4' COLLATE 'utf8mb4_general_ci'", 'utf8mb4'],
@@ -238,7 +257,9 @@ test('SET NAMES / CHARACTER SET name the character set later statements are read
         kind: 'set',
         vars: [
           ['character_set_client', cs],
-          ['character_set_connection', cs],
+          // SET CHARACTER SET leaves the connection's set to the database's, as MySQL.
+          ['character_set_connection', /CHARACTER SET/.test(sql) ? 'utf8mb4' : cs],
+          ['character_set_results', cs],
         ],
       },
       sql,

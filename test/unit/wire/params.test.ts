@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { charsetNamed } from '../../../src/wire/charsets.js';
 import { PacketIn, PacketOut, PacketParser, PacketTooLarge } from '../../../src/wire/packets.js';
 import { bindParams, placeholders, readParams } from '../../../src/wire/params.js';
-import { charsetNamed } from '../../../src/wire/statement-bytes.js';
 
 test('placeholders skip strings, quoted names and comments', () => {
   const sql = 'SELECT \'?\', `a?`, "?" -- ?\n, ? /* ? */ FROM t WHERE x = ? # ?';

@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  charsetNamed,
-  charsetOfCollation,
-  decodeStatement,
-  literalBytes,
-  UTF8,
-} from '../../../src/wire/statement-bytes.js';
+import { charsetNamed, charsetOfCollation, UTF8 } from '../../../src/wire/charsets.js';
+import { decodeStatement, literalBytes } from '../../../src/wire/statement-bytes.js';
 
 const bytes = (s: string) => Buffer.from(s, 'latin1');
 const latin1 = charsetNamed('latin1')!;

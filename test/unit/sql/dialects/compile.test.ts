@@ -139,6 +139,20 @@ describe('quoting and literals', () => {
     );
     assert.equal(c("SELECT id FROM t WHERE v = 'a'", 'mysql', blob), "SELECT `id` FROM `t` WHERE `v` = 'a'");
   });
+
+  test('strings in the IN list of a binary column are their bytes outside MySQL', () => {
+    const blob: CompileOptions = {
+      columnType: (r) => (r.column === 'v' ? 'BLOB' : (TYPES[r.column] ?? null)),
+    };
+    assert.equal(
+      pg(String.raw`SELECT id FROM t WHERE v IN ('a\\b', 'x', X'00') AND v NOT IN ('\\x41')`, blob),
+      String.raw`SELECT "id" FROM "t" WHERE ("v" IN ('\x615c62'::bytea, '\x78'::bytea, '\x00'::bytea)) AND ("v" NOT IN ('\x5c783431'::bytea))`,
+    );
+    assert.equal(
+      c("SELECT id FROM t WHERE v IN ('a', 'b')", 'mysql', blob),
+      "SELECT `id` FROM `t` WHERE `v` IN ('a', 'b')",
+    );
+  });
 });
 
 describe('clauses', () => {
