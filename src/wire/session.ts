@@ -673,7 +673,12 @@ export class Session implements Killable {
     }
     const cols = await this.deps.engine.listColumns(db, table);
     const wire = this.columns(
-      cols.map((c) => ({ name: c.name, type: c.type })),
+      // A table's own columns: each is its own origin (MySQL sends org_name = name here).
+      cols.map((c) => ({
+        name: c.name,
+        type: c.type,
+        origin: { schema: db, table, orgTable: table, orgName: c.name, flags: 0 },
+      })),
       [],
     );
     const names = this.results === UTF8 ? null : this.results;
