@@ -12,6 +12,7 @@ import {
   logBaseFn,
   numeric,
   plain,
+  roundDouble,
   substringFn,
   substringIndexFn,
   temporal,
@@ -39,7 +40,10 @@ const format: FunctionHandler = arity('FORMAT', 2, 3, (c, _n, [n, d]) => {
   const places = intLiteral(d);
   if (places === null || places < 0 || places > 30)
     return c.unsupported('FORMAT with a computed number of decimals');
-  return `printf(${c.lit(`%,.${places}f`)}, CAST(round(CAST(${c.expr(n)} AS DECIMAL(38, 10)), ${places}) AS DOUBLE))`;
+  const v = c.isApproximate(n)
+    ? roundDouble(c, n, d, (x) => `roundbankers(${x}, 0)`)
+    : `CAST(round(CAST(${c.expr(n)} AS DECIMAL(38, 10)), ${places}) AS DOUBLE)`;
+  return `printf(${c.lit(`%,.${places}f`)}, ${v})`;
 });
 
 const dateFormat: FunctionHandler = arity('DATE_FORMAT', 2, 2, (c, _n, [d, f]) => {
@@ -104,9 +108,10 @@ export const duckdbFunctions: FunctionMap = {
   POSITION: locateFn((h, n) => `strpos(${h}, ${n})`, 'substr'),
   TRIM: trim,
   FORMAT: format,
-  ROUND: arity('ROUND', 1, 2, (c, _n, [x, d]) =>
-    d ? `round(${c.num(x)}, ${c.expr(d)})` : `round(${c.num(x)})`,
-  ),
+  ROUND: arity('ROUND', 1, 2, (c, _n, [x, d]) => {
+    if (c.isApproximate(x)) return roundDouble(c, x, d, (v) => `roundbankers(${v}, 0)`);
+    return d ? `round(${c.num(x)}, ${c.expr(d)})` : `round(${c.num(x)})`;
+  }),
   TRUNCATE: arity('TRUNCATE', 2, 2, (c, _n, [x, d]) => `trunc(${c.num(x)}, ${c.expr(d)})`),
   POW: numeric('pow', 2, 2),
   POWER: numeric('pow', 2, 2),

@@ -6,6 +6,7 @@ import { type Expr, wordOf } from '../../ast/nodes.js';
 import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
 import {
   arity,
+  asciiFn,
   commonFunctions,
   intLiteral,
   jsonUnquoteFn,
@@ -50,6 +51,24 @@ const drop =
   (c) =>
     c.unsupported(`function ${name}`);
 
+/** GREATEST / LEAST of numbers: SQLite's max() and min() would compare text by its bytes, not MySQL's collation. */
+function extreme(name: string, fn: string): FunctionHandler {
+  return arity(name, 2, Infinity, (c, _n, args) => {
+    if (args.some((a) => a?.type !== 'null' && c.kind(a) !== 'number'))
+      return c.unsupported(`${name} of other than numbers`);
+    return `${fn}(${args.map((a) => c.num(a)).join(', ')})`;
+  });
+}
+
+/** LOWER / UPPER of an ASCII literal only: SQLite changes ASCII letters only, MySQL every letter. */
+function asciiCase(name: string, fn: string): FunctionHandler {
+  return arity(name, 1, 1, (c, _n, [s]) => {
+    if (s?.type !== 'string' || /[^ -~\t\n\r]/.test(String(s.value)))
+      return c.unsupported(`${name} (SQLite changes the case of ASCII letters only)`);
+    return `${fn}(${c.text(s)})`;
+  });
+}
+
 export const sqliteFunctions: FunctionMap = {
   ...commonFunctions,
   ...timeFunctions('sqlite'),
@@ -86,24 +105,37 @@ export const sqliteFunctions: FunctionMap = {
   TRIM: trim,
   REPEAT: arity('REPEAT', 2, 2, (c, _n, [s, n]) => repeat(c, c.text(s), c.expr(n))),
   SPACE: arity('SPACE', 1, 1, (c, _n, [n]) => repeat(c, "' '", c.expr(n))),
-  ASCII: textual('unicode', 1, 1),
+  // unicode('') is NULL in SQLite; MySQL's ASCII('') is 0.
+  ASCII: asciiFn((s) => `CASE WHEN ${s} = '' THEN 0 ELSE unicode(${s}) END`),
   FORMAT: arity('FORMAT', 2, 3, (c, _n, [n, d]) => {
     const places = intLiteral(d);
     if (places === null || places < 0 || places > 30)
       return c.unsupported('FORMAT with a computed number of decimals');
-    return `printf(${c.lit(`%,.${places}f`)}, round(${c.num(n)}, ${places}))`;
+    if (c.isApproximate(n)) return c.unsupported('FORMAT of a DOUBLE (MySQL rounds it half to even)');
+    const v = c.num(n);
+    return `CASE WHEN ${v} IS NULL THEN NULL ELSE printf(${c.lit(`%,.${places}f`)}, round(${v}, ${places})) END`;
   }),
-  ROUND: arity('ROUND', 1, 2, (c, _n, [x, d]) =>
-    d ? `round(${c.num(x)}, ${c.expr(d)})` : `round(${c.num(x)})`,
-  ),
+  ROUND: arity('ROUND', 1, 2, (c, _n, [x, d]) => {
+    // SQLite's round() takes no negative digits, and rounds a double half away from zero.
+    const places = d ? intLiteral(d) : 0;
+    if (places === null || places < 0)
+      return c.unsupported('ROUND to a computed or negative number of digits');
+    if (c.isApproximate(x)) return c.unsupported('ROUND of a DOUBLE (MySQL rounds it half to even)');
+    return d ? `round(${c.num(x)}, ${places})` : `round(${c.num(x)})`;
+  }),
   TRUNCATE: drop('TRUNCATE'),
   POW: numeric('pow', 2, 2),
   POWER: numeric('pow', 2, 2),
   LOG10: logBaseFn((x) => `log10(${x})`),
   LOG2: logBaseFn((x) => `log2(${x})`),
   RAND: drop('RAND'),
-  GREATEST: numeric('max', 2),
-  LEAST: numeric('min', 2),
+  GREATEST: extreme('GREATEST', 'max'),
+  LEAST: extreme('LEAST', 'min'),
+  // SQLite's lower() and upper() change ASCII letters only.
+  LOWER: asciiCase('LOWER', 'lower'),
+  LCASE: asciiCase('LCASE', 'lower'),
+  UPPER: asciiCase('UPPER', 'upper'),
+  UCASE: asciiCase('UCASE', 'upper'),
   NOW: arity('NOW', 0, 0, () => `datetime('now')`),
   CURRENT_TIMESTAMP: arity('CURRENT_TIMESTAMP', 0, 0, () => `datetime('now')`),
   LOCALTIMESTAMP: arity('LOCALTIMESTAMP', 0, 0, () => `datetime('now')`),
