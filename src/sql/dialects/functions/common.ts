@@ -222,6 +222,18 @@ export function asciiFn(codePoint: (s: string) => string): FunctionHandler {
   });
 }
 
+/**
+ * ORD(s): the bytes of the first character's UTF-8 as one number (50089 for 'é'), from its
+ * code point, as BIGINT (a four-byte character passes 2^31).
+ */
+export function ordFn(codePoint: (s: string) => string, bigint: string): FunctionHandler {
+  return arity('ORD', 1, 1, (c, _n, [s]) => {
+    const p = `CAST(${codePoint(c.text(s))} AS ${bigint})`;
+    const cont = (shift: number) => `(128 | ((${p} >> ${shift}) & 63))`;
+    return `CASE WHEN ${p} < 128 THEN ${p} WHEN ${p} < 2048 THEN (192 | (${p} >> 6)) * 256 + ${cont(0)} WHEN ${p} < 65536 THEN (224 | (${p} >> 12)) * 65536 + ${cont(6)} * 256 + ${cont(0)} ELSE (240 | (${p} >> 18)) * 16777216 + ${cont(12)} * 65536 + ${cont(6)} * 256 + ${cont(0)} END`;
+  });
+}
+
 /** FORMAT(n, d): rounded as ROUND rounds (a DOUBLE half to even), with thousands separators. */
 const pgFormat: FunctionHandler = arity('FORMAT', 2, 3, (c, _n, [n, d]) => {
   const places = intLiteral(d);
@@ -646,6 +658,7 @@ export const commonFunctions: FunctionMap = {
   REPEAT: arity('REPEAT', 2, 2, (c, _n, [s, n]) => `repeat(${c.text(s)}, ${c.expr(n)})`),
   SPACE: arity('SPACE', 1, 1, (c, _n, [n]) => `repeat(' ', ${c.expr(n)})`),
   ASCII: asciiFn((s) => `ascii(${s})`),
+  ORD: ordFn((s) => `ascii(${s})`, 'bigint'),
   FIELD: field,
   ELT: elt,
   STRCMP: strcmp,
@@ -729,6 +742,7 @@ export const commonFunctions: FunctionMap = {
   CURRENT_TIME: arity('CURRENT_TIME', 0, 1, (c, _n, [p]) => `LOCALTIME(${p ? c.expr(p) : 0})`),
   UTC_TIMESTAMP: arity('UTC_TIMESTAMP', 0, 0, () => `CAST(now() AT TIME ZONE 'UTC' AS timestamp(0))`),
   UTC_DATE: arity('UTC_DATE', 0, 0, () => `CAST(now() AT TIME ZONE 'UTC' AS date)`),
+  UTC_TIME: arity('UTC_TIME', 0, 0, () => `CAST(date_trunc('second', now() AT TIME ZONE 'UTC') AS time)`),
   DATE: arity('DATE', 1, 1, (c, _n, [x]) => c.date(x)),
   TIME: arity('TIME', 1, 1, (c, _n, [x]) => `CAST(${c.expr(x)} AS TIME)`),
   TIMESTAMP: timestampFn((c, x) => c.ts(x)),

@@ -131,6 +131,19 @@ export const duckdbFunctions: FunctionMap = {
     () => `date_trunc('second', timezone('UTC', current_timestamp))`,
   ),
   UTC_DATE: arity('UTC_DATE', 0, 0, () => `CAST(timezone('UTC', current_timestamp) AS DATE)`),
+  UTC_TIME: arity(
+    'UTC_TIME',
+    0,
+    0,
+    () => `CAST(date_trunc('second', timezone('UTC', current_timestamp)) AS TIME)`,
+  ),
+  // A negative number is its 64-bit two's complement: 2^64 + n is 8^21 + (8^21 + n), one digit then 21.
+  // (Both branches are computed: the low part stays in BIGINT for any n.)
+  OCT: arity('OCT', 1, 1, (c, _n, [x]) => {
+    const n = `CAST(trunc(${c.num(x)}) AS BIGINT)`;
+    const low = `CAST((CAST(${n} AS HUGEINT) + 9223372036854775808) % 9223372036854775808 AS BIGINT)`;
+    return `CASE WHEN ${n} >= 0 THEN to_base(${n}, 8) ELSE '1' || lpad(to_base(${low}, 8), 21, '0') END`;
+  }),
   MONTHNAME: arity('MONTHNAME', 1, 1, (c, _n, [x]) => `monthname(${temporal(c, x)})`),
   DAYNAME: arity('DAYNAME', 1, 1, (c, _n, [x]) => `dayname(${temporal(c, x)})`),
   LAST_DAY: arity('LAST_DAY', 1, 1, (c, _n, [x]) => `last_day(${c.date(x)})`),

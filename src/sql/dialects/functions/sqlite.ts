@@ -14,6 +14,7 @@ import {
   logBaseFn,
   nonNegative,
   numeric,
+  ordFn,
   plain,
   substringFn,
   textual,
@@ -107,6 +108,7 @@ export const sqliteFunctions: FunctionMap = {
   SPACE: arity('SPACE', 1, 1, (c, _n, [n]) => repeat(c, "' '", c.expr(n))),
   // unicode('') is NULL in SQLite; MySQL's ASCII('') is 0.
   ASCII: asciiFn((s) => `CASE WHEN ${s} = '' THEN 0 ELSE unicode(${s}) END`),
+  ORD: ordFn((s) => `CASE WHEN ${s} = '' THEN 0 ELSE unicode(${s}) END`, 'INTEGER'),
   FORMAT: arity('FORMAT', 2, 3, (c, _n, [n, d]) => {
     const places = intLiteral(d);
     if (places === null || places < 0 || places > 30)
@@ -145,6 +147,7 @@ export const sqliteFunctions: FunctionMap = {
   CURDATE: arity('CURDATE', 0, 0, () => `date('now')`),
   CURRENT_DATE: arity('CURRENT_DATE', 0, 0, () => `date('now')`),
   UTC_DATE: arity('UTC_DATE', 0, 0, () => `date('now')`),
+  UTC_TIME: arity('UTC_TIME', 0, 0, () => `time('now')`),
   CURTIME: arity('CURTIME', 0, 0, () => `time('now')`),
   CURRENT_TIME: arity('CURRENT_TIME', 0, 0, () => `time('now')`),
   DATE: arity('DATE', 1, 1, (c, _n, [x]) => `date(${t(c, x)})`),
