@@ -152,8 +152,25 @@ export function trimChar(c: C, chars: Expr | null): string | null {
   return c.lit(String(chars.value));
 }
 
+/**
+ * TRIM of a literal string of several characters: MySQL removes repeats of the whole string
+ * (case-sensitive), leading then trailing; said as anchored regular-expression replacements
+ * (PostgreSQL's and DuckDB's regexp_replace). Null when the characters are not such a literal.
+ */
+export function trimSeveral(c: C, t: TrimParts): string | null {
+  const chars = t.chars;
+  if (chars?.type !== 'string' || [...String(chars.value)].length < 2) return null;
+  const re = String(chars.value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  let sql = c.text(t.value);
+  if (t.dir !== 'TRAILING') sql = `regexp_replace(${sql}, ${c.lit(`^(?:${re})+`)}, '')`;
+  if (t.dir !== 'LEADING') sql = `regexp_replace(${sql}, ${c.lit(`(?:${re})+$`)}, '')`;
+  return sql;
+}
+
 const pgTrim: FunctionHandler = (c, _n, args) => {
   const t = trimParts(c, args);
+  const several = trimSeveral(c, t);
+  if (several) return several;
   const ch = trimChar(c, t.chars);
   return `trim(${t.dir} ${ch ? `${ch} ` : ''}FROM ${c.text(t.value)})`;
 };

@@ -19,6 +19,7 @@ import {
   textual,
   trimChar,
   trimParts,
+  trimSeveral,
   weekDate,
 } from './common.js';
 import { duckDateFormat, duckParseFormat, formatHasTime } from './date-format.js';
@@ -31,6 +32,8 @@ const now = (_c: Parameters<FunctionHandler>[0], p: unknown) =>
 
 const trim: FunctionHandler = (c, _n, args) => {
   const t = trimParts(c, args);
+  const several = trimSeveral(c, t);
+  if (several) return several;
   const ch = trimChar(c, t.chars);
   const fn = t.dir === 'LEADING' ? 'ltrim' : t.dir === 'TRAILING' ? 'rtrim' : 'trim';
   return `${fn}(${c.text(t.value)}${ch ? `, ${ch}` : ''})`;

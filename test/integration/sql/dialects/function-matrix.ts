@@ -130,7 +130,12 @@ export const FUNCTIONS: FunctionCase[] = [
     "TRIM(name), TRIM(LEADING 'x' FROM 'xxabcxx'), TRIM(BOTH 'x' FROM 'xxabcxx'), TRIM(TRAILING FROM city)",
     'customers',
   ),
-  c('TRIM (of several characters)', S, "TRIM(TRAILING 'xy' FROM 'abcxyxy'), TRIM(BOTH 'ab' FROM 'ababcab')"),
+  c(
+    'TRIM (of several characters)',
+    S,
+    "TRIM(TRAILING 'xy' FROM 'abcxyxy'), TRIM(BOTH 'ab' FROM 'ababcab'), TRIM(LEADING 'aa' FROM 'aaaab'), TRIM(TRAILING 'aa' FROM 'baaa'), TRIM('.*' FROM '.*x.*'), TRIM(BOTH 'AB' FROM 'abxAB'), TRIM(LEADING 'al' FROM name)",
+    'customers',
+  ),
   c('UCASE', S, "UCASE(city), UCASE('abc')", 'customers'),
   c('UNHEX', S, "UNHEX('616263'), UNHEX(HEX(name))", 'customers'),
   c('UPPER', S, "UPPER(city), UPPER('abc'), UPPER('zoë')", 'customers'),
