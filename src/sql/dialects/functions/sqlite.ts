@@ -163,6 +163,7 @@ export const sqliteFunctions: FunctionMap = {
   JSON_CONTAINS: drop('JSON_CONTAINS'),
   JSON_QUOTE: drop('JSON_QUOTE'),
   ...Object.fromEntries(PG_ONLY_JSON.map((name) => [name, drop(name)])),
+  JSON_VALUE: drop('JSON_VALUE'),
   YEAR: part('%Y'),
   MONTH: part('%m'),
   DAY: part('%d'),

@@ -486,7 +486,12 @@ export const FUNCTIONS: FunctionCase[] = [
     'customers',
   ),
   c('JSON_VALID', 'JSON', "JSON_VALID(profile), JSON_VALID('{'), JSON_VALID('[1]')", 'customers'),
-  c('JSON_VALUE', 'JSON', "JSON_VALUE(profile, '$.age'), JSON_VALUE(profile, '$.address.zip')", 'customers'),
+  c(
+    'JSON_VALUE',
+    'JSON',
+    "JSON_VALUE(profile, '$.age'), JSON_VALUE(profile, '$.address.zip'), JSON_VALUE(profile, '$.address'), JSON_VALUE(profile, '$.address.city'), JSON_VALUE('{\"a\": null, \"b\": [1], \"c\": 1.5}', '$.a'), JSON_VALUE('{\"b\": [1]}', '$.b'), JSON_VALUE('{\"c\": 1.5}', '$.c')",
+    'customers',
+  ),
   // --- aggregates
   c('AVG', 'aggregate', 'customer_id, AVG(amount), AVG(DISTINCT qty)', 'orders', {
     tail: ' GROUP BY customer_id',
