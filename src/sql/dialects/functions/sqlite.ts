@@ -16,6 +16,7 @@ import {
   numeric,
   ordFn,
   plain,
+  roundDouble,
   substringFn,
   textual,
   timestampFn,
@@ -51,6 +52,10 @@ const drop =
   (name: string): FunctionHandler =>
   (c) =>
     c.unsupported(`function ${name}`);
+
+/** Half to even of a double (C's rint): SQLite's round() takes an exact half away from zero. */
+const rintSqlite = (v: string) =>
+  `(CASE WHEN abs(${v} - CAST(${v} AS INTEGER)) = 0.5 THEN 2 * round(${v} / 2) ELSE round(${v}) END)`;
 
 /** GREATEST / LEAST of numbers: SQLite's max() and min() would compare text by its bytes, not MySQL's collation. */
 function extreme(name: string, fn: string): FunctionHandler {
@@ -113,16 +118,16 @@ export const sqliteFunctions: FunctionMap = {
     const places = intLiteral(d);
     if (places === null || places < 0 || places > 30)
       return c.unsupported('FORMAT with a computed number of decimals');
-    if (c.isApproximate(n)) return c.unsupported('FORMAT of a DOUBLE (MySQL rounds it half to even)');
     const v = c.num(n);
-    return `CASE WHEN ${v} IS NULL THEN NULL ELSE printf(${c.lit(`%,.${places}f`)}, round(${v}, ${places})) END`;
+    const r = c.isApproximate(n) ? roundDouble(c, n, d, rintSqlite) : `round(${v}, ${places})`;
+    return `CASE WHEN ${v} IS NULL THEN NULL ELSE printf(${c.lit(`%,.${places}f`)}, ${r}) END`;
   }),
   ROUND: arity('ROUND', 1, 2, (c, _n, [x, d]) => {
     // SQLite's round() takes no negative digits, and rounds a double half away from zero.
     const places = d ? intLiteral(d) : 0;
-    if (places === null || places < 0)
-      return c.unsupported('ROUND to a computed or negative number of digits');
-    if (c.isApproximate(x)) return c.unsupported('ROUND of a DOUBLE (MySQL rounds it half to even)');
+    if (places === null) return c.unsupported('ROUND to a computed number of digits');
+    if (c.isApproximate(x)) return roundDouble(c, x, d, rintSqlite);
+    if (places < 0) return `(round(${c.num(x)} / 1e${-places}) * 1e${-places})`;
     return d ? `round(${c.num(x)}, ${places})` : `round(${c.num(x)})`;
   }),
   TRUNCATE: drop('TRUNCATE'),
