@@ -26,6 +26,7 @@ import {
   type BinaryLit,
   type CaseExpr,
   type CastTarget,
+  type Collate,
   type ColumnRef,
   type CreateStmt,
   columnName,
@@ -86,6 +87,18 @@ export type FunctionHandler = (c: SqlCompiler, node: FunctionCall | AggrFunc, ar
 export type FunctionMap = Record<string, FunctionHandler>;
 
 /** EXTRACT's compound units and the single fields they are made of. */
+const TWO_TO_64 = '18446744073709551616';
+
+/** A collation mark that makes a comparison byte for byte (hasBinaryCollation). */
+const BYTE_ORDER: Collate = { collate: { name: 'binary' } };
+
+/** Functions MySQL answers as a DOUBLE. */
+const APPROXIMATE_FUNCTIONS = new Set(
+  'SQRT POW POWER EXP LN LOG LOG2 LOG10 SIN COS TAN ASIN ACOS ATAN ATAN2 COT DEGREES RADIANS PI RAND STD STDDEV STDDEV_POP STDDEV_SAMP VARIANCE VAR_POP VAR_SAMP'.split(
+    ' ',
+  ),
+);
+
 const COMPOUND_UNITS: Record<string, string[]> = {
   YEAR_MONTH: ['YEAR', 'MONTH'],
   DAY_HOUR: ['DAY', 'HOUR'],
@@ -940,6 +953,37 @@ export abstract class SqlCompiler implements Compiler {
     return `CAST(trunc(CAST(${this.expr(l)} AS numeric) / NULLIF(${this.expr(r)}, 0)) AS ${this.intType})`;
   }
 
+  /**
+   * Whether MySQL computes an expression as a DOUBLE (approximate): FLOAT and DOUBLE columns,
+   * text (read as a number), casts to DOUBLE, the functions that answer a DOUBLE, and +, -, *
+   * with such an operand. ROUND and FORMAT round a DOUBLE half to even and an exact value
+   * half away from zero, so the two take different SQL.
+   */
+  isApproximate(node: Expr | null | undefined): boolean {
+    if (!node) return false;
+    switch (node.type) {
+      case 'column_ref': {
+        const t = this.opts.columnType?.(this.columnRefName(node));
+        return t === 'FLOAT' || t === 'DOUBLE' || this.kind(node) === 'string';
+      }
+      case 'string':
+        return true;
+      case 'unary_expr':
+        return node.operator === '-' && this.isApproximate(node.expr);
+      case 'binary_expr':
+        return (
+          ['+', '-', '*'].includes(String(node.operator)) &&
+          (this.isApproximate(node.left) || this.isApproximate(node.right))
+        );
+      case 'cast':
+        return /DOUBLE|FLOAT|REAL/i.test(String(node.target?.[0]?.dataType ?? ''));
+      case 'function':
+        return APPROXIMATE_FUNCTIONS.has(String(node.name).toUpperCase());
+      default:
+        return false;
+    }
+  }
+
   /** Whether an expression is an integer in MySQL: integer literals and columns, and +, -, *, MOD, DIV of them. */
   isInteger(node: Expr | null | undefined): boolean {
     if (!node) return false;
@@ -1017,8 +1061,20 @@ export abstract class SqlCompiler implements Compiler {
   compare(op: string, l0: Expr, r0: Expr): string {
     if (r0?.type === 'function' && ['ANY', 'ALL', 'SOME'].includes(String(r0.name)))
       return this.quantified(op, l0, String(r0.name), r0.args?.value ?? []);
-    const l = this.bytesBeside(l0, r0);
-    const r = this.bytesBeside(r0, l0);
+    let l = this.bytesBeside(l0, r0);
+    let r = this.bytesBeside(r0, l0);
+    if (this.emulate && (this.binaryText(l) || this.binaryText(r))) {
+      // `BINARY x = y`, `CAST(x AS BINARY) = y` of text: MySQL compares the bytes (case and
+      // trailing spaces count). Text compared as it is, in byte order, says the same.
+      const lt = this.binaryText(l) ?? (this.kind(l) === 'string' ? l : null);
+      const rt = this.binaryText(r) ?? (this.kind(r) === 'string' ? r : null);
+      if (lt && rt) {
+        l = { ...lt, collate: BYTE_ORDER };
+        r = { ...rt, collate: BYTE_ORDER };
+        if (op === '=' || op === '<>' || op === '!=') return `${this.operand(l)} ${op} ${this.operand(r)}`;
+        return `${this.byteOrder(this.operand(l))} ${op} ${this.byteOrder(this.operand(r))}`;
+      }
+    }
     if (this.foldStrings(l, r)) {
       if (op === '=' || op === '<>') {
         const [col, lit] = r?.type === 'string' ? [l, r] : [r, l];
@@ -1055,6 +1111,19 @@ export abstract class SqlCompiler implements Compiler {
       this.kind(sub) !== 'number';
     if (folds) return `${this.foldSql(l)} ${op} ${quant} (${foldedSubquery(this, sub.ast)})`;
     return `${this.operand(l)} ${op} ${quant} (${this.selectStatement(sub.ast)})`;
+  }
+
+  /** The text inside `CAST(text AS BINARY)` (the `BINARY` operator), or null. */
+  private binaryText(n: Expr): Expr | null {
+    if (n?.type !== 'cast' || n.target?.[0]?.length != null) return null;
+    if (!/^BINARY$/i.test(String(n.target?.[0]?.dataType ?? ''))) return null;
+    const inner = n.expr;
+    return inner?.type === 'string' || this.kind(inner) === 'string' ? inner : null;
+  }
+
+  /** Text that compares in byte (code point) order: PostgreSQL's C collation. */
+  protected byteOrder(sql: string): string {
+    return `${sql} COLLATE "C"`;
   }
 
   /** The length of a text value in bytes, or null where the target has no cheap way to say it. */
@@ -1228,8 +1297,9 @@ export abstract class SqlCompiler implements Compiler {
       case 'VARCHAR':
       case 'NVARCHAR':
         return this.castText(e, length);
-      case 'SIGNED':
       case 'UNSIGNED':
+        return this.castUnsigned(this.castInteger(e));
+      case 'SIGNED':
       case 'INT':
       case 'INTEGER':
       case 'BIGINT':
@@ -1279,6 +1349,11 @@ export abstract class SqlCompiler implements Compiler {
     if (e?.type === 'string') return this.numberLiteral(String(Math.trunc(mysqlStringToNumber(e.value))));
     if (this.kind(e) === 'string') return `CAST(trunc(CAST(${sql} AS numeric)) AS ${this.intType})`;
     return `CAST(${sql} AS ${this.intType})`;
+  }
+
+  /** CAST(x AS UNSIGNED): the signed integer wrapped modulo 2^64, as MySQL does (-1 is 18446744073709551615). */
+  protected castUnsigned(signed: string): string {
+    return `mod(CAST(${signed} AS numeric) + ${TWO_TO_64}, ${TWO_TO_64})`;
   }
 
   protected castDecimal(sql: string, p: number, s: number): string {

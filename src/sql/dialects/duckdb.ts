@@ -77,6 +77,15 @@ export class DuckdbCompiler extends SqlCompiler {
     return not ? `NOT ${call}` : call;
   }
 
+  protected override castUnsigned(signed: string): string {
+    return `CAST((CAST(${signed} AS HUGEINT) + 18446744073709551616) % 18446744073709551616 AS UBIGINT)`;
+  }
+
+  /** Text compares in byte order here already. */
+  protected override byteOrder(sql: string): string {
+    return sql;
+  }
+
   protected override castDecimal(sql: string, p: number, s: number): string {
     const prec = Math.min(Math.max(p, 1), 38);
     return `CAST(${sql} AS DECIMAL(${prec}, ${Math.min(s, prec)}))`;

@@ -316,7 +316,8 @@ export function kindOf(node: Expr | null | undefined, col: ColumnKind): Kind {
       if (NUMBER_FUNCS.has(name)) return 'number';
       if (DATE_FUNCS.has(name)) return 'date';
       if (DATETIME_FUNCS.has(name)) return 'datetime';
-      if (name === 'CURTIME' || name === 'CURRENT_TIME' || name === 'TIME') return 'time';
+      if (name === 'CURTIME' || name === 'CURRENT_TIME' || name === 'UTC_TIME' || name === 'TIME')
+        return 'time';
       if (JSON_FUNCS.has(name)) return 'json';
       if (name === 'ISNULL') return 'bool';
       if (SAME_AS_ARG.has(name)) return kindOf(args[0], col);

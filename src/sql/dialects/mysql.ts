@@ -17,6 +17,7 @@ import type {
 } from '../ast/nodes.js';
 import { type FunctionMap, SqlCompiler } from './compiler.js';
 import type { Ctx } from './compiler-api.js';
+import { getFormatMysql } from './functions/get-format.js';
 
 export class MysqlCompiler extends SqlCompiler {
   readonly target = 'mysql' as const;
@@ -142,6 +143,7 @@ export class MysqlCompiler extends SqlCompiler {
   protected override verbatimFunction(node: FunctionCall, name: string, args: Expr[]): string {
     if (!/^[A-Z0-9_$.]+$/i.test(name)) return this.unsupported(`function ${name}`);
     if (!node.args) return name;
+    if (name === 'GET_FORMAT') return getFormatMysql(this, node, args);
     // TRIM(BOTH 'x' FROM a) reads as words; TIMESTAMPDIFF(DAY, a, b) has a keyword argument but commas.
     if (args.some((a) => a?.type === 'origin' && /^from$/i.test(String(a.value)))) {
       return `${name}(${args.map((a) => this.verbatimArg(a)).join(' ')})`;

@@ -105,10 +105,9 @@ export class SqliteCompiler extends SqlCompiler {
     return v.replace(/[a-z]+/g, (s) => s.toUpperCase());
   }
 
-  /** No ordered aggregate in SQLite: MIN/MAX of text compare as SQLite does. */
-  override foldedExtreme(name: 'MIN' | 'MAX', e: Expr): string {
-    this.approximate("MIN/MAX of text follow SQLite's order on SQLite");
-    return `${name}(${this.expr(e)})`;
+  /** No ordered aggregate in SQLite: MIN/MAX of text would follow SQLite's order, not MySQL's collation. */
+  override foldedExtreme(name: 'MIN' | 'MAX', _e: Expr): string {
+    return this.unsupported(`${name} of text (SQLite orders text by its bytes, not by MySQL's collation)`);
   }
 
   /** lower(rtrim(x)) is all SQLite folds: no branch to take. */
@@ -152,6 +151,16 @@ export class SqliteCompiler extends SqlCompiler {
   protected override castInteger(e: Expr): string {
     if (this.kind(e) === 'number') return `CAST(round(${this.expr(e)}) AS INTEGER)`;
     return `CAST(${this.expr(e)} AS INTEGER)`;
+  }
+
+  /** SQLite's integers stop at 2^63 - 1: a negative value cast to UNSIGNED (2^64 - n in MySQL) cannot be said. */
+  protected override castUnsigned(_signed: string): string {
+    return this.unsupported('CAST AS UNSIGNED');
+  }
+
+  /** Text compares in byte order here already. */
+  protected override byteOrder(sql: string): string {
+    return sql;
   }
 
   protected override castDecimal(sql: string, _p: number, s: number): string {

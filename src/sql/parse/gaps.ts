@@ -9,10 +9,12 @@
  * - `CONVERT(x, type)` → `CAST(x AS type)`, its definition: the grammar reads the comma form
  *   only for a plain operand and not with `SIGNED INTEGER`, both of which JDBC's
  *   DatabaseMetaData sends (`CONVERT(CASE ... END, UNSIGNED INTEGER)`).
+ * - the `BINARY x` operator → `CAST(x AS BINARY)`, its definition (the grammar reads the
+ *   prefix and drops it, so `BINARY 'a' = 'A'` would compare case-insensitively).
  */
 import { rewriteClauseGaps } from './clause-gaps.js';
 import { closing, isKeyword, isPunct, type Token, tokenize } from './lexer.js';
-import { operandEnd, operandStart } from './operands.js';
+import { operandEnd, operandStart, primaryEnd } from './operands.js';
 
 interface Edit {
   start: number;
@@ -47,12 +49,46 @@ function convertComma(t: Token[], i: number): number {
   return -1;
 }
 
+/** Tokens after which `BINARY` is the prefix operator (not a type: `AS BINARY`, a column's `BINARY(16)`). */
+const BEFORE_OPERATOR = new Set([
+  'SELECT',
+  'WHERE',
+  'AND',
+  'OR',
+  'NOT',
+  'ON',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'BY',
+  'HAVING',
+  'LIKE',
+  'IN',
+  'CASE',
+  'XOR',
+  'BETWEEN',
+]);
+const PUNCT_BEFORE_OPERATOR = new Set(['(', ',', '=', '<', '>', '!', '+', '-', '*', '/', '%']);
+
+/** The end of the operand of a `BINARY x` operator at token i, or -1. */
+function binaryOperand(t: Token[], i: number): number {
+  if (!isKeyword(t[i], 'BINARY')) return -1;
+  const prev = t[i - 1];
+  const after =
+    (prev?.kind === 'punct' && PUNCT_BEFORE_OPERATOR.has(prev.value)) ||
+    (prev?.kind === 'ident' && BEFORE_OPERATOR.has(prev.value.toUpperCase()));
+  if (!after) return -1;
+  // `CONVERT(x, BINARY)`: a type, which the CONVERT rewrite handles.
+  if (isPunct(t[i + 1], ')')) return -1;
+  return primaryEnd(t, i + 1);
+}
+
 export function rewriteSyntaxGaps(sql: string): string {
   return rewriteClauseGaps(rewriteOperatorGaps(sql));
 }
 
 function rewriteOperatorGaps(sql: string): string {
-  if (!/<=>|\b(?:USE|FORCE|IGNORE)\s+(?:INDEX|KEY)\b|\bCONVERT\s*\(/i.test(sql)) return sql;
+  if (!/<=>|\b(?:USE|FORCE|IGNORE)\s+(?:INDEX|KEY)\b|\bCONVERT\s*\(|\bBINARY\b/i.test(sql)) return sql;
   let t: Token[];
   try {
     t = tokenize(sql);
@@ -65,6 +101,16 @@ function rewriteOperatorGaps(sql: string): string {
     if (comma >= 0) {
       edits.push({ start: t[i].start, end: t[i].end, text: 'CAST' });
       edits.push({ start: t[comma].start, end: t[comma].end, text: ' AS ' });
+      continue;
+    }
+    const binaryEnd = binaryOperand(t, i);
+    if (binaryEnd >= 0) {
+      edits.push({
+        start: t[i].start,
+        end: t[binaryEnd].end,
+        text: `CAST(${sql.slice(t[i + 1].start, t[binaryEnd].end)} AS BINARY)`,
+      });
+      i = binaryEnd;
       continue;
     }
     const hintEnd = indexHint(t, i);

@@ -76,3 +76,13 @@ export function operandEnd(t: Token[], start: number): number {
     return i;
   }
 }
+
+/** Token index where one primary starting at `start` ends (a dotted name, a literal, a call, a parenthesized group), or -1. */
+export function primaryEnd(t: Token[], start: number): number {
+  let i = start;
+  if (primary(t[i]) && isPunct(t[i + 1], '(') && t[i + 1].start === t[i].end) return closing(t, i + 1);
+  if (isPunct(t[i], '(')) return closing(t, i);
+  if (!primary(t[i])) return -1;
+  while (isPunct(t[i + 1], '.') && primary(t[i + 2])) i += 2;
+  return i;
+}

@@ -10,6 +10,7 @@
 import { type Expr, type IntervalExpr, wordOf } from '../../ast/nodes.js';
 import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
 import { formatHasTime, pgDateFormat, pgParseFormat } from './date-format.js';
+import { getFormatFn } from './get-format.js';
 import { jsonShapeFunctions } from './json-shape.js';
 import { regexpFunctions } from './regexp.js';
 import { timeFunctions } from './time-value.js';
@@ -151,8 +152,25 @@ export function trimChar(c: C, chars: Expr | null): string | null {
   return c.lit(String(chars.value));
 }
 
+/**
+ * TRIM of a literal string of several characters: MySQL removes repeats of the whole string
+ * (case-sensitive), leading then trailing; said as anchored regular-expression replacements
+ * (PostgreSQL's and DuckDB's regexp_replace). Null when the characters are not such a literal.
+ */
+export function trimSeveral(c: C, t: TrimParts): string | null {
+  const chars = t.chars;
+  if (chars?.type !== 'string' || [...String(chars.value)].length < 2) return null;
+  const re = String(chars.value).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  let sql = c.text(t.value);
+  if (t.dir !== 'TRAILING') sql = `regexp_replace(${sql}, ${c.lit(`^(?:${re})+`)}, '')`;
+  if (t.dir !== 'LEADING') sql = `regexp_replace(${sql}, ${c.lit(`(?:${re})+$`)}, '')`;
+  return sql;
+}
+
 const pgTrim: FunctionHandler = (c, _n, args) => {
   const t = trimParts(c, args);
+  const several = trimSeveral(c, t);
+  if (several) return several;
   const ch = trimChar(c, t.chars);
   return `trim(${t.dir} ${ch ? `${ch} ` : ''}FROM ${c.text(t.value)})`;
 };
@@ -210,13 +228,37 @@ const strcmp: FunctionHandler = arity('STRCMP', 2, 2, (c, _n, [a, b]) => {
   return `CASE WHEN ${x} < ${y} THEN -1 WHEN ${x} > ${y} THEN 1 WHEN ${x} = ${y} THEN 0 END`;
 });
 
-/** FORMAT(n, d): rounded half away from zero, with thousands separators. */
+/**
+ * ASCII(s): MySQL's is the first byte of the string (195 for 'é'), 0 for ''. `codePoint` is
+ * the target's code point of the first character; its first UTF-8 byte follows from it.
+ */
+export function asciiFn(codePoint: (s: string) => string): FunctionHandler {
+  return arity('ASCII', 1, 1, (c, _n, [s]) => {
+    const p = codePoint(c.text(s));
+    return `CASE WHEN ${p} < 128 THEN ${p} WHEN ${p} < 2048 THEN 192 | (${p} >> 6) WHEN ${p} < 65536 THEN 224 | (${p} >> 12) ELSE 240 | (${p} >> 18) END`;
+  });
+}
+
+/**
+ * ORD(s): the bytes of the first character's UTF-8 as one number (50089 for 'é'), from its
+ * code point, as BIGINT (a four-byte character passes 2^31).
+ */
+export function ordFn(codePoint: (s: string) => string, bigint: string): FunctionHandler {
+  return arity('ORD', 1, 1, (c, _n, [s]) => {
+    const p = `CAST(${codePoint(c.text(s))} AS ${bigint})`;
+    const cont = (shift: number) => `(128 | ((${p} >> ${shift}) & 63))`;
+    return `CASE WHEN ${p} < 128 THEN ${p} WHEN ${p} < 2048 THEN (192 | (${p} >> 6)) * 256 + ${cont(0)} WHEN ${p} < 65536 THEN (224 | (${p} >> 12)) * 65536 + ${cont(6)} * 256 + ${cont(0)} ELSE (240 | (${p} >> 18)) * 16777216 + ${cont(12)} * 65536 + ${cont(6)} * 256 + ${cont(0)} END`;
+  });
+}
+
+/** FORMAT(n, d): rounded as ROUND rounds (a DOUBLE half to even), with thousands separators. */
 const pgFormat: FunctionHandler = arity('FORMAT', 2, 3, (c, _n, [n, d]) => {
   const places = intLiteral(d);
   if (places === null || places < 0 || places > 30)
     return c.unsupported('FORMAT with a computed number of decimals');
   const pattern = `FM${'999,'.repeat(12)}990${places > 0 ? `.${'0'.repeat(places)}` : ''}`;
-  return `to_char(CAST(${c.expr(n)} AS numeric), ${c.lit(pattern)})`;
+  const v = c.isApproximate(n) ? roundDouble(c, n, d, (x) => `round(${x})`) : c.expr(n);
+  return `to_char(CAST(${v} AS numeric), ${c.lit(pattern)})`;
 });
 
 const sqrtFn: FunctionHandler = arity('SQRT', 1, 1, (c, _n, [x]) => {
@@ -245,7 +287,26 @@ export function logBaseFn(expr: (x: string) => string): FunctionHandler {
   });
 }
 
+/**
+ * MySQL's ROUND of a DOUBLE (my_double_round): rint(x * 10^d) / 10^d, rint(x / 10^-d) * 10^-d
+ * for negative d: half to even on the scaled value. `rint` is the target's half-to-even
+ * rounding of a double (PostgreSQL's round(float8), DuckDB's roundbankers).
+ */
+export function roundDouble(c: C, x: Expr, d: Expr | undefined, rint: (v: string) => string): string {
+  const v = `CAST(${c.num(x)} AS ${c.doubleType})`;
+  const places = d ? intLiteral(d) : 0;
+  if (places !== null) {
+    if (places === 0) return rint(v);
+    const p = `CAST(1e${Math.abs(places)} AS ${c.doubleType})`;
+    return places > 0 ? `(${rint(`${v} * ${p}`)} / ${p})` : `(${rint(`${v} / ${p}`)} * ${p})`;
+  }
+  const n = c.expr(d as Expr);
+  const p = `power(CAST(10 AS ${c.doubleType}), abs(${n}))`;
+  return `CASE WHEN ${n} >= 0 THEN ${rint(`${v} * ${p}`)} / ${p} ELSE ${rint(`${v} / ${p}`)} * ${p} END`;
+}
+
 const roundPg: FunctionHandler = arity('ROUND', 1, 2, (c, _n, [x, d]) => {
+  if (c.isApproximate(x)) return roundDouble(c, x, d, (v) => `round(${v})`);
   if (!d) return `round(${c.num(x)})`;
   return `round(CAST(${c.expr(x)} AS numeric), ${c.expr(d)})`;
 });
@@ -574,6 +635,7 @@ const concat: FunctionHandler = arity('CONCAT', 1, Infinity, (c, _n, args) =>
 
 export const commonFunctions: FunctionMap = {
   ...windowFns,
+  GET_FORMAT: getFormatFn,
   // strings
   CONCAT: concat,
   CONCAT_WS: textual('concat_ws', 2),
@@ -612,7 +674,8 @@ export const commonFunctions: FunctionMap = {
   REVERSE: textual('reverse', 1, 1),
   REPEAT: arity('REPEAT', 2, 2, (c, _n, [s, n]) => `repeat(${c.text(s)}, ${c.expr(n)})`),
   SPACE: arity('SPACE', 1, 1, (c, _n, [n]) => `repeat(' ', ${c.expr(n)})`),
-  ASCII: textual('ascii', 1, 1),
+  ASCII: asciiFn((s) => `ascii(${s})`),
+  ORD: ordFn((s) => `ascii(${s})`, 'bigint'),
   FIELD: field,
   ELT: elt,
   STRCMP: strcmp,
@@ -696,6 +759,7 @@ export const commonFunctions: FunctionMap = {
   CURRENT_TIME: arity('CURRENT_TIME', 0, 1, (c, _n, [p]) => `LOCALTIME(${p ? c.expr(p) : 0})`),
   UTC_TIMESTAMP: arity('UTC_TIMESTAMP', 0, 0, () => `CAST(now() AT TIME ZONE 'UTC' AS timestamp(0))`),
   UTC_DATE: arity('UTC_DATE', 0, 0, () => `CAST(now() AT TIME ZONE 'UTC' AS date)`),
+  UTC_TIME: arity('UTC_TIME', 0, 0, () => `CAST(date_trunc('second', now() AT TIME ZONE 'UTC') AS time)`),
   DATE: arity('DATE', 1, 1, (c, _n, [x]) => c.date(x)),
   TIME: arity('TIME', 1, 1, (c, _n, [x]) => `CAST(${c.expr(x)} AS TIME)`),
   TIMESTAMP: timestampFn((c, x) => c.ts(x)),

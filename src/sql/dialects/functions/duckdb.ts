@@ -12,12 +12,14 @@ import {
   logBaseFn,
   numeric,
   plain,
+  roundDouble,
   substringFn,
   substringIndexFn,
   temporal,
   textual,
   trimChar,
   trimParts,
+  trimSeveral,
   weekDate,
 } from './common.js';
 import { duckDateFormat, duckParseFormat, formatHasTime } from './date-format.js';
@@ -30,6 +32,8 @@ const now = (_c: Parameters<FunctionHandler>[0], p: unknown) =>
 
 const trim: FunctionHandler = (c, _n, args) => {
   const t = trimParts(c, args);
+  const several = trimSeveral(c, t);
+  if (several) return several;
   const ch = trimChar(c, t.chars);
   const fn = t.dir === 'LEADING' ? 'ltrim' : t.dir === 'TRAILING' ? 'rtrim' : 'trim';
   return `${fn}(${c.text(t.value)}${ch ? `, ${ch}` : ''})`;
@@ -39,7 +43,10 @@ const format: FunctionHandler = arity('FORMAT', 2, 3, (c, _n, [n, d]) => {
   const places = intLiteral(d);
   if (places === null || places < 0 || places > 30)
     return c.unsupported('FORMAT with a computed number of decimals');
-  return `printf(${c.lit(`%,.${places}f`)}, CAST(round(CAST(${c.expr(n)} AS DECIMAL(38, 10)), ${places}) AS DOUBLE))`;
+  const v = c.isApproximate(n)
+    ? roundDouble(c, n, d, (x) => `roundbankers(${x}, 0)`)
+    : `CAST(round(CAST(${c.expr(n)} AS DECIMAL(38, 10)), ${places}) AS DOUBLE)`;
+  return `printf(${c.lit(`%,.${places}f`)}, ${v})`;
 });
 
 const dateFormat: FunctionHandler = arity('DATE_FORMAT', 2, 2, (c, _n, [d, f]) => {
@@ -104,9 +111,10 @@ export const duckdbFunctions: FunctionMap = {
   POSITION: locateFn((h, n) => `strpos(${h}, ${n})`, 'substr'),
   TRIM: trim,
   FORMAT: format,
-  ROUND: arity('ROUND', 1, 2, (c, _n, [x, d]) =>
-    d ? `round(${c.num(x)}, ${c.expr(d)})` : `round(${c.num(x)})`,
-  ),
+  ROUND: arity('ROUND', 1, 2, (c, _n, [x, d]) => {
+    if (c.isApproximate(x)) return roundDouble(c, x, d, (v) => `roundbankers(${v}, 0)`);
+    return d ? `round(${c.num(x)}, ${c.expr(d)})` : `round(${c.num(x)})`;
+  }),
   TRUNCATE: arity('TRUNCATE', 2, 2, (c, _n, [x, d]) => `trunc(${c.num(x)}, ${c.expr(d)})`),
   POW: numeric('pow', 2, 2),
   POWER: numeric('pow', 2, 2),
@@ -126,6 +134,19 @@ export const duckdbFunctions: FunctionMap = {
     () => `date_trunc('second', timezone('UTC', current_timestamp))`,
   ),
   UTC_DATE: arity('UTC_DATE', 0, 0, () => `CAST(timezone('UTC', current_timestamp) AS DATE)`),
+  UTC_TIME: arity(
+    'UTC_TIME',
+    0,
+    0,
+    () => `CAST(date_trunc('second', timezone('UTC', current_timestamp)) AS TIME)`,
+  ),
+  // A negative number is its 64-bit two's complement: 2^64 + n is 8^21 + (8^21 + n), one digit then 21.
+  // (Both branches are computed: the low part stays in BIGINT for any n.)
+  OCT: arity('OCT', 1, 1, (c, _n, [x]) => {
+    const n = `CAST(trunc(${c.num(x)}) AS BIGINT)`;
+    const low = `CAST((CAST(${n} AS HUGEINT) + 9223372036854775808) % 9223372036854775808 AS BIGINT)`;
+    return `CASE WHEN ${n} >= 0 THEN to_base(${n}, 8) ELSE '1' || lpad(to_base(${low}, 8), 21, '0') END`;
+  }),
   MONTHNAME: arity('MONTHNAME', 1, 1, (c, _n, [x]) => `monthname(${temporal(c, x)})`),
   DAYNAME: arity('DAYNAME', 1, 1, (c, _n, [x]) => `dayname(${temporal(c, x)})`),
   LAST_DAY: arity('LAST_DAY', 1, 1, (c, _n, [x]) => `last_day(${c.date(x)})`),

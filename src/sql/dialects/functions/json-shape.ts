@@ -127,6 +127,11 @@ const pg: FunctionMap = {
     (c, _n, [j, v, path]) => `(${doc(c, j, path, 'jsonb')} @> CAST(${c.expr(v)} AS jsonb))`,
   ),
   JSON_QUOTE: arity('JSON_QUOTE', 1, 1, (c, _n, [s]) => `CAST(to_jsonb(CAST(${c.text(s)} AS text)) AS text)`),
+  // JSON_VALUE(j, path): the scalar at path as text; NULL for an object, an array, JSON null, or nothing there.
+  JSON_VALUE: arity('JSON_VALUE', 2, 2, (c, _n, [j, path]) => {
+    const d = `CAST(${doc(c, j, path, 'jsonb')} AS jsonb)`;
+    return `(CASE WHEN jsonb_typeof(${d}) IN ('object', 'array', 'null') THEN NULL ELSE ${d} #>> '{}' END)`;
+  }),
 };
 
 const duck: FunctionMap = {
@@ -143,6 +148,10 @@ const duck: FunctionMap = {
   }),
   JSON_QUOTE: arity('JSON_QUOTE', 1, 1, (c, _n, [s]) => `CAST(to_json(${c.text(s)}) AS VARCHAR)`),
   JSON_VALID: arity('JSON_VALID', 1, 1, (c, _n, [s]) => `CAST(json_valid(${c.text(s)}) AS INTEGER)`),
+  JSON_VALUE: arity('JSON_VALUE', 2, 2, (c, _n, [j, path]) => {
+    const d = doc(c, j, path, 'JSON');
+    return `(CASE WHEN json_type(${d}) IN ('OBJECT', 'ARRAY', 'NULL') THEN NULL ELSE json_extract_string(${d}, '$') END)`;
+  }),
 };
 
 export function jsonShapeFunctions(target: 'postgres' | 'duckdb'): FunctionMap {

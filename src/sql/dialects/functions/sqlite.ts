@@ -6,6 +6,7 @@ import { type Expr, wordOf } from '../../ast/nodes.js';
 import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
 import {
   arity,
+  asciiFn,
   commonFunctions,
   intLiteral,
   jsonUnquoteFn,
@@ -13,7 +14,9 @@ import {
   logBaseFn,
   nonNegative,
   numeric,
+  ordFn,
   plain,
+  roundDouble,
   substringFn,
   textual,
   timestampFn,
@@ -49,6 +52,28 @@ const drop =
   (name: string): FunctionHandler =>
   (c) =>
     c.unsupported(`function ${name}`);
+
+/** Half to even of a double (C's rint): SQLite's round() takes an exact half away from zero. */
+const rintSqlite = (v: string) =>
+  `(CASE WHEN abs(${v} - CAST(${v} AS INTEGER)) = 0.5 THEN 2 * round(${v} / 2) ELSE round(${v}) END)`;
+
+/** GREATEST / LEAST of numbers: SQLite's max() and min() would compare text by its bytes, not MySQL's collation. */
+function extreme(name: string, fn: string): FunctionHandler {
+  return arity(name, 2, Infinity, (c, _n, args) => {
+    if (args.some((a) => a?.type !== 'null' && c.kind(a) !== 'number'))
+      return c.unsupported(`${name} of other than numbers`);
+    return `${fn}(${args.map((a) => c.num(a)).join(', ')})`;
+  });
+}
+
+/** LOWER / UPPER of an ASCII literal only: SQLite changes ASCII letters only, MySQL every letter. */
+function asciiCase(name: string, fn: string): FunctionHandler {
+  return arity(name, 1, 1, (c, _n, [s]) => {
+    if (s?.type !== 'string' || /[^ -~\t\n\r]/.test(String(s.value)))
+      return c.unsupported(`${name} (SQLite changes the case of ASCII letters only)`);
+    return `${fn}(${c.text(s)})`;
+  });
+}
 
 export const sqliteFunctions: FunctionMap = {
   ...commonFunctions,
@@ -86,24 +111,38 @@ export const sqliteFunctions: FunctionMap = {
   TRIM: trim,
   REPEAT: arity('REPEAT', 2, 2, (c, _n, [s, n]) => repeat(c, c.text(s), c.expr(n))),
   SPACE: arity('SPACE', 1, 1, (c, _n, [n]) => repeat(c, "' '", c.expr(n))),
-  ASCII: textual('unicode', 1, 1),
+  // unicode('') is NULL in SQLite; MySQL's ASCII('') is 0.
+  ASCII: asciiFn((s) => `CASE WHEN ${s} = '' THEN 0 ELSE unicode(${s}) END`),
+  ORD: ordFn((s) => `CASE WHEN ${s} = '' THEN 0 ELSE unicode(${s}) END`, 'INTEGER'),
   FORMAT: arity('FORMAT', 2, 3, (c, _n, [n, d]) => {
     const places = intLiteral(d);
     if (places === null || places < 0 || places > 30)
       return c.unsupported('FORMAT with a computed number of decimals');
-    return `printf(${c.lit(`%,.${places}f`)}, round(${c.num(n)}, ${places}))`;
+    const v = c.num(n);
+    const r = c.isApproximate(n) ? roundDouble(c, n, d, rintSqlite) : `round(${v}, ${places})`;
+    return `CASE WHEN ${v} IS NULL THEN NULL ELSE printf(${c.lit(`%,.${places}f`)}, ${r}) END`;
   }),
-  ROUND: arity('ROUND', 1, 2, (c, _n, [x, d]) =>
-    d ? `round(${c.num(x)}, ${c.expr(d)})` : `round(${c.num(x)})`,
-  ),
+  ROUND: arity('ROUND', 1, 2, (c, _n, [x, d]) => {
+    // SQLite's round() takes no negative digits, and rounds a double half away from zero.
+    const places = d ? intLiteral(d) : 0;
+    if (places === null) return c.unsupported('ROUND to a computed number of digits');
+    if (c.isApproximate(x)) return roundDouble(c, x, d, rintSqlite);
+    if (places < 0) return `(round(${c.num(x)} / 1e${-places}) * 1e${-places})`;
+    return d ? `round(${c.num(x)}, ${places})` : `round(${c.num(x)})`;
+  }),
   TRUNCATE: drop('TRUNCATE'),
   POW: numeric('pow', 2, 2),
   POWER: numeric('pow', 2, 2),
   LOG10: logBaseFn((x) => `log10(${x})`),
   LOG2: logBaseFn((x) => `log2(${x})`),
   RAND: drop('RAND'),
-  GREATEST: numeric('max', 2),
-  LEAST: numeric('min', 2),
+  GREATEST: extreme('GREATEST', 'max'),
+  LEAST: extreme('LEAST', 'min'),
+  // SQLite's lower() and upper() change ASCII letters only.
+  LOWER: asciiCase('LOWER', 'lower'),
+  LCASE: asciiCase('LCASE', 'lower'),
+  UPPER: asciiCase('UPPER', 'upper'),
+  UCASE: asciiCase('UCASE', 'upper'),
   NOW: arity('NOW', 0, 0, () => `datetime('now')`),
   CURRENT_TIMESTAMP: arity('CURRENT_TIMESTAMP', 0, 0, () => `datetime('now')`),
   LOCALTIMESTAMP: arity('LOCALTIMESTAMP', 0, 0, () => `datetime('now')`),
@@ -113,6 +152,7 @@ export const sqliteFunctions: FunctionMap = {
   CURDATE: arity('CURDATE', 0, 0, () => `date('now')`),
   CURRENT_DATE: arity('CURRENT_DATE', 0, 0, () => `date('now')`),
   UTC_DATE: arity('UTC_DATE', 0, 0, () => `date('now')`),
+  UTC_TIME: arity('UTC_TIME', 0, 0, () => `time('now')`),
   CURTIME: arity('CURTIME', 0, 0, () => `time('now')`),
   CURRENT_TIME: arity('CURRENT_TIME', 0, 0, () => `time('now')`),
   DATE: arity('DATE', 1, 1, (c, _n, [x]) => `date(${t(c, x)})`),
@@ -128,6 +168,7 @@ export const sqliteFunctions: FunctionMap = {
   JSON_CONTAINS: drop('JSON_CONTAINS'),
   JSON_QUOTE: drop('JSON_QUOTE'),
   ...Object.fromEntries(PG_ONLY_JSON.map((name) => [name, drop(name)])),
+  JSON_VALUE: drop('JSON_VALUE'),
   YEAR: part('%Y'),
   MONTH: part('%m'),
   DAY: part('%d'),

@@ -50,3 +50,14 @@ test('CONVERT(x, type) becomes CAST(x AS type); CONVERT(x USING cs) stays', () =
   ])
     assert.equal(parseStatement(sql, isSource).kind, 'sql', sql);
 });
+
+test('the BINARY operator becomes CAST(x AS BINARY); BINARY as a type stays', () => {
+  assert.equal(
+    rewriteSyntaxGaps("SELECT BINARY 'a' = 'A', name = BINARY t.c FROM t WHERE BINARY f(x) <> 'b'"),
+    "SELECT CAST('a' AS BINARY) = 'A', name = CAST(t.c AS BINARY) FROM t WHERE CAST(f(x) AS BINARY) <> 'b'",
+  );
+  assert.equal(rewriteSyntaxGaps("SELECT BINARY('b') = 'b'"), "SELECT CAST(('b') AS BINARY) = 'b'");
+  assert.equal(rewriteSyntaxGaps('SELECT CONVERT(a, BINARY) FROM t'), 'SELECT CAST(a AS  BINARY) FROM t');
+  assert.equal(rewriteSyntaxGaps('CREATE TABLE t (id BINARY(16))'), 'CREATE TABLE t (id BINARY(16))');
+  assert.equal(rewriteSyntaxGaps('SELECT CAST(a AS BINARY) FROM t'), 'SELECT CAST(a AS BINARY) FROM t');
+});
