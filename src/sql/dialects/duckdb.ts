@@ -93,7 +93,10 @@ export class DuckdbCompiler extends SqlCompiler {
 
   /** MySQL's CAST('2024-02-30' AS DATE) is NULL (with a warning), not an error. */
   protected override castTemporal(e: Expr, sql: string, type: string): string {
-    return this.kind(e) === 'string' ? `TRY_CAST(${sql} AS ${type})` : `CAST(${sql} AS ${type})`;
+    if (this.kind(e) !== 'string') return `CAST(${sql} AS ${type})`;
+    // MySQL also reads the compact forms 20240115 and 20240115101112.
+    const compact = type === 'DATE' ? '%Y%m%d' : '%Y%m%d%H%M%S';
+    return `COALESCE(TRY_CAST(${sql} AS ${type}), CAST(try_strptime(${sql}, '${compact}') AS ${type}))`;
   }
 
   protected override castJson(sql: string): string {

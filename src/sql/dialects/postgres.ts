@@ -1,8 +1,9 @@
 /** PostgreSQL: the default compiler is PostgreSQL-flavoured standard SQL; only parameters differ. */
 import { containsAggregate } from '../ast/aggregates.js';
-import type { SelectStmt } from '../ast/nodes.js';
+import type { Expr, SelectStmt } from '../ast/nodes.js';
 import { type FunctionMap, SqlCompiler } from './compiler.js';
 import { commonFunctions } from './functions/common.js';
+import { pgCastDate } from './functions/pg-safe-date.js';
 
 export class PostgresCompiler extends SqlCompiler {
   readonly target = 'postgres' as const;
@@ -10,6 +11,12 @@ export class PostgresCompiler extends SqlCompiler {
 
   protected override bytesLiteral(hex: string): string {
     return `'\\x${hex}'::bytea`;
+  }
+
+  /** MySQL's CAST('2024-02-30' AS DATE) is NULL (with a warning), not an error (pg-safe-date.ts). */
+  protected override castTemporal(e: Expr, sql: string, type: string): string {
+    if (this.kind(e) !== 'string') return `CAST(${sql} AS ${type})`;
+    return pgCastDate(sql, type !== 'DATE', (v) => this.lit(v));
   }
 
   protected override param(): string {

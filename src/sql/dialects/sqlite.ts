@@ -177,10 +177,29 @@ export class SqliteCompiler extends SqlCompiler {
 
   override cast(e: Expr, target: CastTarget): string {
     const t = String(target.dataType ?? '').toUpperCase();
+    const dt = t === 'DATETIME' || t === 'TIMESTAMP';
+    if ((t === 'DATE' || dt) && this.kind(e) === 'string') return this.castTextTemporal(e, dt);
     if (t === 'DATE') return `date(${this.expr(e)})`;
-    if (t === 'DATETIME' || t === 'TIMESTAMP') return `datetime(${this.expr(e)})`;
+    if (dt) return `datetime(${this.expr(e)})`;
     if (t === 'TIME') return `time(${this.expr(e)})`;
     return super.cast(e, target);
+  }
+
+  /**
+   * Text to DATE / DATETIME. SQLite's date() rolls an impossible date over (2024-02-30 is
+   * 2024-03-01) and reads only ISO text, where MySQL answers NULL and reads more forms. A
+   * literal in ISO form is checked against what date() made of it; any other text is
+   * refused (the local engine then reads it as MySQL does).
+   */
+  private castTextTemporal(e: Expr, withTime: boolean): string {
+    const iso = withTime ? /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/ : /^\d{4}-\d{2}-\d{2}$/;
+    if (e.type !== 'string' || !iso.test(String(e.value)))
+      return this.unsupported(
+        `CAST of text to ${withTime ? 'DATETIME' : 'DATE'} (SQLite reads only ISO dates, and rolls impossible ones over)`,
+      );
+    const sql = this.expr(e);
+    const made = withTime ? `datetime(${sql})` : `date(${sql})`;
+    return `(CASE WHEN ${made} = ${sql} THEN ${made} END)`;
   }
 
   protected override countDistinctMany(): string {

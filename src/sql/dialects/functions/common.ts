@@ -12,6 +12,7 @@ import type { FunctionHandler, FunctionMap, SqlCompiler } from '../compiler.js';
 import { formatHasTime, pgDateFormat, pgParseFormat } from './date-format.js';
 import { getFormatFn } from './get-format.js';
 import { jsonShapeFunctions } from './json-shape.js';
+import { pgStrToDateNumeric } from './pg-safe-date.js';
 import { regexpFunctions } from './regexp.js';
 import { timeFunctions } from './time-value.js';
 
@@ -485,6 +486,10 @@ const pgStrToDate: FunctionHandler = arity('STR_TO_DATE', 2, 2, (c, _n, [s, f]) 
   if (f?.type !== 'string') return c.unsupported('STR_TO_DATE with a computed format');
   const byWeek = weekDate(c, s, String(f.value));
   if (byWeek) return byWeek;
+  const numeric = pgStrToDateNumeric(c.text(s), String(f.value), formatHasTime(String(f.value)), (v) =>
+    c.lit(v),
+  );
+  if (numeric) return numeric;
   let pattern: string;
   try {
     pattern = pgParseFormat(String(f.value));

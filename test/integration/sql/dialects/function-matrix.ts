@@ -304,7 +304,6 @@ export const FUNCTIONS: FunctionCase[] = [
   c('STR_TO_DATE (impossible date)', D, "STR_TO_DATE('2024-02-30', '%Y-%m-%d')", undefined, {
     // MariaDB answers 2024-02-30; MySQL 8 answers NULL.
     reference: 'SELECT NULL',
-    known: { postgres: 'an impossible date is an error on PostgreSQL (MySQL: NULL)' },
   }),
   c('SUBDATE', D, "SUBDATE(joined, 31), SUBDATE('2024-03-31', INTERVAL 1 MONTH)", 'customers'),
   c('SUBTIME', D, "SUBTIME(ordered_at, '01:00:00'), SUBTIME('2024-01-01 00:00:00', '0:0:1')", 'orders'),
@@ -379,6 +378,12 @@ export const FUNCTIONS: FunctionCase[] = [
     'CAST',
     'cast',
     "CAST(amount AS SIGNED), CAST('12abc' AS SIGNED), CAST(qty AS CHAR), CAST(amount AS DECIMAL(10, 1)), CAST('2024-02-29' AS DATE), CAST(ordered_at AS DATE), CAST(qty AS DOUBLE)",
+    'orders',
+  ),
+  c(
+    'CAST text AS DATE / DATETIME (impossible dates and MySQL forms)',
+    'cast',
+    "CAST('2023-02-29' AS DATE), CAST('2024/1/5' AS DATE), CAST('20240115' AS DATE), CAST('2024-13-01' AS DATE), CAST('2024-01-31T23:59:59' AS DATETIME), CAST('2024-04-31 10:00:00' AS DATETIME), CAST(CONCAT('2024-02-', qty + 27) AS DATE)",
     'orders',
   ),
   c(
