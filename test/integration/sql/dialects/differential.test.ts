@@ -7,31 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DuckDBInstance } from '@duckdb/node-api';
-import mysql from 'mysql2/promise';
-import sqliteWasm from 'node-sqlite3-wasm';
-import pg from 'pg';
 import { canCompile, compile } from '../../../../src/sql/dialects/index.js';
 import type { Target } from '../../../../src/sql/dialects/types.js';
-import { createMariaDatabase, createPgDatabase, MARIADB, PG } from '../../../helpers/services.js';
-import { compareRows, normCell, REFERENCE_CONN_OPTIONS, type Rows } from './compare.js';
+import { compareRows, type Rows } from './compare.js';
 import { FIXTURE_OPTS, fixtureOptsFor, parseFixtureSql } from './compile-fixture.js';
 import { CORPUS, type CorpusQuery } from './corpus.js';
-import { fixtureSql } from './fixture.js';
-
-/** PostgreSQL's date, time, JSON and interval types as the text it prints. */
-const RAW_PG_TYPES = new Set([1082, 1083, 1114, 1184, 114, 3802, 1186]);
+import { type FixtureTargets, openFixtureTargets } from './targets.js';
 
 const parse = parseFixtureSql;
 const OPTS = FIXTURE_OPTS;
 const optsFor = fixtureOptsFor;
 
-let maria: { database: string; drop: () => Promise<void> };
-let pgdb: { database: string; drop: () => Promise<void> };
-let mconn: mysql.Connection;
-let pconn: pg.Client;
-let duck: Awaited<ReturnType<DuckDBInstance['connect']>>;
-let lite: any;
+let targets: FixtureTargets;
 const reference = new Map<string, Rows | Error>();
 const tally: Record<string, { pass: number; refused: string[]; mismatch: string[]; known: number }> = {
   postgres: { pass: 0, refused: [], mismatch: [], known: 0 },
@@ -46,32 +33,7 @@ const untyped: Record<string, { pass: number; failed: string[] }> = {
 };
 
 before(async () => {
-  maria = await createMariaDatabase('dial');
-  pgdb = await createPgDatabase('dial');
-  mconn = await mysql.createConnection({
-    ...MARIADB,
-    database: maria.database,
-    ...REFERENCE_CONN_OPTIONS,
-  });
-  await mconn.query("SET time_zone = '+00:00'");
-  for (const s of fixtureSql('mysql')) await mconn.query(s);
-  pconn = new pg.Client({
-    ...PG,
-    database: pgdb.database,
-    types: {
-      getTypeParser: (oid: number, format?: any) =>
-        RAW_PG_TYPES.has(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format),
-    },
-  });
-  await pconn.connect();
-  await pconn.query("SET TimeZone = 'UTC'");
-  for (const s of fixtureSql('postgres')) await pconn.query(s);
-  const inst = await DuckDBInstance.create(':memory:');
-  duck = await inst.connect();
-  await duck.run("SET TimeZone = 'UTC'");
-  for (const s of fixtureSql('duckdb')) await duck.run(s);
-  lite = new (sqliteWasm as any).Database(':memory:');
-  for (const s of fixtureSql('sqlite')) lite.run(s);
+  targets = await openFixtureTargets('dial');
 });
 
 after(async () => {
@@ -82,20 +44,14 @@ after(async () => {
     if (process.env.DIALECT_VERBOSE)
       for (const q of untyped[target].failed) process.stderr.write(`  untyped ${target}: ${q}\n`);
   }
-  await mconn?.end();
-  await pconn?.end();
-  duck?.closeSync?.();
-  lite?.close();
-  await maria?.drop();
-  await pgdb?.drop();
+  await targets?.close();
 });
 
 async function referenceRows(q: CorpusQuery): Promise<Rows> {
   let r = reference.get(q.sql);
   if (!r) {
     try {
-      const [rows] = await mconn.query({ sql: q.reference ?? q.sql, rowsAsArray: true });
-      r = (rows as unknown[][]).map((row) => row.map(normCell));
+      r = await targets.reference(q.reference ?? q.sql);
     } catch (e) {
       r = e as Error;
     }
@@ -105,21 +61,8 @@ async function referenceRows(q: CorpusQuery): Promise<Rows> {
   return r;
 }
 
-async function runTarget(target: Target, sql: string): Promise<Rows> {
-  if (target === 'mysql') {
-    const [rows] = await mconn.query({ sql, rowsAsArray: true });
-    return (rows as unknown[][]).map((row) => row.map(normCell));
-  }
-  if (target === 'postgres') {
-    const r = await pconn.query({ text: sql, rowMode: 'array' });
-    return (r.rows as unknown[][]).map((row) => row.map(normCell));
-  }
-  if (target === 'sqlite') {
-    // node-sqlite3-wasm returns objects: duplicate column names collapse (known limitation of this runner).
-    return (lite.all(sql) as Record<string, unknown>[]).map((row) => Object.values(row).map(normCell));
-  }
-  const r = await duck.runAndReadAll(sql);
-  return (r.getRowsJson() as unknown[][]).map((row) => row.map(normCell));
+function runTarget(target: Target, sql: string): Promise<Rows> {
+  return targets.run(target, sql);
 }
 
 async function untypedRun(target: Target, q: CorpusQuery, ast: any, expected: Rows): Promise<void> {

@@ -8,25 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DuckDBInstance } from '@duckdb/node-api';
-import mysql from 'mysql2/promise';
-import sqliteWasm from 'node-sqlite3-wasm';
-import pg from 'pg';
 import { canCompile, compile } from '../../../../src/sql/dialects/index.js';
-import { createMariaDatabase, createPgDatabase, MARIADB, PG } from '../../../helpers/services.js';
-import { compareRows, normCell, REFERENCE_CONN_OPTIONS, type Rows } from './compare.js';
+import { compareRows, type Rows } from './compare.js';
 import { fixtureOptsFor, parseFixtureSql } from './compile-fixture.js';
-import { fixtureSql } from './fixture.js';
 import { caseSql, FUNCTIONS, type FunctionCase, type MatrixTarget } from './function-matrix.js';
+import { type FixtureTargets, openFixtureTargets } from './targets.js';
 
-const RAW_PG_TYPES = new Set([1082, 1083, 1114, 1184, 114, 3802, 1186]);
-
-let maria: { database: string; drop: () => Promise<void> };
-let pgdb: { database: string; drop: () => Promise<void> };
-let mconn: mysql.Connection;
-let pconn: pg.Client;
-let duck: Awaited<ReturnType<DuckDBInstance['connect']>>;
-let lite: any;
+let targets: FixtureTargets;
 const reference = new Map<string, Rows | Error>();
 const tally: Record<MatrixTarget, { equal: number; refused: number; known: number }> = {
   postgres: { equal: 0, refused: 0, known: 0 },
@@ -36,28 +24,7 @@ const tally: Record<MatrixTarget, { equal: number; refused: number; known: numbe
 };
 
 before(async () => {
-  maria = await createMariaDatabase('fnmx');
-  pgdb = await createPgDatabase('fnmx');
-  mconn = await mysql.createConnection({ ...MARIADB, database: maria.database, ...REFERENCE_CONN_OPTIONS });
-  await mconn.query("SET time_zone = '+00:00'");
-  for (const s of fixtureSql('mysql')) await mconn.query(s);
-  pconn = new pg.Client({
-    ...PG,
-    database: pgdb.database,
-    types: {
-      getTypeParser: (oid: number, format?: any) =>
-        RAW_PG_TYPES.has(oid) ? (v: string) => v : pg.types.getTypeParser(oid, format),
-    },
-  });
-  await pconn.connect();
-  await pconn.query("SET TimeZone = 'UTC'");
-  for (const s of fixtureSql('postgres')) await pconn.query(s);
-  const inst = await DuckDBInstance.create(':memory:');
-  duck = await inst.connect();
-  await duck.run("SET TimeZone = 'UTC'");
-  for (const s of fixtureSql('duckdb')) await duck.run(s);
-  lite = new (sqliteWasm as any).Database(':memory:');
-  for (const s of fixtureSql('sqlite')) lite.run(s);
+  targets = await openFixtureTargets('fnmx');
 });
 
 after(async () => {
@@ -66,12 +33,7 @@ after(async () => {
       `function matrix ${target}: ${t.equal}/${FUNCTIONS.length} equal to MariaDB, ${t.refused} refused (1235 or local), ${t.known} known differences\n`,
     );
   }
-  await mconn?.end();
-  await pconn?.end();
-  duck?.closeSync?.();
-  lite?.close();
-  await maria?.drop();
-  await pgdb?.drop();
+  await targets?.close();
 });
 
 async function referenceRows(f: FunctionCase): Promise<Rows> {
@@ -79,8 +41,7 @@ async function referenceRows(f: FunctionCase): Promise<Rows> {
   let r = reference.get(sql);
   if (!r) {
     try {
-      const [rows] = await mconn.query({ sql, rowsAsArray: true });
-      r = (rows as unknown[][]).map((row) => row.map(normCell));
+      r = await targets.reference(sql);
     } catch (e) {
       r = e as Error;
     }
@@ -90,28 +51,8 @@ async function referenceRows(f: FunctionCase): Promise<Rows> {
   return r;
 }
 
-async function run(target: MatrixTarget, sql: string): Promise<Rows> {
-  if (target === 'mysql') {
-    const [rows] = await mconn.query({ sql, rowsAsArray: true });
-    return (rows as unknown[][]).map((row) => row.map(normCell));
-  }
-  if (target === 'postgres') {
-    const r = await pconn.query({ text: sql, rowMode: 'array' });
-    return (r.rows as unknown[][]).map((row) => row.map(normCell));
-  }
-  if (target === 'sqlite') {
-    const stmt = lite.prepare(sql);
-    try {
-      // Rows as arrays: two calls of one function print the same column name.
-      return (stmt.raw ? stmt.raw() : lite.all(sql).map((o: object) => Object.values(o))).map(
-        (row: unknown[]) => row.map(normCell),
-      );
-    } finally {
-      stmt.finalize?.();
-    }
-  }
-  const r = await duck.runAndReadAll(sql);
-  return (r.getRowsJson() as unknown[][]).map((row) => row.map(normCell));
+function run(target: MatrixTarget, sql: string): Promise<Rows> {
+  return targets.run(target, sql);
 }
 
 const TARGETS: MatrixTarget[] = ['postgres', 'duckdb', 'sqlite', 'mysql'];
