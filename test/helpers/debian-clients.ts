@@ -4,7 +4,7 @@
  * these packages), and Java (a JDK and MariaDB Connector/J). Each is installed with apt-get
  * when missing, as ensureChromium does for the console's browser.
  */
-import { execFileSync, execSync } from 'node:child_process';
+import { execFile, execFileSync, execSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 
 export const DEBIAN_PYTHON = '/usr/bin/python3';
@@ -61,4 +61,23 @@ export function ensureJavaClients(): { javac: string; java: string; jar: string 
   if (!existsSync('/usr/bin/javac') || !jar)
     throw new Error('javac or the MariaDB Connector/J jar is missing even after apt-get install');
   return { javac: '/usr/bin/javac', java: '/usr/bin/java', jar };
+}
+
+/**
+ * Runs a Python test script with `job` (JSON) on its stdin and parses the JSON it prints:
+ * the shape the wire tests' scripts under test/integration/wire/python share.
+ */
+export function runPythonJob<T = any>(
+  python: string,
+  script: string,
+  job: Record<string, unknown>,
+  timeout = 60_000,
+): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(python, [script], { timeout }, (err, out, errText) => {
+      if (err) reject(new Error(`${JSON.stringify(job).slice(0, 80)}: ${err.message}\n${errText}`));
+      else resolve(JSON.parse(out) as T);
+    });
+    child.stdin?.end(JSON.stringify(job));
+  });
 }

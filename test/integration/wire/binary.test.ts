@@ -16,7 +16,7 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { ensureJavaClients, ensurePythonClients } from '../../helpers/debian-clients.js';
+import { ensureJavaClients, ensurePythonClients, runPythonJob } from '../../helpers/debian-clients.js';
 import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
 import {
   createMariaDatabase,
@@ -151,15 +151,8 @@ async function assertStored(want: Record<string, string>, who: string): Promise<
   }
 }
 
-async function runPython(job: Record<string, unknown>): Promise<any> {
-  const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
-    const child = execFile(python, [PYTHON_SCRIPT], { timeout: 60_000 }, (err, out, errText) => {
-      if (err) reject(new Error(`${JSON.stringify(job).slice(0, 80)}: ${err.message}\n${errText}`));
-      else resolve({ stdout: out });
-    });
-    child.stdin?.end(JSON.stringify({ port, ...job }));
-  });
-  return JSON.parse(stdout);
+function runPython(job: Record<string, unknown>): Promise<any> {
+  return runPythonJob(python, PYTHON_SCRIPT, { port, ...job });
 }
 
 for (const client of ['pymysql', 'mysqldb']) {

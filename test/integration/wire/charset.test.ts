@@ -9,11 +9,10 @@
  * A string in the IN list of a PostgreSQL bytea column is its bytes.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { ensurePythonClients } from '../../helpers/debian-clients.js';
+import { ensurePythonClients, runPythonJob } from '../../helpers/debian-clients.js';
 import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
 import {
   createMariaDatabase,
@@ -74,15 +73,8 @@ after(async () => {
   await maria?.drop();
 });
 
-async function runPython(job: Record<string, unknown>): Promise<any> {
-  const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
-    const child = execFile(python, [PYTHON_SCRIPT], { timeout: 60_000 }, (err, out, errText) => {
-      if (err) reject(new Error(`${JSON.stringify(job).slice(0, 80)}: ${err.message}\n${errText}`));
-      else resolve({ stdout: out });
-    });
-    child.stdin?.end(JSON.stringify({ port, ...job }));
-  });
-  return JSON.parse(stdout);
+function runPython(job: Record<string, unknown>): Promise<any> {
+  return runPythonJob(python, PYTHON_SCRIPT, { port, ...job });
 }
 
 for (const client of ['pymysql', 'mysqldb']) {

@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import mysql from 'mysql2/promise';
 import sqlite from 'node-sqlite3-wasm';
-import { ensureJavaClients, ensurePythonClients } from '../../helpers/debian-clients.js';
+import { ensureJavaClients, ensurePythonClients, runPythonJob } from '../../helpers/debian-clients.js';
 import { mariaParams, pgParams, startTestServer, type TestServer } from '../../helpers/server.js';
 import { createMariaDatabase, createPgDatabase, mariaExec, pgExec } from '../../helpers/services.js';
 
@@ -104,13 +104,7 @@ interface Seen {
 }
 
 function runPython(job: Record<string, unknown>): Promise<Seen> {
-  return new Promise((resolve, reject) => {
-    const child = execFile(python, [SCRIPT], { timeout: 120_000 }, (err, out, errText) => {
-      if (err) reject(new Error(`${JSON.stringify(job)}: ${err.message}\n${errText}`));
-      else resolve(JSON.parse(out) as Seen);
-    });
-    child.stdin?.end(JSON.stringify({ port, ...job }));
-  });
+  return runPythonJob<Seen>(python, SCRIPT, { port, ...job }, 120_000);
 }
 
 /** Rows of `sql` through POST /api/sql/query (each statement commits on its own there). */
