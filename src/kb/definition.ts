@@ -1,4 +1,5 @@
 import { SqlError } from '../core/errors.js';
+import type { MysqlType } from '../core/types.js';
 import { type EmbeddingModelSpec, parseModelSpec } from './embed/index.js';
 
 /** A knowledge base as the catalog keeps it (its `params`), validated. */
@@ -12,6 +13,8 @@ export interface KbDefinition {
   preprocessing: { chunk_size: number; chunk_overlap: number };
   /** Learned at creation by embedding once. */
   dimension: number;
+  /** Each metadata column's MySQL type, recorded at INSERT from the rows' producer: filters compare by it. */
+  metadata_types?: Record<string, MysqlType>;
 }
 
 const PARAMS = [

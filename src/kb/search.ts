@@ -1,5 +1,9 @@
 import type { KbSearch } from '../sql/kb-port.js';
+import type { ResolvedCondition } from './filters.js';
 import type { ChunkRow, KbStore, Scored } from './store/types.js';
+
+/** A search whose conditions name the KB's columns and carry how each compares (resolveConditions). */
+export type ResolvedSearch = Omit<KbSearch, 'filters'> & { filters: ResolvedCondition[] };
 
 export const DEFAULT_K = 10;
 export const MAX_K = 100;
@@ -14,14 +18,14 @@ export interface Hit extends ChunkRow {
 export type SearchMode = 'vector' | 'keyword' | 'hybrid';
 
 /**
- * Rank a store's chunks for one question. `req.filters` (resolved by `resolveFilters`) are
+ * Rank a store's chunks for one question. `req.filters` (resolved by `resolveConditions`) are
  * applied inside each arm's scan by the store, so the top k is taken among matching chunks
  * only (a filter never empties a top-k). Vector arm: cosine. Keyword arm: BM25. Hybrid: see
  * `fuse`; relevance is always in [0,1] and rows come best first.
  */
 export async function rank(
   store: KbStore,
-  req: KbSearch,
+  req: ResolvedSearch,
   queryVector: Float32Array | null,
   mode: SearchMode,
 ): Promise<Hit[]> {

@@ -18,8 +18,9 @@ import { type KbDefinition, parseDefinition, shownModel } from './definition.js'
 import { BUILTIN_NOTE } from './embed/builtin.js';
 import { createProvider, type EgressSettings, type EmbeddingProvider } from './embed/index.js';
 import { evaluate } from './evaluate.js';
-import { resolveFilters } from './filters.js';
+import { resolveConditions } from './filters.js';
 import { ingest, text } from './ingest.js';
+import { observeMetadataTypes } from './metadata-types.js';
 import { type Hit, rank, type SearchMode } from './search.js';
 import { KbStores } from './store/open.js';
 import type { KbStore } from './store/types.js';
@@ -293,7 +294,10 @@ export class KbService implements KnowledgeBases {
     const kb = this.get(name);
     const store = await kb.store;
     const meta = kb.def.metadata_columns;
-    const resolved = { ...req, filters: resolveFilters(kb.rec.name, req.filters, meta) };
+    const resolved = {
+      ...req,
+      filters: resolveConditions(kb.rec.name, req.filters, { metadata: meta, types: kb.def.metadata_types }),
+    };
     let hits: Hit[];
     if (req.query === null) {
       const rows = await store.scan(resolved.filters, req.limit);
@@ -314,7 +318,9 @@ export class KbService implements KnowledgeBases {
       }
       hits = await rank(store, resolved, q, mode);
     }
-    const metaTypes = meta.map((c) => typeOf(hits.map((h) => h.metadata[c] ?? null)));
+    const metaTypes = meta.map(
+      (c) => kb.def.metadata_types?.[c] ?? typeOf(hits.map((h) => h.metadata[c] ?? null)),
+    );
     const columns = fields([
       ['id', 'VARCHAR'],
       ['chunk_id', 'VARCHAR'],
@@ -341,26 +347,42 @@ export class KbService implements KnowledgeBases {
     const prev = this.locks.get(kb.rec.id) ?? Promise.resolve();
     const run = prev
       .catch(() => {})
-      .then(async () =>
-        ingest(
-          {
-            name: kb.rec.name,
-            def: kb.def,
-            provider: kb.provider,
-            store: await kb.store,
-            checkDimension: (v) => checkDimension(kb, v),
-          },
-          src,
-          opts,
-          this.o.logger,
-        ),
-      );
+      .then(async () => {
+        const typed = observeMetadataTypes(kb.def, src);
+        try {
+          return await ingest(
+            {
+              name: kb.rec.name,
+              def: kb.def,
+              provider: kb.provider,
+              store: await kb.store,
+              checkDimension: (v) => checkDimension(kb, v),
+            },
+            typed.rows,
+            opts,
+            this.o.logger,
+          );
+        } finally {
+          // Rows stored before a failure keep their types too.
+          const types = typed.merged();
+          if (types) await this.recordTypes(kb, types);
+        }
+      });
     this.locks.set(kb.rec.id, run);
     try {
       return await run;
     } finally {
       if (this.locks.get(kb.rec.id) === run) this.locks.delete(kb.rec.id);
     }
+  }
+
+  /** Keep the metadata columns' types in the definition (every replica compares by them). */
+  private async recordTypes(kb: Kb, types: Record<string, MysqlType>): Promise<void> {
+    const def: KbDefinition = { ...kb.def, metadata_types: types };
+    const rec = { ...kb.rec, params: def as unknown as Record<string, unknown> };
+    await this.o.catalog.putKnowledgeBase(rec, false);
+    kb.rec = rec;
+    kb.def = def;
   }
 
   async delete(name: string, ids: CanonicalValue[]): Promise<number> {

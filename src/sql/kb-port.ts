@@ -3,25 +3,39 @@
  * knowledge-base service (`src/kb/`) sits above the engine and implements this; the engine
  * only dispatches to it, so the two never import each other.
  */
-import type { CanonicalValue, FieldInfo, Row } from '../core/types.js';
+import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../core/types.js';
 import type { QueryContext } from './engine-types.js';
 import type { KbStatement } from './parse/index.js';
 
-export type KbFilterOp = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'IN' | 'NOT IN' | 'LIKE' | 'NOT LIKE';
-
-/** One metadata condition the KB evaluates itself, before ranking (so a filter never empties a top-k). */
+export type KbFilterOp =
+  | '='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | 'IN'
+  | 'NOT IN'
+  | 'LIKE'
+  | 'NOT LIKE'
+  | 'BETWEEN'
+  | 'NOT BETWEEN'
+  | 'IS NULL'
+  | 'IS NOT NULL';
+/** One condition on `id`, `chunk_id`, `chunk_content` or a metadata column. `value`: the literal; a list for IN / NOT IN; `[low, high]` for BETWEEN; null for IS [NOT] NULL. */
 export interface KbFilter {
   column: string;
   op: KbFilterOp;
-  /** A list for IN / NOT IN. */
   value: CanonicalValue | CanonicalValue[];
 }
+/** A condition the KB evaluates before ranking; NOT is folded into the leaves (De Morgan), so a row passes when the tree is true. */
+export type KbCondition = KbFilter | { and: KbCondition[] } | { or: KbCondition[] };
 
 /** What a SELECT asks of one KB: the question, filters, and ranking options taken from its WHERE. */
 export interface KbSearch {
   /** `content = '...'`; null: the KB is filtered like a table. */
   query: string | null;
-  filters: KbFilter[];
+  filters: KbCondition[];
   /** `relevance >= x` (or `>`). */
   minRelevance: number | null;
   hybrid: boolean;
@@ -38,6 +52,8 @@ export interface KbRows {
 
 export interface KbRowSource {
   columns: string[];
+  /** Each column's MySQL type where the rows' producer knows it (a SELECT's result columns): metadata keeps it. */
+  types?: (MysqlType | null)[];
   batches: AsyncIterable<unknown[][]>;
 }
 

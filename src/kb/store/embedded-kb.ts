@@ -1,5 +1,4 @@
-import type { KbFilter } from '../../sql/kb-port.js';
-import { predicate } from '../filters.js';
+import { conditionTest, type ResolvedCondition } from '../filters.js';
 import { EmbeddedStore } from './embedded.js';
 import { dot, filterMask, keywordTop, vectorTop } from './embedded-search.js';
 import type { ArmsRequest, ChunkRow, DocHashes, KbStore, Scored, StoredDoc } from './types.js';
@@ -46,7 +45,7 @@ export class EmbeddedKbStore implements KbStore {
     return this.store.delete(ids);
   }
 
-  async scan(filters: KbFilter[], limit: number | null): Promise<ChunkRow[]> {
+  async scan(filters: ResolvedCondition[], limit: number | null): Promise<ChunkRow[]> {
     const keep = this.mask(filters);
     const out: ChunkRow[] = [];
     const max = limit ?? Number.POSITIVE_INFINITY;
@@ -80,11 +79,8 @@ export class EmbeddedKbStore implements KbStore {
     await EmbeddedStore.destroy(this.dir, this.kbId);
   }
 
-  private mask(filters: KbFilter[]): Uint8Array {
-    return filterMask(
-      this.store,
-      filters.map((f) => ({ column: f.column, test: predicate(f) })),
-    );
+  private mask(filters: ResolvedCondition[]): Uint8Array {
+    return filterMask(this.store, filters.map(conditionTest));
   }
 
   /** Written out, not `{ ...row, sim, bm25 }`: keys added after a spread cost V8 about 1.6 us an object, for each candidate. */

@@ -1,4 +1,4 @@
-import type { FilterTest } from '../filters.js';
+import type { ConditionTest } from '../filters.js';
 import type { EmbeddedStore } from './embedded.js';
 
 /**
@@ -11,20 +11,29 @@ import type { EmbeddedStore } from './embedded.js';
  * The bitmap of slots a search may return: live chunks whose fields pass every test. Built
  * and used without an await in between, so no insert or delete lands while it is read.
  */
-export function filterMask(store: EmbeddedStore, tests: FilterTest[]): Uint8Array {
+export function filterMask(store: EmbeddedStore, tests: ConditionTest[]): Uint8Array {
   const mask = store.liveBitmap();
-  for (const { column: col, test } of tests) {
+  for (const t of tests) {
+    if ('row' in t) {
+      // A condition over several columns (OR): tested slot by slot.
+      for (let s = 0; s < mask.length; s++)
+        if (mask[s] === 1 && !t.row((col) => fieldOf(store, s, col))) mask[s] = 0;
+      continue;
+    }
+    const { column: col, test } = t;
     if (col === 'id' || col === 'chunk_id' || col === 'chunk_content') {
-      const field =
-        col === 'id'
-          ? (s: number) => store.docOf(s).id
-          : col === 'chunk_id'
-            ? (s: number) => store.chunkIdOf(s)
-            : (s: number) => store.contentOf(s);
-      for (let s = 0; s < mask.length; s++) if (mask[s] === 1 && !test(field(s))) mask[s] = 0;
+      for (let s = 0; s < mask.length; s++) if (mask[s] === 1 && !test(fieldOf(store, s, col))) mask[s] = 0;
     } else store.filterMetadata(mask, col, test);
   }
   return mask;
+}
+
+/** A slot's value of a chunk column or a metadata column (null when the document has none). */
+function fieldOf(store: EmbeddedStore, s: number, col: string): unknown {
+  if (col === 'id') return store.docOf(s).id;
+  if (col === 'chunk_id') return store.chunkIdOf(s);
+  if (col === 'chunk_content') return store.contentOf(s);
+  return store.docOf(s).metadata[col] ?? null;
 }
 
 /** Cosine (dot product of unit vectors) of every kept slot, the k best kept. */

@@ -1,5 +1,5 @@
 import { SqlError } from '../../core/errors.js';
-import type { KbFilter } from '../../sql/kb-port.js';
+import type { ResolvedCondition } from '../filters.js';
 import { termCounts } from '../keyword.js';
 import { tokenize } from '../text.js';
 import { filterSql } from './pg-filters.js';
@@ -231,7 +231,7 @@ export class PgKbStore implements KbStore {
     return { docs: docs.rowCount ?? 0, chunks: Number(ch.rows[0].n), words: Number(ch.rows[0].words) };
   }
 
-  async scan(filters: KbFilter[], limit: number | null): Promise<ChunkRow[]> {
+  async scan(filters: ResolvedCondition[], limit: number | null): Promise<ChunkRow[]> {
     const params: unknown[] = [];
     const where = filterSql(filters, params);
     const lim = limit === null ? '' : ` LIMIT ${Math.max(0, Math.floor(limit))}`;

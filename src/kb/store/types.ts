@@ -1,4 +1,4 @@
-import type { KbFilter } from '../../sql/kb-port.js';
+import type { ResolvedCondition } from '../filters.js';
 
 /** One chunk as stored. */
 export interface StoredChunk {
@@ -42,10 +42,10 @@ export interface Scored extends ChunkRow {
 /**
  * What one search asks of a store: the two arms, each with its own depth (0: the arm is
  * off), under the same filters. Filters name `id`, `chunk_id`, `chunk_content` or a
- * metadata column, as `compileFilters` resolved them.
+ * metadata column, as `resolveConditions` resolved them (with how each column compares).
  */
 export interface ArmsRequest {
-  filters: KbFilter[];
+  filters: ResolvedCondition[];
   vector: Float32Array | null;
   vectorK: number;
   query: string | null;
@@ -71,7 +71,7 @@ export interface KbStore {
   /** Documents deleted. */
   delete(ids: string[]): Promise<number>;
   /** Chunks passing the filters in the order they were stored, at most `limit` (null: all). */
-  scan(filters: KbFilter[], limit: number | null): Promise<ChunkRow[]>;
+  scan(filters: ResolvedCondition[], limit: number | null): Promise<ChunkRow[]>;
   /**
    * The vector arm's `vectorK` best by cosine and the keyword arm's `keywordK` best by BM25;
    * keyword hits carry their cosine too when `vector` is given (hybrid fusion needs it).

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compileFilters } from '../../../../src/kb/filters.js';
+import { compileConditions } from '../../../../src/kb/filters.js';
 import { EmbeddedStore, type StoredDoc } from '../../../../src/kb/store/embedded.js';
 import { filterMask, vectorTop } from '../../../../src/kb/store/embedded-search.js';
 
@@ -37,28 +37,42 @@ test('filters are bitmaps kept right through growth, updates, deletes, a reopen 
     await s.put(docs.slice(0, 10));
     // The column is dictionary-encoded on first use, then kept up to date as slots grow.
     const eq = (v: string) => [{ column: 'team', op: '=' as const, value: v }];
-    assert.equal(teamsOf(s, filterMask(s, compileFilters('k', eq('RED'), ['team']))).length, 4);
+    assert.equal(
+      teamsOf(s, filterMask(s, compileConditions('k', eq('RED'), { metadata: ['team'] }))).length,
+      4,
+    );
     await s.put(docs.slice(10));
-    assert.equal(teamsOf(s, filterMask(s, compileFilters('k', eq('red'), ['team']))).length, 500);
+    assert.equal(
+      teamsOf(s, filterMask(s, compileConditions('k', eq('red'), { metadata: ['team'] }))).length,
+      500,
+    );
     // An update moves a document to new slots with its new metadata; a delete clears it.
     await s.put([doc('d0', 'blue', ['new text a', 'new text b'], 99)]);
     await s.delete(['d3']);
-    const red = teamsOf(s, filterMask(s, compileFilters('k', eq('red'), ['team'])));
+    const red = teamsOf(s, filterMask(s, compileConditions('k', eq('red'), { metadata: ['team'] })));
     assert.equal(red.length, 498);
     assert.ok(!red.includes('d0:0') && !red.includes('d3:0'));
-    assert.ok(teamsOf(s, filterMask(s, compileFilters('k', eq('blue'), ['team']))).includes('d0:1'));
+    assert.ok(
+      teamsOf(s, filterMask(s, compileConditions('k', eq('blue'), { metadata: ['team'] }))).includes('d0:1'),
+    );
     const nulls = filterMask(
       s,
-      compileFilters('k', [{ column: 'team', op: 'NOT IN', value: ['red', 'blue'] }], ['team']),
+      compileConditions('k', [{ column: 'team', op: 'NOT IN', value: ['red', 'blue'] }], {
+        metadata: ['team'],
+      }),
     );
     assert.equal(teamsOf(s, nulls).length, 0); // NULL is neither in nor not in, as in SQL
     assert.throws(
-      () => filterMask(s, compileFilters('k', [{ column: 'colour', op: '=', value: 'x' }], ['team'])),
+      () =>
+        filterMask(
+          s,
+          compileConditions('k', [{ column: 'colour', op: '=', value: 'x' }], { metadata: ['team'] }),
+        ),
       /colour/,
     );
     // Top k equals a full sort of every kept chunk.
     const q = new Float32Array([0.5, -0.5, 0.5, 0.5]);
-    const keep = filterMask(s, compileFilters('k', eq('blue'), ['team']));
+    const keep = filterMask(s, compileConditions('k', eq('blue'), { metadata: ['team'] }));
     const all: [number, number][] = [];
     for (let slot = 0; slot < keep.length; slot++)
       if (keep[slot]) all.push([slot, s.vectorOf(slot).reduce((a, x, j) => a + x * q[j], 0)]);
@@ -73,7 +87,7 @@ test('filters are bitmaps kept right through growth, updates, deletes, a reopen 
     const before = {
       rows: s.rows,
       chunks: s.chunks,
-      red: teamsOf(s, filterMask(s, compileFilters('k', eq('red'), ['team']))),
+      red: teamsOf(s, filterMask(s, compileConditions('k', eq('red'), { metadata: ['team'] }))),
     };
     await s.close();
     s = await EmbeddedStore.open(dir, 'k', DIM);
@@ -81,7 +95,7 @@ test('filters are bitmaps kept right through growth, updates, deletes, a reopen 
       {
         rows: s.rows,
         chunks: s.chunks,
-        red: teamsOf(s, filterMask(s, compileFilters('k', eq('red'), ['team']))),
+        red: teamsOf(s, filterMask(s, compileConditions('k', eq('red'), { metadata: ['team'] }))),
       },
       before,
     );
