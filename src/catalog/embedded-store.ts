@@ -3,6 +3,7 @@ import type { BigIntStats } from 'node:fs';
 import { mkdir, open, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { sweepOrphans } from '../core/orphan-files.js';
 import { asStorageFull } from '../core/storage-full.js';
 import { withFileLock } from './file-lock.js';
 import { openKbParams, openParams, sealKbParams, sealMissing, sealParams } from './sealed-params.js';
@@ -16,6 +17,8 @@ import {
 } from './types.js';
 
 export const CATALOG_FILE = 'catalog.json';
+/** `write`'s temp file: `catalog.json.<pid>.<hex>.tmp`. */
+const TMP_NAME = /^catalog\.json\.(\d+)\.[0-9a-f]+\.tmp$/;
 
 /** A source as written to disk: secret params sealed, and which ones they are. */
 interface StoredSource {
@@ -79,6 +82,8 @@ export class EmbeddedCatalogStore implements CatalogStore {
 
   async init(): Promise<void> {
     await mkdir(this.opts.storageDir, { recursive: true, mode: 0o700 });
+    // Half-written catalogs of a process killed mid-write (`write` renames them into place).
+    sweepOrphans(this.opts.storageDir, TMP_NAME);
     await this.enqueue(() => this.refresh(false));
     const pollMs = this.opts.pollMs ?? 1000;
     if (pollMs > 0) {

@@ -1,8 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { ErrorCode, SqlError } from '../../core/errors.js';
+import { sweepOrphans } from '../../core/orphan-files.js';
 import { streamDuckQuery } from '../../sources/duckdb/stream.js';
 import type { QueryStream } from '../../sources/types.js';
+
+/** Named pipes fragments stream through (run-plan.ts `takeFifo`): `pipe-<pid>-<n>.fifo`. */
+export const FIFO_NAME = /^pipe-(\d+)-\d+\.fifo$/;
 
 /**
  * The local DuckDB: runs what no single source can (cross-source joins, aggregates
@@ -22,6 +26,8 @@ export class LocalEngine {
     tempDir: string;
   }): Promise<LocalEngine> {
     mkdirSync(opts.tempDir, { recursive: true, mode: 0o700 });
+    // Pipes of a server that was killed outright (no exit ran to remove them).
+    sweepOrphans(opts.tempDir, FIFO_NAME);
     const config: Record<string, string> = {};
     if (opts.threads) config.threads = String(opts.threads);
     if (opts.memoryLimit) config.memory_limit = opts.memoryLimit;
@@ -75,6 +81,8 @@ export class LocalEngine {
   close(): void {
     for (const c of this.idle.splice(0)) c.closeSync();
     this.instance.closeSync();
+    // This process's pipes kept for reuse (run-plan.ts): nothing reads them any more.
+    sweepOrphans(this.tempDir, FIFO_NAME, true);
   }
 }
 
