@@ -1,5 +1,6 @@
 import { SqlError } from '../core/errors.js';
 import { type EmbeddingModelSpec, parseModelSpec } from './embed/index.js';
+import { parseRerankSpec, type RerankingModelSpec } from './rerank/spec.js';
 
 /** A knowledge base as the catalog keeps it (its `params`), validated. */
 export interface KbDefinition {
@@ -12,6 +13,8 @@ export interface KbDefinition {
   preprocessing: { chunk_size: number; chunk_overlap: number };
   /** Learned at creation by embedding once. */
   dimension: number;
+  /** `reranking_model = {...}`: reorders the top candidates of each search. Absent in KBs made before it existed. */
+  reranking_model?: RerankingModelSpec | null;
 }
 
 const PARAMS = [
@@ -21,6 +24,7 @@ const PARAMS = [
   'metadata_columns',
   'id_column',
   'preprocessing',
+  'reranking_model',
 ];
 
 /** CREATE KNOWLEDGE_BASE ... USING: known parameters in any order; the unknown one is named. */
@@ -86,6 +90,7 @@ export function parseDefinition(kb: string, p: Record<string, unknown>): Omit<Kb
     metadata_columns: metadata,
     id_column: id,
     preprocessing: { chunk_size: size, chunk_overlap: overlap },
+    reranking_model: parseRerankSpec(kb, p.reranking_model),
   };
 }
 
