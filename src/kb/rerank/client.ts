@@ -89,7 +89,9 @@ export function parseRerankAnswer(res: unknown, n: number, fail: (why: string) =
       ? ((res as { results?: unknown }).results ?? (res as { data?: unknown }).data)
       : null;
   if (!Array.isArray(list))
-    throw fail('answered without results (expected {"results": [{"index", "relevance_score"}]} or [{"index", "score"}])');
+    throw fail(
+      'answered without results (expected {"results": [{"index", "relevance_score"}]} or [{"index", "score"}])',
+    );
   const out = new Array<number>(n).fill(Number.NaN);
   for (const item of list) {
     const o = (item ?? {}) as { index?: unknown; relevance_score?: unknown; score?: unknown };
@@ -103,6 +105,7 @@ export function parseRerankAnswer(res: unknown, n: number, fail: (why: string) =
     out[index] = score;
   }
   const missing = out.findIndex(Number.isNaN);
-  if (missing >= 0) throw fail(`scored ${list.length} of the ${n} documents sent (none for document ${missing})`);
+  if (missing >= 0)
+    throw fail(`scored ${list.length} of the ${n} documents sent (none for document ${missing})`);
   return out;
 }

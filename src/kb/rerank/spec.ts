@@ -38,7 +38,8 @@ export function parseRerankSpec(kb: string, raw: unknown): RerankingModelSpec | 
   const model = str('model_name');
   if (!model) throw new SqlError(1210, `Knowledge base '${kb}': reranking_model needs model_name`);
   const base = str('base_url') ?? (provider === 'cohere' ? COHERE_URL : null);
-  if (!base) throw new SqlError(1210, `Knowledge base '${kb}': reranking provider '${provider}' needs base_url`);
+  if (!base)
+    throw new SqlError(1210, `Knowledge base '${kb}': reranking provider '${provider}' needs base_url`);
   let url: URL;
   try {
     url = new URL(base);

@@ -67,7 +67,11 @@ export class RerankServer {
   }
 }
 
-const STOP = new Set('a an and are as at be by do for from how i in is it of on or the this to was what when who with'.split(' '));
+const STOP = new Set(
+  'a an and are as at be by do for from how i in is it of on or the this to was what when who with'.split(
+    ' ',
+  ),
+);
 
 function words(text: string): Set<string> {
   const out = new Set<string>();
