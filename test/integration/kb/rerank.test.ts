@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -235,6 +237,26 @@ describe('knowledge bases: reranking_model (a Cohere-compatible /rerank on 127.0
     const e3 = err(await srv.sql(`SELECT id FROM kb WHERE content = 'refund'`));
     assert.match(e3.error_message, /answered without results/);
     rr.fail = null;
+    // Nothing listening: the address is named, the code is 2003 (as for embedding providers).
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((r) => closed.close(r));
+    ok(
+      await srv.sql(
+        `CREATE KNOWLEDGE_BASE down USING reranking_model = {"model_name": "m", "base_url": "http://127.0.0.1:${port}", "api_key": "${KEY}"}`,
+      ),
+    );
+    ok(await srv.sql(`INSERT INTO down (id, content) VALUES (1, 'refund')`));
+    const e4 = err(await srv.sql(`SELECT id FROM down WHERE content = 'refund'`));
+    assert.equal(e4.error_code, 2003);
+    assert.match(
+      e4.error_message,
+      new RegExp(
+        `^Knowledge base 'down': reranking provider 'cohere' \\(model m\\) at http://127.0.0.1:${port}/rerank failed`,
+      ),
+    );
+    assert.ok(!e4.error_message.includes(KEY));
   });
 
   test('the sealed key opens again after a restart', async () => {
