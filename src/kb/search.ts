@@ -31,7 +31,10 @@ export function vectorRelevance(sim: number): number {
  * evidence as one moderately specific word"; one word found in a single chunk is about 0.65,
  * two such words about 0.8, and common words stay near 0 (a word in 80% of the chunks: about
  * 0.05 on 2,000 chunks). It depends on the corpus size only (idf grows with log N, and so
- * does c), not on the question or its best hit.
+ * does c), not on the question or its best hit. On the labelled set of test/integration/kb,
+ * hybrid recall@10 / MRR@10 are 0.977 / 0.937, as with the former division by the best hit,
+ * and stay so with c doubled or quadrupled; c halved gives MRR 0.935, quartered 0.925 (a
+ * saturation that comes too early flattens the difference between strong keyword matches).
  */
 export function keywordRelevance(bm25: number, scale: number): number {
   return bm25 > 0 ? bm25 / (bm25 + scale) : 0;
