@@ -105,6 +105,7 @@ export async function benchKbPgvector(): Promise<Record<string, unknown>> {
       hybrid,
       alpha: null,
       limit: 10,
+      reranking: true,
     });
     const filtered: number[] = [];
     const unfiltered: number[] = [];

@@ -99,6 +99,7 @@ export async function benchKb(): Promise<Record<string, unknown>> {
       hybrid,
       alpha: null,
       limit: 10,
+      reranking: true,
     });
     const store = await storeOf(kb, 'bench');
     const embedder = new BuiltinEmbedder();

@@ -79,16 +79,24 @@ export function openParams(
   return out;
 }
 
-/** A knowledge base's params as stored: the embedding model's `api_key` sealed in place. */
+/** The models of a knowledge base whose `api_key` is a secret. */
+const KB_MODELS = ['embedding_model', 'reranking_model'] as const;
+
+/** A knowledge base's params as stored: each model's `api_key` sealed in place. */
 export function sealKbParams(
   key: Buffer,
   kbId: string,
   params: Record<string, unknown>,
 ): Record<string, unknown> {
-  const model = params.embedding_model;
-  if (!model || typeof model !== 'object') return params;
-  const sealed = sealParams(key, kbId, model as Record<string, unknown>, ['api_key']);
-  return { ...params, embedding_model: sealed.params };
+  const out = { ...params };
+  for (const m of KB_MODELS) {
+    const model = params[m];
+    if (!model || typeof model !== 'object') continue;
+    // The embedding model's key keeps the AAD it always had; the reranker's is bound to its own name.
+    const aadId = m === 'embedding_model' ? kbId : `${kbId}:${m}`;
+    out[m] = sealParams(key, aadId, model as Record<string, unknown>, ['api_key']).params;
+  }
+  return out;
 }
 
 export function openKbParams(
@@ -96,7 +104,12 @@ export function openKbParams(
   kb: { id: string; name: string },
   stored: Record<string, unknown>,
 ): Record<string, unknown> {
-  const model = stored.embedding_model;
-  if (!model || typeof model !== 'object') return stored;
-  return { ...stored, embedding_model: openParams(key, kb, model as Record<string, unknown>, ['api_key']) };
+  const out = { ...stored };
+  for (const m of KB_MODELS) {
+    const model = stored[m];
+    if (!model || typeof model !== 'object') continue;
+    const who = m === 'embedding_model' ? kb : { id: `${kb.id}:${m}`, name: `${kb.name} (${m})` };
+    out[m] = openParams(key, who, model as Record<string, unknown>, ['api_key']);
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 import { SqlError } from '../core/errors.js';
 import type { MysqlType } from '../core/types.js';
 import { type EmbeddingModelSpec, parseModelSpec } from './embed/index.js';
+import { parseRerankSpec, type RerankingModelSpec } from './rerank/spec.js';
 
 /** A knowledge base as the catalog keeps it (its `params`), validated. */
 export interface KbDefinition {
@@ -15,6 +16,8 @@ export interface KbDefinition {
   dimension: number;
   /** Each metadata column's MySQL type, recorded at INSERT from the rows' producer: filters compare by it. */
   metadata_types?: Record<string, MysqlType>;
+  /** `reranking_model = {...}`: reorders the top candidates of each search. Absent in KBs made before it existed. */
+  reranking_model?: RerankingModelSpec | null;
 }
 
 const PARAMS = [
@@ -24,6 +27,7 @@ const PARAMS = [
   'metadata_columns',
   'id_column',
   'preprocessing',
+  'reranking_model',
 ];
 
 /** CREATE KNOWLEDGE_BASE ... USING: known parameters in any order; the unknown one is named. */
@@ -89,6 +93,7 @@ export function parseDefinition(kb: string, p: Record<string, unknown>): Omit<Kb
     metadata_columns: metadata,
     id_column: id,
     preprocessing: { chunk_size: size, chunk_overlap: overlap },
+    reranking_model: parseRerankSpec(kb, p.reranking_model),
   };
 }
 

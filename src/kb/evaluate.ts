@@ -7,8 +7,9 @@ const K = 10;
 
 /**
  * EVALUATE KNOWLEDGE_BASE kb USING test_table = source.table [, search = 'vector' |
- * 'keyword' | 'hybrid']: each row's `question` is searched (k = 10) and the rank of the
- * first chunk of document `doc_id` scored. One row: total, hits_at_1, hits_at_10,
+ * 'keyword' | 'hybrid'] [, reranking = false]: each row's `question` is searched (k = 10,
+ * through the KB's reranking model unless `reranking = false`) and the rank of the first
+ * chunk of document `doc_id` scored. One row: total, hits_at_1, hits_at_10,
  * recall_at_10, mrr_at_10, avg_query_ms.
  */
 export async function evaluate(
@@ -19,10 +20,10 @@ export async function evaluate(
   search: (req: KbSearch, mode: SearchMode) => Promise<KbRows>,
 ): Promise<KbRows> {
   for (const k of Object.keys(params))
-    if (k !== 'test_table' && k !== 'search')
+    if (k !== 'test_table' && k !== 'search' && k !== 'reranking')
       throw new SqlError(
         1210,
-        `EVALUATE KNOWLEDGE_BASE '${kb}': unknown parameter '${k}' (test_table, search)`,
+        `EVALUATE KNOWLEDGE_BASE '${kb}': unknown parameter '${k}' (test_table, search, reranking)`,
       );
   const table = params.test_table;
   if (typeof table !== 'string')
@@ -33,6 +34,9 @@ export async function evaluate(
       1210,
       `EVALUATE KNOWLEDGE_BASE '${kb}': search must be 'vector', 'keyword' or 'hybrid'`,
     );
+  const reranking = params.reranking ?? true;
+  if (typeof reranking !== 'boolean')
+    throw new SqlError(1210, `EVALUATE KNOWLEDGE_BASE '${kb}': reranking must be true or false`);
   const quoted = table
     .split('.')
     .map((p) => `\`${p.replace(/`/g, '``')}\``)
@@ -54,6 +58,7 @@ export async function evaluate(
         hybrid: mode !== 'vector',
         alpha: mode === 'keyword' ? 0 : null,
         limit: K,
+        reranking,
       },
       mode,
     );

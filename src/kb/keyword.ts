@@ -1,4 +1,4 @@
-import { tokenize } from './text.js';
+import { queryTerms, tokenize } from './text.js';
 
 const K1 = 1.2;
 const B = 0.75;
@@ -67,7 +67,8 @@ export class KeywordIndex {
 
   /**
    * Calls `hit(slot, score)` once per slot that holds a term of `query` and is accepted by
-   * `keep` (a bitmap over slots: live and passing the filter).
+   * `keep` (a bitmap over slots: live and passing the filter). Stopwords of the question do
+   * not score (`queryTerms`).
    */
   score(query: string, keep: Uint8Array, hit: (slot: number, score: number) => void): void {
     if (this.docs === 0) return;
@@ -76,7 +77,7 @@ export class KeywordIndex {
     const acc = this.scratch;
     const touched: number[] = [];
     const lengths = this.lengths;
-    for (const term of new Set(tokenize(query))) {
+    for (const term of queryTerms(query)) {
       const p = this.postings.get(term);
       if (!p || p.df <= 0) continue;
       const idf = Math.log(1 + (this.docs - p.df + 0.5) / (p.df + 0.5));

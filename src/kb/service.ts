@@ -21,7 +21,8 @@ import { evaluate } from './evaluate.js';
 import { resolveConditions } from './filters.js';
 import { ingest, text } from './ingest.js';
 import { observeMetadataTypes } from './metadata-types.js';
-import { type Hit, rank, type SearchMode } from './search.js';
+import { parseRerankSpec, Reranker, rerankHits, shownReranker } from './rerank/index.js';
+import { aboveThreshold, candidates, type Hit, rank, rerankDepth, type SearchMode, topK } from './search.js';
 import { KbStores } from './store/open.js';
 import type { KbStore } from './store/types.js';
 
@@ -29,6 +30,8 @@ interface Kb {
   rec: KnowledgeBaseRecord;
   def: KbDefinition;
   provider: EmbeddingProvider;
+  /** The `reranking_model`, when the KB has one. */
+  reranker: Reranker | null;
   store: Promise<KbStore>;
 }
 
@@ -90,6 +93,7 @@ export class KbService implements KnowledgeBases {
         kb.rec = rec;
         kb.def = rec.params as unknown as KbDefinition;
         kb.provider = createProvider(kb.def.embedding_model, this.o.egress);
+        kb.reranker = this.rerankerOf(rec.name, kb.def);
       }
     }
     for (const [key, kb] of this.kbs) if (!seen.has(key)) this.detach(key, kb);
@@ -101,6 +105,7 @@ export class KbService implements KnowledgeBases {
       rec,
       def,
       provider: createProvider(def.embedding_model, this.o.egress),
+      reranker: this.rerankerOf(rec.name, def),
       store: store ? Promise.resolve(store) : this.stores.open(rec.id, rec.name, def),
     };
     kb.store.catch(() => {});
@@ -112,6 +117,10 @@ export class KbService implements KnowledgeBases {
   private detach(key: string, kb: Kb): void {
     this.kbs.delete(key);
     kb.store.then((s) => s.close()).catch(() => {});
+  }
+
+  private rerankerOf(name: string, def: KbDefinition): Reranker | null {
+    return def.reranking_model ? new Reranker(name, def.reranking_model, this.o.egress) : null;
   }
 
   has(name: string): boolean {
@@ -202,30 +211,56 @@ export class KbService implements KnowledgeBases {
     return { affected: 1 };
   }
 
+  /**
+   * ALTER KNOWLEDGE_BASE kb USING embedding_model = {"api_key": "..."} (only the key may
+   * change) and/or reranking_model = {...}: a whole model sets or replaces it, `{"api_key":
+   * "..."}` alone changes the key of the one the KB has.
+   */
   private async alter(name: string, params: Record<string, unknown>) {
     const kb = this.get(name);
     const keys = Object.keys(params);
     const model = params.embedding_model as Record<string, unknown> | undefined;
     const modelKeys = model && typeof model === 'object' ? Object.keys(model) : [];
-    const bad = keys.find((k) => k !== 'embedding_model') ?? modelKeys.find((k) => k !== 'api_key');
-    if (bad || modelKeys.length === 0)
+    const bad =
+      keys.find((k) => k !== 'embedding_model' && k !== 'reranking_model') ??
+      modelKeys.find((k) => k !== 'api_key');
+    if (bad || keys.length === 0 || (model !== undefined && modelKeys.length === 0))
       throw new SqlError(
         1235,
-        `ALTER KNOWLEDGE_BASE '${kb.rec.name}': only embedding_model = {"api_key": "..."} may change${bad ? ` (not '${bad}')` : ''}`,
+        `ALTER KNOWLEDGE_BASE '${kb.rec.name}': only embedding_model = {"api_key": "..."} and reranking_model = {...} may change${bad ? ` (not '${bad}')` : ''}`,
       );
-    const def: KbDefinition = {
-      ...kb.def,
-      embedding_model: {
-        ...kb.def.embedding_model,
-        api_key: model!.api_key == null ? null : String(model!.api_key),
-      },
-    };
+    let def: KbDefinition = kb.def;
+    if (model !== undefined)
+      def = {
+        ...def,
+        embedding_model: {
+          ...def.embedding_model,
+          api_key: model.api_key == null ? null : String(model.api_key),
+        },
+      };
+    if (params.reranking_model !== undefined)
+      def = { ...def, reranking_model: this.alteredReranker(kb, params.reranking_model) };
     const rec = { ...kb.rec, params: def as unknown as Record<string, unknown> };
     await this.o.catalog.putKnowledgeBase(rec, false);
     kb.rec = rec;
     kb.def = def;
     kb.provider = createProvider(def.embedding_model, this.o.egress);
+    kb.reranker = this.rerankerOf(kb.rec.name, def);
     return { affected: 0 };
+  }
+
+  private alteredReranker(kb: Kb, raw: unknown) {
+    const o = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
+    if (o && Object.keys(o).length === 1 && 'api_key' in o) {
+      const cur = kb.def.reranking_model;
+      if (!cur)
+        throw new SqlError(
+          1210,
+          `ALTER KNOWLEDGE_BASE '${kb.rec.name}': it has no reranking_model whose api_key could change; give the whole model`,
+        );
+      return { ...cur, api_key: o.api_key == null ? null : String(o.api_key) };
+    }
+    return parseRerankSpec(kb.rec.name, raw);
   }
 
   private async show(like: string | null): Promise<KbRows> {
@@ -277,20 +312,33 @@ export class KbService implements KnowledgeBases {
           ['CHUNK_SIZE', 'INT'],
           ['CHUNK_OVERLAP', 'INT'],
           ['SEARCH', 'TEXT'],
+          ['RERANKING_MODEL', 'JSON'],
         ]),
       ],
-      rows: [[...row, kb.def.preprocessing.chunk_size, kb.def.preprocessing.chunk_overlap, note]],
+      rows: [
+        [
+          ...row,
+          kb.def.preprocessing.chunk_size,
+          kb.def.preprocessing.chunk_overlap,
+          note,
+          kb.def.reranking_model ? JSON.stringify(shownReranker(kb.def.reranking_model)) : null,
+        ],
+      ],
     };
   }
 
-  async search(name: string, req: KbSearch): Promise<KbRows> {
+  async search(name: string, req: KbSearch, signal?: AbortSignal): Promise<KbRows> {
     const mode: SearchMode =
       req.query === null ? 'vector' : req.hybrid ? (req.alpha === 0 ? 'keyword' : 'hybrid') : 'vector';
-    return this.searchMode(name, req, mode);
+    return this.searchMode(name, req, mode, signal);
   }
 
-  /** One search in an explicit mode (EVALUATE compares vector, keyword and hybrid). */
-  async searchMode(name: string, req: KbSearch, mode: SearchMode): Promise<KbRows> {
+  /**
+   * One search in an explicit mode (EVALUATE compares vector, keyword and hybrid). With a
+   * reranking model (and not `reranking = false`), the first stage's `rerankDepth(k)` best
+   * are reordered by it before the limit and the threshold, and relevance is its score.
+   */
+  async searchMode(name: string, req: KbSearch, mode: SearchMode, signal?: AbortSignal): Promise<KbRows> {
     const kb = this.get(name);
     const store = await kb.store;
     const meta = kb.def.metadata_columns;
@@ -316,7 +364,11 @@ export class KbService implements KnowledgeBases {
         [q] = await kb.provider.embed([req.query]);
         checkDimension(kb, q);
       }
-      hits = await rank(store, resolved, q, mode);
+      if (kb.reranker && req.reranking !== false) {
+        const k = topK(req);
+        const first = await candidates(store, resolved, q, mode, rerankDepth(k));
+        hits = aboveThreshold(await rerankHits(kb.reranker, req.query, first, k, signal), req.minRelevance);
+      } else hits = await rank(store, resolved, q, mode);
     }
     const metaTypes = meta.map(
       (c) => kb.def.metadata_types?.[c] ?? typeOf(hits.map((h) => h.metadata[c] ?? null)),

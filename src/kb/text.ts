@@ -64,6 +64,18 @@ export function isStopword(t: string): boolean {
   return STOP.has(t);
 }
 
+/**
+ * The words of a question that score on the keyword arm: each once, stopwords dropped. The
+ * index keeps stopwords (lengths and postings as stored), so KBs indexed by earlier versions
+ * need no re-index: a stopword simply never scores, and a question of stopwords alone has no
+ * keyword hits. Both stores (kb/keyword.ts, kb/store/pg.ts) ask this one function.
+ */
+export function queryTerms(question: string): string[] {
+  const out = new Set<string>();
+  for (const t of tokenize(question)) if (!STOP.has(t)) out.add(t);
+  return [...out];
+}
+
 /** FNV-1a, 32 bits: cheap, stable across runs and platforms (the embedding must be deterministic). */
 export function hash32(s: string): number {
   let h = 0x811c9dc5;

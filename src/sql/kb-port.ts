@@ -43,6 +43,8 @@ export interface KbSearch {
   alpha: number | null;
   /** Rows wanted (the statement's LIMIT when the KB is its only table); null: the default. */
   limit: number | null;
+  /** `AND reranking = false`: skip the reranking model for this search (default true). */
+  reranking: boolean;
 }
 
 export interface KbRows {

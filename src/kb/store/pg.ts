@@ -1,7 +1,7 @@
 import { SqlError } from '../../core/errors.js';
 import type { ResolvedCondition } from '../filters.js';
 import { termCounts } from '../keyword.js';
-import { tokenize } from '../text.js';
+import { queryTerms } from '../text.js';
 import { filterSql } from './pg-filters.js';
 import type { ArmsRequest, ChunkRow, DocHashes, KbStore, Scored, StoredDoc } from './types.js';
 
@@ -282,7 +282,7 @@ export class PgKbStore implements KbStore {
 
   /** BM25 as the embedded index computes it (kb/keyword.ts), over the postings of the question's words. */
   private async keywordArm(c: PgClient, req: ArmsRequest): Promise<Scored[]> {
-    const terms = [...new Set(tokenize(req.query!))];
+    const terms = queryTerms(req.query!);
     if (terms.length === 0) return [];
     const params: unknown[] = [terms];
     const sim = req.vector

@@ -31,6 +31,7 @@ export function takeKbSearch(ast: SqlStatement, ref: BoundRef, refs: BoundRef[])
     hybrid: false,
     alpha: null,
     limit: null,
+    reranking: true,
   };
   if (ast.type !== 'select') return search;
   const only = refs.length === 1;

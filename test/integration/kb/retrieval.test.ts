@@ -122,6 +122,36 @@ describe('knowledge bases: labelled retrieval set, files tables, row counts, vec
     }
   });
 
+  test("relevance is a fixed function of each hit's own score: stopwords find nothing, a threshold means the same for every question", async () => {
+    const rows = async (q: string, tail: string) =>
+      table(await srv.sql(`SELECT id, relevance FROM tickets WHERE content = '${q}' ${tail}`)).data.map(
+        ([id, rel]) => [String(id), Number(rel)] as [string, number],
+      );
+    const modes = { vector: '', keyword: 'AND hybrid_search_alpha = 0', hybrid: 'AND hybrid_search = true' };
+    for (const [mode, tail] of Object.entries(modes)) {
+      assert.deepEqual(await rows('the of and', `${tail} AND relevance >= 0.5`), [], mode);
+      assert.deepEqual(await rows('What is it? The, of, and', tail), [], mode);
+    }
+    const q = set.questions.find((x) => x.kind === 'keyword')!.question;
+    for (const [mode, tail] of Object.entries(modes)) {
+      // The same chunks score the same whether or not the best hit is among the candidates.
+      const all = await rows(q, `${tail} LIMIT 6`);
+      assert.equal(all.length, 6, mode);
+      const rest = new Map(await rows(q, `${tail} AND id <> '${all[0][0]}' LIMIT 5`));
+      for (const [id, rel] of all.slice(1)) assert.equal(rest.get(id), rel, `${mode} ${id}`);
+      for (const [, rel] of all) assert.ok(rel >= 0 && rel <= 1, `${mode} ${rel}`);
+    }
+    // Hybrid relevance is alpha x the vector arm's + (1 - alpha) x the keyword arm's.
+    const best = (await rows(q, `${modes.hybrid} LIMIT 1`))[0][0];
+    const one = async (tail: string) => (await rows(q, `${tail} AND id = '${best}'`))[0][1];
+    const v = await one('');
+    const k = await one(modes.keyword);
+    const h = await one('AND hybrid_search_alpha = 0.3');
+    assert.ok(Math.abs(h - (0.3 * v + 0.7 * k)) < 1e-9, JSON.stringify({ v, k, h }));
+    // No silent cap at 100 (the planner enforces kb.max_results).
+    assert.equal((await rows('refund delayed', 'LIMIT 150')).length, 150);
+  });
+
   test('a knowledge base joins with a files table in one query', async () => {
     const r = table(
       await srv.sql(
