@@ -87,6 +87,7 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     sources,
     catalogUrl: config.catalogUrl,
     egress: kbEgress(config),
+    meter: observer.metrics?.kb,
   });
   await kb.init();
   engine.attachKnowledgeBases(kb);

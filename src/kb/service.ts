@@ -16,10 +16,17 @@ import type {
 import type { KbStatement } from '../sql/parse/index.js';
 import { type KbDefinition, parseDefinition, shownModel } from './definition.js';
 import { BUILTIN_NOTE } from './embed/builtin.js';
-import { createProvider, type EgressSettings, type EmbeddingProvider } from './embed/index.js';
+import {
+  createProvider,
+  type EgressSettings,
+  type EmbeddingModelSpec,
+  type EmbeddingProvider,
+} from './embed/index.js';
+import { metered } from './embed/metered.js';
 import { evaluate } from './evaluate.js';
 import { resolveFilters } from './filters.js';
 import { ingest, text } from './ingest.js';
+import type { KbMeter } from './meter.js';
 import { type Hit, rank, type SearchMode } from './search.js';
 import { KbStores } from './store/open.js';
 import type { KbStore } from './store/types.js';
@@ -42,6 +49,8 @@ export interface KbServiceOptions {
   sources?: SourceManager;
   /** TRIBUTARY_CATALOG_URL: KB data lives in that database so every replica sees it. */
   catalogUrl?: string | null;
+  /** GET /metrics: searches, rows ingested, embedding calls (observe/kb-metrics.ts); absent: nothing counted. */
+  meter?: KbMeter;
 }
 
 /**
@@ -88,7 +97,7 @@ export class KbService implements KnowledgeBases {
       } else if (JSON.stringify(kb.rec.params) !== JSON.stringify(rec.params)) {
         kb.rec = rec;
         kb.def = rec.params as unknown as KbDefinition;
-        kb.provider = createProvider(kb.def.embedding_model, this.o.egress);
+        kb.provider = this.embedder(kb.def.embedding_model);
       }
     }
     for (const [key, kb] of this.kbs) if (!seen.has(key)) this.detach(key, kb);
@@ -99,7 +108,7 @@ export class KbService implements KnowledgeBases {
     const kb: Kb = {
       rec,
       def,
-      provider: createProvider(def.embedding_model, this.o.egress),
+      provider: this.embedder(def.embedding_model),
       store: store ? Promise.resolve(store) : this.stores.open(rec.id, rec.name, def),
     };
     kb.store.catch(() => {});
@@ -113,8 +122,17 @@ export class KbService implements KnowledgeBases {
     kb.store.then((s) => s.close()).catch(() => {});
   }
 
+  /** The KB's embedding provider, counted for GET /metrics. */
+  private embedder(spec: EmbeddingModelSpec): EmbeddingProvider {
+    return metered(createProvider(spec, this.o.egress), this.o.meter);
+  }
+
   has(name: string): boolean {
     return this.kbs.has(name.toLowerCase());
+  }
+
+  count(): number {
+    return this.kbs.size;
   }
 
   private get(name: string): Kb {
@@ -174,7 +192,7 @@ export class KbService implements KnowledgeBases {
       throw new SqlError(1050, `Knowledge base '${name}' already exists`);
     }
     const parsed = parseDefinition(name, params);
-    const provider = createProvider(parsed.embedding_model, this.o.egress);
+    const provider = this.embedder(parsed.embedding_model);
     // Embed once to learn the model's dimension (and that it answers at all).
     const [probe] = await provider.embed(['dimension probe']);
     const def: KbDefinition = { ...parsed, dimension: probe.length };
@@ -223,7 +241,7 @@ export class KbService implements KnowledgeBases {
     await this.o.catalog.putKnowledgeBase(rec, false);
     kb.rec = rec;
     kb.def = def;
-    kb.provider = createProvider(def.embedding_model, this.o.egress);
+    kb.provider = this.embedder(def.embedding_model);
     return { affected: 0 };
   }
 
@@ -288,8 +306,26 @@ export class KbService implements KnowledgeBases {
     return this.searchMode(name, req, mode);
   }
 
-  /** One search in an explicit mode (EVALUATE compares vector, keyword and hybrid). */
+  /** One search in an explicit mode (EVALUATE compares vector, keyword and hybrid), timed for GET /metrics. */
   async searchMode(name: string, req: KbSearch, mode: SearchMode): Promise<KbRows> {
+    const meter = this.o.meter;
+    if (!meter) return this.searchOnce(name, req, mode);
+    const started = performance.now();
+    try {
+      return await this.searchOnce(name, req, mode);
+    } finally {
+      const kb = this.kbs.get(name.toLowerCase());
+      // Lower case, as the audit log names KBs (`kb:<name>`).
+      if (kb)
+        meter.search(
+          kb.rec.name.toLowerCase(),
+          req.query === null ? 'filter' : mode,
+          (performance.now() - started) / 1000,
+        );
+    }
+  }
+
+  private async searchOnce(name: string, req: KbSearch, mode: SearchMode): Promise<KbRows> {
     const kb = this.get(name);
     const store = await kb.store;
     const meta = kb.def.metadata_columns;
@@ -349,6 +385,7 @@ export class KbService implements KnowledgeBases {
             provider: kb.provider,
             store: await kb.store,
             checkDimension: (v) => checkDimension(kb, v),
+            onStored: this.o.meter ? (c) => this.o.meter!.ingested(kb.rec.name.toLowerCase(), c) : undefined,
           },
           src,
           opts,
