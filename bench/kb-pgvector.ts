@@ -58,7 +58,7 @@ export async function benchKbPgvector(): Promise<Record<string, unknown>> {
     storageDir: dir,
     logger,
     sources,
-    egress: { allowPrivate: false, timeoutMs: 1000 },
+    egress: { allowPrivate: false, allowedHosts: [], timeoutMs: 1000 },
   });
   await kb.init();
   const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });

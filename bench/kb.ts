@@ -55,7 +55,7 @@ export async function benchKb(): Promise<Record<string, unknown>> {
     engine: null as unknown as SqlEngine,
     storageDir: dir,
     logger,
-    egress: { allowPrivate: false, timeoutMs: 1000 },
+    egress: { allowPrivate: false, allowedHosts: [], timeoutMs: 1000 },
   });
   await kb.init();
   let peakRss = 0;

@@ -20,7 +20,10 @@ import { LocalEngine } from '../sql/execute/local.js';
 import { ProcessList } from '../sql/execute/processlist.js';
 import { startWireServer, type WireServer } from '../wire/server.js';
 import '../sources/rest-api/register.js';
+import { ConfigError } from '../config/errors.js';
 import { closeEgressAgents } from '../egress/agent.js';
+import { normalizeAllowedHosts } from '../egress/safe-url.js';
+import type { EgressSettings } from '../kb/embed/index.js';
 import { builtinSources } from './builtins.js';
 import { VERSION } from './version.js';
 import { httpHooks, httpRoutes } from './wiring.js';
@@ -83,10 +86,8 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     logger: log,
     sources,
     catalogUrl: config.catalogUrl,
-    egress: {
-      allowPrivate: config.passthrough.allow_private_networks,
-      timeoutMs: config.passthrough.timeout_ms,
-    },
+    egress: kbEgress(config),
+    meter: observer.metrics?.kb,
   });
   await kb.init();
   engine.attachKnowledgeBases(kb);
@@ -99,6 +100,27 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     observer,
     version: VERSION,
     startedAt: Date.now(),
+  };
+}
+
+/**
+ * The KB providers' egress settings (SPEC §8 "Providers' addresses"): their own keys, not
+ * passthrough's. `kb.allowed_hosts` is normalised as the allowlists of rest_api sources are;
+ * an entry that is not a host name fails start-up naming the key.
+ */
+export function kbEgress(config: Config): EgressSettings {
+  let allowedHosts: string[];
+  try {
+    allowedHosts = normalizeAllowedHosts(config.kb.allowed_hosts).filter((h) => h !== '*');
+  } catch (e) {
+    throw new ConfigError(
+      `Invalid configuration: kb.allowed_hosts: ${(e as Error).message} (TRIBUTARY_KB_ALLOWED_HOSTS)`,
+    );
+  }
+  return {
+    allowPrivate: config.kb.allow_private_networks,
+    allowedHosts,
+    timeoutMs: config.passthrough.timeout_ms,
   };
 }
 

@@ -82,6 +82,8 @@ export const FIELDS: readonly Field[] = [
   { path: 'passthrough.timeout_ms', kind: 'posInt', env: 'TRIBUTARY_PASSTHROUGH_TIMEOUT_MS' },
   { path: 'passthrough.max_request_bytes', kind: 'posInt', env: 'TRIBUTARY_PASSTHROUGH_MAX_REQUEST_BYTES' },
   { path: 'passthrough.max_response_bytes', kind: 'posInt', env: 'TRIBUTARY_PASSTHROUGH_MAX_RESPONSE_BYTES' },
+  { path: 'kb.allow_private_networks', kind: 'bool', env: 'TRIBUTARY_KB_ALLOW_PRIVATE_NETWORKS' },
+  { path: 'kb.allowed_hosts', kind: 'list', env: 'TRIBUTARY_KB_ALLOWED_HOSTS' },
   { path: 'files.max_upload_bytes', kind: 'posInt', env: 'TRIBUTARY_MAX_UPLOAD_BYTES' },
   { path: 'sources.pool_wait_timeout_ms', kind: 'posInt', env: 'TRIBUTARY_SOURCE_POOL_WAIT_MS' },
   { path: 'query.timeout_ms', kind: 'posInt', env: 'TRIBUTARY_QUERY_TIMEOUT_MS' },

@@ -76,6 +76,8 @@ const DEFAULTS: Record<string, unknown> = {
   'passthrough.timeout_ms': 30000,
   'passthrough.max_request_bytes': 1048576,
   'passthrough.max_response_bytes': 10485760,
+  'kb.allow_private_networks': false,
+  'kb.allowed_hosts': [],
   'files.max_upload_bytes': 1073741824,
   'sources.pool_wait_timeout_ms': 30000,
   'query.timeout_ms': 300000,
@@ -109,7 +111,7 @@ function getPath(obj: unknown, path: string): unknown {
 type Tree = { [key: string]: unknown };
 
 /** The tree's shape once every leaf has passed its field's validation (fields.ts). */
-type FileKeys = Pick<Config, 'api' | 'passthrough' | 'files' | 'sources' | 'query'> & {
+type FileKeys = Pick<Config, 'api' | 'passthrough' | 'kb' | 'files' | 'sources' | 'query'> & {
   log_level: Config['logLevel'];
   log_format: Config['logFormat'];
   auth: Pick<Config['auth'], 'token_ttl_hours'>;
@@ -318,6 +320,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
       token_ttl_hours: rest.auth.token_ttl_hours,
     },
     passthrough: rest.passthrough,
+    kb: rest.kb,
     files: rest.files,
     sources: rest.sources,
     query: rest.query,

@@ -69,6 +69,13 @@ export interface Config {
     max_request_bytes: number;
     max_response_bytes: number;
   };
+  /** Where knowledge bases' embedding and reranking providers may be reached (SPEC §8). */
+  kb: {
+    /** Admit private ranges (loopback is always admitted; link-local and metadata never). */
+    allow_private_networks: boolean;
+    /** Host names providers may be reached at; empty: any host the address policy admits. */
+    allowed_hosts: string[];
+  };
   files: {
     max_upload_bytes: number;
   };

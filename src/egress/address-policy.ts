@@ -199,21 +199,75 @@ export function classifyAddress(input: string): AddressClass {
 }
 
 export interface AddressPolicy {
-  /** passthrough.allow_private_networks: admit private and loopback ranges (never link-local, metadata or unspecified). */
+  /** Admit private and unique-local ranges (and loopback, unless `allowLoopback` says otherwise); never link-local, metadata or unspecified. */
   allowPrivate: boolean;
+  /**
+   * Admit loopback. Default: as `allowPrivate` (passthrough: one setting for both). KB
+   * providers admit loopback on its own, so a local Ollama works without opening private ranges.
+   */
+  allowLoopback?: boolean;
+  /** The setting that sets `allowPrivate`, named in refusals (`kb.allow_private_networks`). */
+  privateSetting?: string;
 }
 
 export interface AddressVerdict extends AddressClass {
   allowed: boolean;
 }
 
-/** Ranges `allowPrivate` admits, and only when dialled natively or as IPv4-mapped (not through a tunnel prefix). */
-const PRIVATE_ADMISSIBLE = new Set<AddressRange>(['private', 'uniqueLocal', 'loopback']);
+/** Ranges a setting may admit, and only when dialled natively or as IPv4-mapped (not through a tunnel prefix). */
+const PRIVATE_ADMISSIBLE = new Set<AddressRange>(['private', 'uniqueLocal']);
+
+function nativeForm(c: AddressClass): boolean {
+  return c.via === undefined || c.via === 'ipv4Mapped';
+}
 
 export function checkAddress(input: string, policy: AddressPolicy): AddressVerdict {
   const c = classifyAddress(input);
   if (c.public) return { ...c, allowed: true };
-  const native = c.via === undefined || c.via === 'ipv4Mapped';
-  const allowed = policy.allowPrivate && native && PRIVATE_ADMISSIBLE.has(c.range);
+  const native = nativeForm(c);
+  const allowed =
+    native &&
+    ((c.range === 'loopback' && (policy.allowLoopback ?? policy.allowPrivate)) ||
+      (policy.allowPrivate && PRIVATE_ADMISSIBLE.has(c.range)));
   return { ...c, allowed };
+}
+
+/** How a range is named in a refusal. */
+export function describeRange(range: AddressRange): string {
+  switch (range) {
+    case 'loopback':
+      return 'a loopback';
+    case 'private':
+    case 'uniqueLocal':
+      return 'a private';
+    case 'linkLocal':
+      return 'a link-local';
+    case 'metadata':
+      return 'a cloud metadata';
+    case 'unspecified':
+      return 'an unspecified (0.0.0.0 / ::)';
+    default:
+      return `a non-public (${range})`;
+  }
+}
+
+/**
+ * The words of a refusal: what the address is and, when a setting would admit it, which one
+ * (`set kb.allow_private_networks = true to allow it`); link-local, metadata, unspecified and
+ * tunnelled forms are never admitted, and the message says so. `literal` says the host was
+ * the address itself (`host '10.0.0.5' is a private address`) rather than a name that
+ * resolved to it (the resolved address is not shown: a refusal must not map internal DNS).
+ */
+export function refusalMessage(
+  host: string,
+  literal: boolean,
+  v: AddressClass,
+  policy: AddressPolicy,
+): string {
+  const what = `host '${host}' ${literal ? 'is' : 'resolves to'} ${describeRange(v.range)} address`;
+  const admissible = nativeForm(v) && (PRIVATE_ADMISSIBLE.has(v.range) || v.range === 'loopback');
+  if (!admissible) return `${what}, which is never allowed`;
+  // Loopback follows allowPrivate unless the policy admits it separately (then it was not refused).
+  if (policy.privateSetting) return `${what}: set ${policy.privateSetting} = true to allow it`;
+  return `${what}, which is not allowed`;
 }

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP, type Socket } from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import { type AddressPolicy, checkAddress } from './address-policy.js';
+import { type AddressClass, type AddressPolicy, checkAddress, refusalMessage } from './address-policy.js';
 import { EgressError } from './errors.js';
 
 /**
@@ -44,29 +44,14 @@ function withTimeout<T>(p: Promise<T>, ms: number, onTimeout: () => Error): Prom
   return Promise.race([p, t]).finally(() => clearTimeout(timer));
 }
 
-function describe(range: string): string {
-  switch (range) {
-    case 'loopback':
-      return 'a loopback';
-    case 'private':
-    case 'uniqueLocal':
-      return 'a private';
-    case 'linkLocal':
-      return 'a link-local';
-    case 'metadata':
-      return 'a cloud metadata';
-    case 'unspecified':
-      return 'an unspecified (0.0.0.0 / ::)';
-    default:
-      return `a non-public (${range})`;
-  }
-}
-
-export function privateAddressError(host: string, range: string): EgressError {
-  return new EgressError(
-    'private_address',
-    `host '${host}' is or resolves to ${describe(range)} address, which is not allowed`,
-  );
+/** A refused address, in the words of address-policy.ts `refusalMessage`. */
+export function privateAddressError(
+  host: string,
+  v: AddressClass,
+  policy: AddressPolicy,
+  literal = isIP(host.replace(/^\[|\]$/g, '')) !== 0,
+): EgressError {
+  return new EgressError('private_address', refusalMessage(host, literal, v, policy));
 }
 
 async function resolveChecked(host: string, opts: EgressAgentOptions, timeoutMs: number): Promise<string[]> {
@@ -94,7 +79,7 @@ async function resolveChecked(host: string, opts: EgressAgentOptions, timeoutMs:
   // Every answer must pass: a name that mixes public and private answers is a rebinding setup.
   for (const a of addresses) {
     const v = checkAddress(a, opts);
-    if (!v.allowed) throw privateAddressError(shown, v.range);
+    if (!v.allowed) throw privateAddressError(shown, v, opts);
   }
   return addresses;
 }
@@ -122,7 +107,8 @@ function checkedConnector(opts: EgressAgentOptions): buildConnector.connector {
         const v = peer ? checkAddress(peer, opts) : null;
         if (!v?.allowed) {
           socket.destroy();
-          return callback(privateAddressError(shown, v?.range ?? 'invalid'), null);
+          const seen = v ?? { address: '', family: 4 as const, range: 'invalid', public: false };
+          return callback(privateAddressError(shown, seen, opts), null);
         }
         callback(null, socket);
       });
@@ -143,7 +129,8 @@ const injectedAgents = new WeakMap<Resolver, Map<string, Agent>>();
  * reused only under the policy that admitted them.
  */
 export function getEgressAgent(opts: EgressAgentOptions): Agent {
-  const key = `${opts.allowPrivate ? 'p' : 'n'}:${opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT}`;
+  const loopback = opts.allowLoopback ?? opts.allowPrivate;
+  const key = `${opts.allowPrivate ? 'p' : 'n'}${loopback ? 'l' : 'n'}:${opts.privateSetting ?? ''}:${opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT}`;
   let pool = systemAgents;
   if (opts.resolver) {
     pool = injectedAgents.get(opts.resolver) ?? new Map();

@@ -40,8 +40,14 @@ export interface EgressRequestOptions {
   signal?: AbortSignal;
   resolver?: Resolver;
   allowPrivate: boolean;
+  /** Admit loopback whatever allowPrivate says (KB providers); default: as allowPrivate. */
+  allowLoopback?: boolean;
+  /** The setting named when a private or loopback address is refused. */
+  privateSetting?: string;
   /** Normalised host names or ['*']; default: the URL's own host. */
   allowedHosts?: readonly string[];
+  /** The setting named when a host is outside `allowedHosts`; default: the datasource's allowlist. */
+  allowlistSetting?: string;
   /** Calls with the same key share the concurrency bound (one key per source). */
   concurrencyKey?: string;
 }
@@ -205,7 +211,7 @@ export async function egressRequest(opts: EgressRequestOptions): Promise<EgressR
   checkScheme(first);
   const host = urlHost(first);
   const allowed = opts.allowedHosts ?? [normalizeHost(first.hostname)];
-  assertHostAllowed(first, allowed);
+  assertHostAllowed(first, allowed, opts.allowlistSetting);
 
   const body =
     opts.body == null ? null : typeof opts.body === 'string' ? Buffer.from(opts.body, 'utf8') : opts.body;
@@ -232,6 +238,8 @@ export async function egressRequest(opts: EgressRequestOptions): Promise<EgressR
 
   const dispatcher = getEgressAgent({
     allowPrivate: opts.allowPrivate,
+    allowLoopback: opts.allowLoopback,
+    privateSetting: opts.privateSetting,
     resolver: opts.resolver,
     connectTimeoutMs: opts.limits.connectTimeoutMs,
   });
@@ -277,7 +285,7 @@ export async function egressRequest(opts: EgressRequestOptions): Promise<EgressR
         }
         redirects++;
         checkScheme(target);
-        assertHostAllowed(target, allowed);
+        assertHostAllowed(target, allowed, opts.allowlistSetting);
         if (
           res.statusCode === 303 ||
           ((res.statusCode === 301 || res.statusCode === 302) && method === 'POST')

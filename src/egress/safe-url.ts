@@ -229,8 +229,13 @@ export function isHostAllowed(u: URL, allowed: readonly string[]): boolean {
   return allowed.includes(host);
 }
 
-export function assertHostAllowed(u: URL, allowed: readonly string[]): void {
-  if (!isHostAllowed(u, allowed)) {
+/** `setting`: the configuration key of the list, named in the refusal with what it holds (default: the datasource's own allowlist). */
+export function assertHostAllowed(u: URL, allowed: readonly string[], setting?: string): void {
+  if (isHostAllowed(u, allowed)) return;
+  if (!setting)
     throw new EgressError('host_not_allowed', `host '${urlHost(u)}' is not in the datasource allowlist`);
-  }
+  throw new EgressError(
+    'host_not_allowed',
+    `host '${urlHost(u)}' is not in ${setting} (${allowed.join(', ')}): add it to ${setting} to allow it`,
+  );
 }

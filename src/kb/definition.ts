@@ -44,6 +44,11 @@ export function parseDefinition(kb: string, p: Record<string, unknown>): Omit<Kb
     const arr = Array.isArray(v) ? v : [v];
     if (!arr.every((x) => typeof x === 'string' && x !== ''))
       throw new SqlError(1210, `Knowledge base '${kb}': ${k} must be a list of column names`);
+    if (arr.length === 0 && k === 'content_columns')
+      throw new SqlError(
+        1210,
+        `Knowledge base '${kb}': content_columns must name at least one column (default ['content']); an empty list leaves nothing to embed or search`,
+      );
     return arr as string[];
   };
   const pre = p.preprocessing ?? {};

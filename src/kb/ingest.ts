@@ -22,6 +22,8 @@ export interface IngestTarget {
   provider: EmbeddingProvider;
   store: KbStore;
   checkDimension(v: Float32Array): void;
+  /** Each batch's counts once it is stored (GET /metrics). */
+  onStored?(counts: { inserted: number; updated: number; unchanged: number; failed: number }): void;
 }
 
 /**
@@ -134,6 +136,7 @@ export async function ingest(
       counts.updated += tally.updated;
       counts.unchanged += tally.unchanged;
       counts.failed += tally.failed;
+      kb.onStored?.(tally);
       progress();
     });
     // Not awaited here: a failed write is met by the next flush or the final wait.

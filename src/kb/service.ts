@@ -16,11 +16,18 @@ import type {
 import type { KbStatement } from '../sql/parse/index.js';
 import { type KbDefinition, parseDefinition, shownModel } from './definition.js';
 import { BUILTIN_NOTE } from './embed/builtin.js';
-import { createProvider, type EgressSettings, type EmbeddingProvider } from './embed/index.js';
+import {
+  createProvider,
+  type EgressSettings,
+  type EmbeddingModelSpec,
+  type EmbeddingProvider,
+} from './embed/index.js';
+import { metered } from './embed/metered.js';
 import { evaluate } from './evaluate.js';
 import { resolveConditions } from './filters.js';
 import { ingest, text } from './ingest.js';
 import { observeMetadataTypes } from './metadata-types.js';
+import type { KbMeter } from './meter.js';
 import { parseRerankSpec, Reranker, rerankHits, shownReranker } from './rerank/index.js';
 import { aboveThreshold, candidates, type Hit, rank, rerankDepth, type SearchMode, topK } from './search.js';
 import { KbStores } from './store/open.js';
@@ -46,6 +53,8 @@ export interface KbServiceOptions {
   sources?: SourceManager;
   /** TRIBUTARY_CATALOG_URL: KB data lives in that database so every replica sees it. */
   catalogUrl?: string | null;
+  /** GET /metrics: searches, rows ingested, embedding calls (observe/kb-metrics.ts); absent: nothing counted. */
+  meter?: KbMeter;
 }
 
 /**
@@ -92,7 +101,7 @@ export class KbService implements KnowledgeBases {
       } else if (JSON.stringify(kb.rec.params) !== JSON.stringify(rec.params)) {
         kb.rec = rec;
         kb.def = rec.params as unknown as KbDefinition;
-        kb.provider = createProvider(kb.def.embedding_model, this.o.egress);
+        kb.provider = this.embedder(kb.def.embedding_model);
         kb.reranker = this.rerankerOf(rec.name, kb.def);
       }
     }
@@ -104,7 +113,7 @@ export class KbService implements KnowledgeBases {
     const kb: Kb = {
       rec,
       def,
-      provider: createProvider(def.embedding_model, this.o.egress),
+      provider: this.embedder(def.embedding_model),
       reranker: this.rerankerOf(rec.name, def),
       store: store ? Promise.resolve(store) : this.stores.open(rec.id, rec.name, def),
     };
@@ -123,8 +132,17 @@ export class KbService implements KnowledgeBases {
     return def.reranking_model ? new Reranker(name, def.reranking_model, this.o.egress) : null;
   }
 
+  /** The KB's embedding provider, counted for GET /metrics. */
+  private embedder(spec: EmbeddingModelSpec): EmbeddingProvider {
+    return metered(createProvider(spec, this.o.egress), this.o.meter);
+  }
+
   has(name: string): boolean {
     return this.kbs.has(name.toLowerCase());
+  }
+
+  count(): number {
+    return this.kbs.size;
   }
 
   private get(name: string): Kb {
@@ -184,7 +202,7 @@ export class KbService implements KnowledgeBases {
       throw new SqlError(1050, `Knowledge base '${name}' already exists`);
     }
     const parsed = parseDefinition(name, params);
-    const provider = createProvider(parsed.embedding_model, this.o.egress);
+    const provider = this.embedder(parsed.embedding_model);
     // Embed once to learn the model's dimension (and that it answers at all).
     const [probe] = await provider.embed(['dimension probe']);
     const def: KbDefinition = { ...parsed, dimension: probe.length };
@@ -244,7 +262,7 @@ export class KbService implements KnowledgeBases {
     await this.o.catalog.putKnowledgeBase(rec, false);
     kb.rec = rec;
     kb.def = def;
-    kb.provider = createProvider(def.embedding_model, this.o.egress);
+    kb.provider = this.embedder(def.embedding_model);
     kb.reranker = this.rerankerOf(kb.rec.name, def);
     return { affected: 0 };
   }
@@ -333,12 +351,36 @@ export class KbService implements KnowledgeBases {
     return this.searchMode(name, req, mode, signal);
   }
 
-  /**
-   * One search in an explicit mode (EVALUATE compares vector, keyword and hybrid). With a
-   * reranking model (and not `reranking = false`), the first stage's `rerankDepth(k)` best
-   * are reordered by it before the limit and the threshold, and relevance is its score.
-   */
+  /** One search in an explicit mode (EVALUATE compares vector, keyword and hybrid), timed for GET /metrics. */
   async searchMode(name: string, req: KbSearch, mode: SearchMode, signal?: AbortSignal): Promise<KbRows> {
+    const meter = this.o.meter;
+    if (!meter) return this.searchOnce(name, req, mode, signal);
+    const started = performance.now();
+    try {
+      return await this.searchOnce(name, req, mode, signal);
+    } finally {
+      const kb = this.kbs.get(name.toLowerCase());
+      // Lower case, as the audit log names KBs (`kb:<name>`).
+      if (kb)
+        meter.search(
+          kb.rec.name.toLowerCase(),
+          req.query === null ? 'filter' : mode,
+          (performance.now() - started) / 1000,
+        );
+    }
+  }
+
+  /**
+   * One search, untimed. With a reranking model (and not `reranking = false`), the first
+   * stage's `rerankDepth(k)` best are reordered by it before the limit and the threshold,
+   * and relevance is its score.
+   */
+  private async searchOnce(
+    name: string,
+    req: KbSearch,
+    mode: SearchMode,
+    signal?: AbortSignal,
+  ): Promise<KbRows> {
     const kb = this.get(name);
     const store = await kb.store;
     const meta = kb.def.metadata_columns;
@@ -409,6 +451,9 @@ export class KbService implements KnowledgeBases {
               provider: kb.provider,
               store: await kb.store,
               checkDimension: (v) => checkDimension(kb, v),
+              onStored: this.o.meter
+                ? (c) => this.o.meter!.ingested(kb.rec.name.toLowerCase(), c)
+                : undefined,
             },
             typed.rows,
             opts,

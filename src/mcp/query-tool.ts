@@ -101,11 +101,13 @@ export function registerQueryTool(
       const result = await callQueryTool(deps, session, args, {
         signal: ctx.mcpReq.signal,
         sessionId: ctx.sessionId,
-        onProgress: progress,
+        onProgress: progress?.report,
         timeoutMs,
         principal: ctx.http?.authInfo?.clientId ?? null,
         owner: ownerOf(ctx.http?.authInfo),
       });
+      // The last count goes out before the result: a client drops progress that arrives after it.
+      await progress?.finish(result.type !== 'error');
       return toToolResult(result, deps);
     },
   );
@@ -278,32 +280,58 @@ async function runQuery(
   return result;
 }
 
+interface ProgressReporter {
+  report(rows: number, message?: string): void;
+  /** Send the last count if the throttle held it back (with `total` when the call `complete`d), and wait for what was sent. */
+  finish(complete: boolean): Promise<void>;
+}
+
 /**
  * Turns the engine's rows-read callback into `notifications/progress` when the client
- * asked for progress (sent a progressToken); throttled, and never after cancellation.
+ * asked for progress (sent a progressToken); throttled, and never after cancellation. The
+ * count the throttle held back last is sent when the call ends (`finish`), so the final
+ * notification carries the final count (an INSERT INTO kb of 1,500 rows stores its last
+ * batches within one interval: before, its progress stopped at 512).
  */
-function progressReporter(
-  ctx: ServerContext,
-  intervalMs: number,
-): ((rows: number, message?: string) => void) | undefined {
+function progressReporter(ctx: ServerContext, intervalMs: number): ProgressReporter | undefined {
   const token = ctx.mcpReq._meta?.progressToken;
   if (token === undefined) return undefined;
   // The first batch is reported at once (the client asked); later ones at most every interval.
   let lastSentAt = Number.NEGATIVE_INFINITY;
   let lastSent = 0;
-  return (rows: number, message?: string) => {
-    if (rows <= lastSent || ctx.mcpReq.signal.aborted) return;
-    const now = performance.now();
-    if (intervalMs > 0 && now - lastSentAt < intervalMs) return;
-    lastSentAt = now;
+  let latest = 0;
+  let latestMessage: string | undefined;
+  let sending: Promise<void> = Promise.resolve();
+  const send = (rows: number, message: string | undefined, total?: number) => {
+    lastSentAt = performance.now();
     lastSent = rows;
-    ctx.mcpReq
+    const sent = ctx.mcpReq
       .notify({
         method: 'notifications/progress',
-        params: { progressToken: token, progress: rows, message: message ?? `${rows} rows read` },
+        params: {
+          progressToken: token,
+          progress: rows,
+          ...(total === undefined ? {} : { total }),
+          message: message ?? `${rows} rows read`,
+        },
       })
       .catch(() => {
         // a client that went away cannot be told; the call itself ends on its own
       });
+    sending = sending.then(() => sent);
+  };
+  return {
+    report(rows: number, message?: string) {
+      if (rows <= latest || ctx.mcpReq.signal.aborted) return;
+      latest = rows;
+      latestMessage = message;
+      if (intervalMs > 0 && performance.now() - lastSentAt < intervalMs) return;
+      send(rows, message);
+    },
+    async finish(complete: boolean) {
+      if (latest > lastSent && !ctx.mcpReq.signal.aborted)
+        send(latest, latestMessage, complete ? latest : undefined);
+      await sending;
+    },
   };
 }

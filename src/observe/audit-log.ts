@@ -109,7 +109,7 @@ export function auditLine(r: StatementReport, sources: string[], at: Date): Reco
     time: at.toISOString(),
     principal: r.principal,
     transport: r.transport,
-    sources,
+    sources: withKbs(sources, r.kbs),
     kind: text.kind,
     sql: text.masked,
     rows: r.rows,
@@ -141,6 +141,7 @@ export class AuditLines {
   private db: string | undefined;
   private names: readonly string[] | null = null;
   private sources = '';
+  private sourceList: string[] = [];
   private masked: string | undefined;
   private kind: string | undefined;
   /** `"kind":...,"sql":...` */
@@ -164,10 +165,13 @@ export class AuditLines {
         this.names = names;
         this.db = r.db;
         this.qualifiers = text.qualifiers;
-        this.sources = JSON.stringify(sourcesOf(text.qualifiers, names, r.db));
+        this.sourceList = sourcesOf(text.qualifiers, names, r.db);
+        this.sources = JSON.stringify(this.sourceList);
       }
       sources = this.sources;
     }
+    // KB statements are rarer than point lookups: their list is made for each line.
+    if (r.kbs?.length) sources = JSON.stringify(withKbs(names === null ? [] : this.sourceList, r.kbs));
     const duration = num(Math.round(r.durationMs * 10) / 10);
     return `{"time":"${this.time(at)}",${this.who},"sources":${sources},${this.what},"rows":${num(r.rows)},"affected_rows":${num(r.affectedRows)},"truncated":${r.truncated},"duration_ms":${duration},"error_code":${num(r.errorCode)}}\n`;
   }
@@ -183,6 +187,15 @@ export class AuditLines {
     const milli = ms - second * 1000;
     return `${this.secondText}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
   }
+}
+
+/**
+ * The data sources a line names, then the knowledge bases the statement named as `kb:<name>`
+ * (docs/reference/configuration.md#audit-log): a KB is not a data source, and the prefix keeps
+ * one from being read as a source of the same name.
+ */
+export function withKbs(sources: readonly string[], kbs: readonly string[] | undefined): string[] {
+  return kbs?.length ? [...sources, ...kbs.map((k) => `kb:${k}`)] : [...sources];
 }
 
 function sameList(a: readonly string[], b: readonly string[] | undefined): boolean {

@@ -5,6 +5,7 @@ import { epochMs, type StatementReport, type StatementSink } from './statement.j
 import type { Tracing } from './tracing.js';
 
 export { AuditLog, auditLine } from './audit-log.js';
+export { KbMetrics } from './kb-metrics.js';
 export type { PoolUse } from './metrics.js';
 export { Metrics } from './metrics.js';
 export {

@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { TwoLabelHistogram } from './histogram.js';
+import { KbMetrics } from './kb-metrics.js';
 import { statementKind } from './redact.js';
 import { outcomeOf, type StatementReport } from './statement.js';
 
@@ -39,6 +40,8 @@ const KINDS = new Set([
  */
 export class Metrics {
   readonly registry = new Registry();
+  /** Knowledge bases' searches, ingests and embedding calls (kb-metrics.ts). */
+  readonly kb = new KbMetrics(this.registry);
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly statementCount: Counter<'kind' | 'outcome' | 'transport'>;
   private readonly latency: TwoLabelHistogram;

@@ -24,6 +24,8 @@ export interface StatementReport {
   startedAt?: number;
   /** What each source ran for it, when the sink asked for fragments (`traces`). */
   fragments?: FragmentReport[];
+  /** Knowledge bases the statement named (lower case): `kb:<name>` in the audit line's `sources`. */
+  kbs?: string[];
 }
 
 /** One source's part of a statement: the whole statement pushed down, or a fragment loaded for local work. */

@@ -1,5 +1,6 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { withKbs } from './audit-log.js';
 import { readStatement, type StatementText, sourcesOf } from './redact.js';
 import { epochMs, type StatementReport } from './statement.js';
 
@@ -64,7 +65,12 @@ export class Tracing {
     this.sourceNames().then(
       (names) => {
         for (let i = 0; i < rs.length; i++)
-          this.record(rs[i], texts[i], sourcesOf(texts[i].qualifiers, names, rs[i].db), ended[i]);
+          this.record(
+            rs[i],
+            texts[i],
+            withKbs(sourcesOf(texts[i].qualifiers, names, rs[i].db), rs[i].kbs),
+            ended[i],
+          );
       },
       () => {
         for (let i = 0; i < rs.length; i++) this.record(rs[i], texts[i], [], ended[i]);

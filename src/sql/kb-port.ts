@@ -79,6 +79,8 @@ export interface KbInsertOptions {
 export interface KnowledgeBases {
   /** Whether `name` is a knowledge base (case-insensitive); answered from memory. */
   has(name: string): boolean;
+  /** How many knowledge bases exist (answered from memory): none, and statements need not be looked through for them. */
+  count?(): number;
   /** CREATE / DROP / ALTER / DESCRIBE / SHOW / EVALUATE. */
   run(stmt: KbStatement, ctx: QueryContext): Promise<KbRows | { affected: number }>;
   search(name: string, req: KbSearch, signal?: AbortSignal): Promise<KbRows>;

@@ -12,6 +12,9 @@ import type { EgressSettings, EmbeddingModelSpec, EmbeddingProvider } from './pr
 
 export type { EgressSettings, EmbeddingModelSpec, EmbeddingProvider } from './provider.js';
 
+/** `ollama pull nomic-embed-text`: the model `{"provider": "ollama"}` uses when model_name is not given. */
+export const OLLAMA_DEFAULT_MODEL = 'nomic-embed-text';
+
 const KEYS = new Set(['provider', 'model_name', 'base_url', 'api_key', 'dimension', 'batch_size']);
 
 /** Check `embedding_model = {...}`: known keys, a known provider, what it needs. */
@@ -51,6 +54,8 @@ export function parseModelSpec(kb: string, raw: unknown): EmbeddingModelSpec {
     dimension: num('dimension'),
     batch_size: num('batch_size'),
   };
+  // A local Ollama works with `{"provider": "ollama"}` alone: its most pulled embedding model.
+  if (provider === 'ollama') spec.model_name ??= OLLAMA_DEFAULT_MODEL;
   if (provider !== 'builtin' && !spec.model_name)
     throw new SqlError(1210, `Knowledge base '${kb}': embedding provider '${provider}' needs model_name`);
   if (provider === 'builtin') {

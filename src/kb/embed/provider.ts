@@ -19,9 +19,16 @@ export interface EmbeddingModelSpec {
   batch_size: number | null;
 }
 
-/** What HTTP providers need from the server's configuration (egress policy and limits). */
+/**
+ * What HTTP providers need from the server's configuration: the KB egress policy (SPEC §8
+ * "Providers' addresses": loopback always, private ranges with `kb.allow_private_networks`,
+ * only `kb.allowed_hosts` when set) and the time limit of one call.
+ */
 export interface EgressSettings {
+  /** kb.allow_private_networks */
   allowPrivate: boolean;
+  /** kb.allowed_hosts, normalised (egress/safe-url.ts normalizeAllowedHosts); empty: any host. */
+  allowedHosts: readonly string[];
   timeoutMs: number;
 }
 

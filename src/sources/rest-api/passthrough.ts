@@ -6,6 +6,9 @@ import { type BaseUrl, buildUrl, parseBaseUrl, urlHost } from '../../egress/safe
 import type { RestApiParams } from './params.js';
 import { formatBody } from './response-body.js';
 
+/** Named when a private or loopback address is refused (docs/reference/configuration.md). */
+const PRIVATE_SETTING = 'passthrough.allow_private_networks';
+
 /** docs/reference/http.md#rest-passthrough: one call through a `rest_api` source, and the test of its configuration. */
 
 export interface PassthroughSettings {
@@ -132,6 +135,7 @@ export async function callPassthrough(
     signal,
     resolver: settings.resolver,
     allowPrivate: settings.allowPrivate,
+    privateSetting: PRIVATE_SETTING,
     allowedHosts: source.params.allowed_hosts,
     concurrencyKey: source.id,
   });
@@ -169,6 +173,7 @@ export async function testPassthrough(
       signal,
       resolver: settings.resolver,
       allowPrivate: settings.allowPrivate,
+      privateSetting: PRIVATE_SETTING,
       allowedHosts: source.params.allowed_hosts,
       concurrencyKey: source.id,
     });

@@ -1,73 +1,30 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Result } from '../../../src/sql/result.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { type FakeProvider, OLLAMA_PORT, ollamaServer, openAiServer } from './fake-providers.js';
 
 const KEY = 'sk-test-very-secret-key-123456';
 
-/** A tiny deterministic "model": 8 dims from letter counts, so similar texts are near. */
-function vec(text: string): number[] {
-  const v = new Array(8).fill(0);
-  for (const ch of text.toLowerCase()) if (ch >= 'a' && ch <= 'z') v[(ch.charCodeAt(0) - 97) % 8] += 1;
-  return v;
-}
-
-async function body(req: IncomingMessage): Promise<{ model: string; input: string[] }> {
-  let s = '';
-  for await (const c of req) s += c;
-  return JSON.parse(s);
-}
-
-interface Upstream {
-  server: Server;
-  url: string;
-  calls: { path: string; inputs: number; auth: string | undefined }[];
-  failNext: number;
-}
-
-async function upstream(handler: (u: Upstream, req: IncomingMessage, res: ServerResponse) => Promise<void>) {
-  const u: Upstream = { server: createServer(), url: '', calls: [], failNext: 0 };
-  u.server.on('request', (req, res) => void handler(u, req, res));
-  await new Promise<void>((r) => u.server.listen(0, '127.0.0.1', r));
-  u.url = `http://127.0.0.1:${(u.server.address() as AddressInfo).port}`;
-  return u;
-}
-
 const ok = (r: Result) => assert.equal(r.type, 'ok', JSON.stringify(r));
 
-describe('embedding providers over HTTP (servers of our own on 127.0.0.1)', () => {
+describe('embedding providers over HTTP (servers of our own on 127.0.0.1), default configuration', () => {
   let srv: TestServer;
-  let openai: Upstream;
-  let ollama: Upstream;
+  let openai: FakeProvider;
+  let ollama: FakeProvider;
   before(async () => {
-    openai = await upstream(async (u, req, res) => {
-      const b = await body(req);
-      u.calls.push({ path: req.url ?? '', inputs: b.input.length, auth: req.headers.authorization });
-      if (u.failNext > 0) {
-        u.failNext--;
-        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
-        res.end('{"error":"slow down"}');
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ data: b.input.map((t, index) => ({ index, embedding: vec(t) })).reverse() }));
-    });
-    ollama = await upstream(async (u, req, res) => {
-      const b = await body(req);
-      u.calls.push({ path: req.url ?? '', inputs: b.input.length, auth: undefined });
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ model: b.model, embeddings: b.input.map(vec) }));
-    });
-    srv = await startTestServer({ TRIBUTARY_PASSTHROUGH_ALLOW_PRIVATE_NETWORKS: '1' });
+    openai = await openAiServer();
+    // Ollama where `{"provider": "ollama"}` looks for it; a busy port fails the test, naming it.
+    ollama = await ollamaServer({ models: ['nomic-embed-text', 'mxbai-embed-large'] });
+    // The default configuration: loopback providers need no setting (passthrough's are off).
+    srv = await startTestServer();
   });
   after(async () => {
     await srv?.stop();
-    openai?.server.close();
-    ollama?.server.close();
+    await openai?.close();
+    await ollama?.close();
   });
 
   test('openai: batches, a sealed api_key never shown, retries after 429', async () => {
@@ -116,19 +73,54 @@ describe('embedding providers over HTTP (servers of our own on 127.0.0.1)', () =
     assert.ok(!msg.includes(KEY));
   });
 
-  test('ollama: /api/embed with batches', async () => {
-    ok(
-      await srv.sql(
-        `CREATE KNOWLEDGE_BASE ol USING embedding_model = {"provider": "ollama", "model_name": "nomic", "base_url": "${ollama.url}", "batch_size": 2}`,
-      ),
-    );
+  test('ollama with no base_url and no model_name: 127.0.0.1:11434, /api/embed, nomic-embed-text', async () => {
+    ok(await srv.sql(`CREATE KNOWLEDGE_BASE ol USING embedding_model = {"provider": "ollama"}`));
+    assert.deepEqual(ollama.calls[0], {
+      method: 'POST',
+      path: '/api/embed',
+      model: 'nomic-embed-text',
+      inputs: 1,
+      auth: undefined,
+    });
+    const shown = (await srv.sql(`SHOW KNOWLEDGE_BASES LIKE 'ol'`)) as { data: unknown[][] };
+    assert.deepEqual(shown.data[0][1], {
+      provider: 'ollama',
+      model_name: 'nomic-embed-text',
+      base_url: `http://127.0.0.1:${OLLAMA_PORT}`,
+      dimension: 8,
+    });
     ok(await srv.sql(`INSERT INTO ol (id, content) VALUES (1, 'abc'), (2, 'xyz'), (3, 'abd')`));
-    assert.equal(ollama.calls[0].path, '/api/embed');
-    assert.deepEqual(
-      ollama.calls.slice(1).map((c) => c.inputs),
-      [2, 1],
-    );
     const r = await srv.sql(`SELECT id FROM ol WHERE content = 'xyz' LIMIT 1`);
     assert.deepEqual((r as { data: unknown[][] }).data, [['2']]);
+  });
+
+  test('ollama: batches of batch_size texts per /api/embed call', async () => {
+    ollama.calls.length = 0;
+    ok(
+      await srv.sql(
+        `CREATE KNOWLEDGE_BASE ol2 USING embedding_model = {"provider": "ollama", "model_name": "mxbai-embed-large", "base_url": "${ollama.url}", "batch_size": 2}`,
+      ),
+    );
+    ok(await srv.sql(`INSERT INTO ol2 (id, content) VALUES (1, 'abc'), (2, 'xyz'), (3, 'abd')`));
+    assert.deepEqual(
+      ollama.calls.map((c) => [c.path, c.model, c.inputs]),
+      [
+        ['/api/embed', 'mxbai-embed-large', 1],
+        ['/api/embed', 'mxbai-embed-large', 2],
+        ['/api/embed', 'mxbai-embed-large', 1],
+      ],
+    );
+  });
+
+  test("ollama: a model not pulled is an error naming the provider with Ollama's own words", async () => {
+    const r = await srv.sql(
+      `CREATE KNOWLEDGE_BASE ol3 USING embedding_model = {"provider": "ollama", "model_name": "all-minilm"}`,
+    );
+    assert.equal(r.type, 'error');
+    assert.match(
+      (r as { error_message: string }).error_message,
+      /Embedding provider 'ollama' answered HTTP 404: \{"error":"model \\"all-minilm\\" not found, try pulling it first"\}/,
+    );
+    assert.equal((await srv.sql('DESCRIBE KNOWLEDGE_BASE ol3')).type, 'error');
   });
 });

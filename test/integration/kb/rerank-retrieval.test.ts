@@ -26,8 +26,8 @@ describe('knowledge bases: EVALUATE with a reranking model', () => {
 
   before(async () => {
     await reranker.start();
-    // Loopback providers: TRIBUTARY_PASSTHROUGH_ALLOW_PRIVATE_NETWORKS until kb egress allows loopback by default.
-    srv = await startTestServer({ TRIBUTARY_PASSTHROUGH_ALLOW_PRIVATE_NETWORKS: '1' });
+    // Loopback providers need no setting: KB egress allows loopback by default.
+    srv = await startTestServer();
     for (const [name, rows] of [
       ['tickets', set.docs],
       ['questions', set.questions],

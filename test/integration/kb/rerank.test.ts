@@ -44,8 +44,8 @@ describe('knowledge bases: reranking_model (a Cohere-compatible /rerank on 127.0
 
   before(async () => {
     await rr.start();
-    // Loopback providers: TRIBUTARY_PASSTHROUGH_ALLOW_PRIVATE_NETWORKS until kb egress allows loopback by default.
-    srv = await startTestServer({ TRIBUTARY_PASSTHROUGH_ALLOW_PRIVATE_NETWORKS: '1' }, { storageDir: dir });
+    // Loopback providers need no setting: KB egress allows loopback by default.
+    srv = await startTestServer({}, { storageDir: dir });
     ok(
       await srv.sql(
         `CREATE KNOWLEDGE_BASE kb USING reranking_model = {"provider": "cohere", "model_name": "rerank-test", "base_url": "${rr.url}/v2", "api_key": "${KEY}"}`,
@@ -261,7 +261,7 @@ describe('knowledge bases: reranking_model (a Cohere-compatible /rerank on 127.0
 
   test('the sealed key opens again after a restart', async () => {
     await srv.stop();
-    srv = await startTestServer({ TRIBUTARY_PASSTHROUGH_ALLOW_PRIVATE_NETWORKS: '1' }, { storageDir: dir });
+    srv = await startTestServer({}, { storageDir: dir });
     rr.calls.length = 0;
     assert.deepEqual((await search('refund delayed bank', 'LIMIT 1'))[0], ['4', 1]);
     assert.deepEqual([rr.calls[0].auth, rr.calls[0].body.model], [`Bearer ${KEY}`, 'rerank-2']);

@@ -55,7 +55,7 @@ describe('knowledge bases: labelled retrieval set, files tables, row counts, vec
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
     upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-    srv = await startTestServer({ TRIBUTARY_PASSTHROUGH_ALLOW_PRIVATE_NETWORKS: '1' });
+    srv = await startTestServer();
     await upload('tickets', toCsv(set.docs));
     await upload('questions', toCsv(set.questions));
     await upload('id_questions', toCsv(set.questions.filter((q) => q.kind === 'identifier')));

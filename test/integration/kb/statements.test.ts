@@ -77,6 +77,9 @@ describe('knowledge bases: statements, search, joins, restart', () => {
       await srv.sql(`CREATE KNOWLEDGE_BASE bad_kb USING embedding_model = {"provider": "nope"}`),
     );
     assert.match(e2.error_message, /unknown embedding provider 'nope'/);
+    const e3 = err(await srv.sql(`CREATE KNOWLEDGE_BASE bad_kb USING content_columns = []`));
+    assert.equal(e3.error_code, 1210);
+    assert.match(e3.error_message, /^Knowledge base 'bad_kb': content_columns must name at least one column/);
     const names = table(await srv.sql('SHOW KNOWLEDGE_BASES')).data.map((r) => r[0]);
     assert.ok(!names.includes('bad_kb'));
   });

@@ -67,6 +67,8 @@ describe('loadConfig defaults', () => {
       max_request_bytes: 1048576,
       max_response_bytes: 10485760,
     });
+    // KB providers: loopback always, private ranges not, any host (SPEC §8 "Providers' addresses").
+    assert.deepEqual(c.kb, { allow_private_networks: false, allowed_hosts: [] });
     assert.equal(c.files.max_upload_bytes, 1073741824);
     assert.equal(c.logLevel, 'info');
     assert.equal(c.catalogUrl, null);
@@ -171,8 +173,11 @@ describe('loadConfig precedence', () => {
         TRIBUTARY_REDIS_URL: 'redis://127.0.0.1:6379',
         TRIBUTARY_LOG_LEVEL: 'DEBUG',
         TRIBUTARY_MAX_UPLOAD_BYTES: '1024',
+        TRIBUTARY_KB_ALLOW_PRIVATE_NETWORKS: 'on',
+        TRIBUTARY_KB_ALLOWED_HOSTS: 'localhost, api.openai.com',
       }),
     });
+    assert.deepEqual(c.kb, { allow_private_networks: true, allowed_hosts: ['localhost', 'api.openai.com'] });
     assert.deepEqual(c.api.mcp.cors, {
       enabled: false,
       allow_origins: ['https://a.example', 'https://b.example'],

@@ -78,6 +78,10 @@ test('the hand-built lines are JSON.stringify of auditLine, field for field, par
     { ...report(10), durationMs: Number.NaN, affectedRows: null, principal: 'bob' },
     { ...report(11), sql: 'SELECT 1 FROM My.t JOIN pg.u', principal: 'bob' },
     { ...report(12), sql: 'SELECT 1 FROM my.t JOIN pg.u', principal: 'bob' },
+    // Knowledge bases the engine found: after the sources, as kb:<name>; the next line has none.
+    { ...report(13), sql: 'INSERT INTO notes SELECT id, body FROM pg.t', kbs: ['notes'] },
+    { ...report(13), sql: 'INSERT INTO notes SELECT id, body FROM pg.t' },
+    { ...report(14), sql: "SELECT * FROM a JOIN b WHERE a.content = 'x'", kbs: ['a', 'b'] },
   ];
   const times = [
     Date.parse('2026-11-27T10:00:00.000Z'),

@@ -96,7 +96,10 @@ describe('private networks off', () => {
     const r = await off.call('dns', { method: 'GET', path: '/echo' });
     assert.equal(r.status, 403);
     assert.equal(r.json.error_code, 'private_address');
-    assert.match(r.json.message, /^host 'api\.example\.com' is or resolves to a loopback address/);
+    assert.match(
+      r.json.message,
+      /^host 'api\.example\.com' resolves to a loopback address: set passthrough\.allow_private_networks = true to allow it$/,
+    );
     assert.deepEqual(resolverCalls, ['api.example.com']);
     assert.equal(hits(), 0);
   });
