@@ -25,10 +25,12 @@ export function installedGate(app: FastifyInstance): SecurityGate | null {
  */
 export async function registerSecurityHooks(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const rt = securityRuntime(app, deps);
-  // Count in Redis from the first request on; if it is down, start anyway on the in-memory insurance.
-  if (rt.limiters.shared && !(await rt.limiters.ready(3_000))) {
-    deps.logger.warn('rate-limit Redis not reachable at start; limiting in memory until it is');
-  }
+  // Count in Redis as soon as it answers; start-up does not wait for it (until then, and
+  // whenever it is down, the in-memory insurance limiter counts per process).
+  if (rt.limiters.shared)
+    void rt.limiters.ready(3_000).then((ok) => {
+      if (!ok) deps.logger.warn('rate-limit Redis not reachable at start; limiting in memory until it is');
+    });
   deps.logger.info(
     { auth_mode: rt.auth.mode, rate_limit: rt.requestLimiter !== null, shared_limits: rt.limiters.shared },
     'security hooks ready',

@@ -127,4 +127,20 @@ describe('rate limits shared through Redis', () => {
       storage.remove();
     }
   });
+
+  test('with Redis unreachable the server starts, serves and limits per process', async () => {
+    // A loopback port nothing listens on: the limiter cannot reach it, and start-up must not wait for it.
+    const server = await startTestServer({
+      TRIBUTARY_REDIS_URL: 'redis://127.0.0.1:9/0',
+      TRIBUTARY_MCP_RATE_LIMIT_ENABLED: 'true',
+      TRIBUTARY_MCP_RATE_LIMIT_RPM: '3',
+    });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await get(`${server.url}/api/status`)).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
+    } finally {
+      await server.close();
+    }
+  });
 });
