@@ -139,6 +139,13 @@ export function constraintCode(message: string): number | null {
   return null;
 }
 
+/** A statement reached a source that DROP DATABASE (or a replacing CREATE) closed meanwhile. */
+export class SourceClosedError extends SqlError {
+  constructor(readonly source: string) {
+    super(ErrorCode.SOURCE_ERROR, `Source '${source}' is closed`);
+  }
+}
+
 export function sourceClosed(source: string): SqlError {
-  return new SqlError(ErrorCode.SOURCE_ERROR, `Source '${source}' is closed`);
+  return new SourceClosedError(source);
 }

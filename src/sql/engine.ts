@@ -3,6 +3,7 @@ import type { SourceManager } from '../catalog/source-manager-types.js';
 import { ErrorCode, isTooDeep, SqlError } from '../core/errors.js';
 import type { ColumnInfo, FieldInfo } from '../core/types.js';
 import type { FragmentReport, StatementSink } from '../observe/statement.js';
+import { SourceClosedError } from '../sources/error-util.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
 import type { SqlStatement } from './ast/nodes.js';
 import { breathe } from './breathe.js';
@@ -315,6 +316,8 @@ export class Engine implements SqlEngine, ExecutionContext {
       return { type: 'relayed', rows };
     } catch (e) {
       deadline.clear();
+      // Dropped or replaced meanwhile: the normal path answers as if the statement came after.
+      if (e instanceof SourceClosedError && !headed) return null;
       // As `stream` answers: a failure once the columns are known has no dialect hint.
       const mapped = deadline.map(e);
       const r = headed ? errorResult(mapped) : this.fail(mapped, sql);
@@ -460,8 +463,23 @@ export class Engine implements SqlEngine, ExecutionContext {
     return r;
   }
 
-  /** Parse and run one statement. */
+  /**
+   * Parse and run one statement. One that reached a source closed meanwhile (dropped, or
+   * replaced by DROP + CREATE while it started) answers as if it came after: 1049 when the
+   * source is gone, else it runs again on the source as it is now (nothing ran on the closed
+   * one: a closed source refuses before it sends anything).
+   */
   async run(sql: string, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
+    try {
+      return await this.runOnce(sql, ctx, opts);
+    } catch (e) {
+      if (!(e instanceof SourceClosedError) || opts.signal?.aborted) throw e;
+      await this.deps.sources.get(e.source);
+      return this.runOnce(sql, ctx, opts);
+    }
+  }
+
+  private async runOnce(sql: string, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
     const found = await this.selectPlan(sql, ctx, undefined, opts.signal);
     if ('plan' in found) {
       const stream = await runPlan(found.plan, this.deps.local, this.runOpts(opts));

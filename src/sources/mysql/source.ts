@@ -204,7 +204,8 @@ export class MysqlSource implements Source {
           this.pool.getConnection((err, c) => {
             if (err) {
               release();
-              reject(mapMysqlError(this.ctx, err, true));
+              // The pool was ended under a waiting connect (DROP DATABASE): closed, not unreachable.
+              reject(this.closed ? sourceClosed(this.name) : mapMysqlError(this.ctx, err, true));
             } else {
               this.permits.set(c, release);
               resolve(c);

@@ -227,6 +227,8 @@ export class PostgresSource implements Source {
       client = await pool.connect();
     } catch (e) {
       release();
+      // The pool was ended under a waiting connect (DROP DATABASE): it is closed, not unreachable.
+      if (this.closed) throw sourceClosed(this.name);
       throw e instanceof SqlError ? e : mapPgError(this.ctx, e, true);
     }
     this.permits.set(client, release);
