@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { ErrorCode, SqlError } from '../../core/errors.js';
@@ -16,6 +15,7 @@ import type {
   TableInfo,
   TableWrite,
 } from '../types.js';
+import { type FileBytes, LocalFileBytes, localPathOf } from './bytes.js';
 import { convertToParquet } from './conversion.js';
 import { type CsvLayout, csvReaderWith, SMALL_CSV_BUFFER } from './csv-layout.js';
 import { storedLayout } from './csv-schema.js';
@@ -27,10 +27,11 @@ import { checkTableName } from './names.js';
 import type { FilesSourceOptions } from './options.js';
 import type { FileRecord } from './record.js';
 import { scratchName, sweepScratch } from './scratch.js';
-import { clearOrphans, isCsvReadFailure, pendingFormat, storagePathFor } from './storage.js';
+import { isCsvReadFailure, pendingFormat, storagePathFor } from './storage.js';
 import { TableWrites } from './table-writes.js';
 import { type StoredFile, type UploadOptions, Uploads } from './uploads.js';
 
+export { type FileBytes, hashFile, LocalFileBytes } from './bytes.js';
 export type { FileRecordStore, FilesSourceOptions } from './options.js';
 export { ROWS_UNKNOWN, type StoredFile, type UploadOptions } from './uploads.js';
 
@@ -58,6 +59,11 @@ const SCRATCH_SWEEP_MS = 600_000;
  * catalog record says which form is stored, so a restart resumes a pending conversion.
  * A replace or drop cancels a running conversion, and a finished one is only swapped in
  * if its table is still the record it started from.
+ *
+ * The stored bytes go through a FileBytes (bytes.ts): the storage dir itself, or with a
+ * PostgreSQL catalog the catalog database (chunked, by sha256) with a local cache, so
+ * every replica reads every table; a change announced by another replica
+ * (onFilesChanged) re-reads the catalog at once.
  */
 export class FilesSource implements Source {
   readonly name = 'files';
@@ -86,6 +92,14 @@ export class FilesSource implements Source {
   private readonly writes: TableWrites;
   private readonly uploads: Uploads;
   private scratchSweeper: NodeJS.Timeout | null = null;
+  private readonly bytes: FileBytes;
+  /** True until open() has read the catalog once: the pending conversions found then are this process's. */
+  private opening = true;
+  private readonly changeListeners = new Set<() => void>();
+  /** The re-read of the catalog another replica's change started, while it runs. */
+  private following: Promise<void> | null = null;
+  /** The catalog's filesVersion the mirror was last read at. */
+  private seenVersion: string | null = null;
 
   private constructor(
     private readonly db: DuckDBInstance,
@@ -93,6 +107,7 @@ export class FilesSource implements Source {
     readonly dir: string,
     private readonly tmpDir: string,
   ) {
+    this.bytes = opts.bytes ?? new LocalFileBytes(opts.storageDir);
     this.queue = new IdleQueue(
       (key, signal) =>
         convertToParquet(
@@ -106,7 +121,9 @@ export class FilesSource implements Source {
             tmpPath: (kind) => this.tmpPath(kind),
             withLock: (name, fn) => this.withLock(name, fn),
             mirror: MIRROR,
-            swapIn: (previous, record, staged, layout) => this.swapIn(previous, record, staged, layout),
+            swapIn: async (previous, record, staged, layout) => {
+              await this.swapIn(previous, record, staged, layout);
+            },
             removeNow: (rec) => this.removeNow(rec),
             storagePathFor,
             pendingFormat,
@@ -126,7 +143,8 @@ export class FilesSource implements Source {
       withLock: (name, fn) => this.withLock(name, fn),
       withConnection: (fn) => this.withConnection(fn),
       busy: () => this.queue.busy(),
-      register: (name, format, staged, res, layout) => this.register(name, format, staged, res, layout),
+      register: (name, format, staged, res, layout, by) =>
+        this.register(name, format, staged, res, layout, by),
     });
     this.writes = new TableWrites({
       connect: () => this.db.connect(),
@@ -161,14 +179,50 @@ export class FilesSource implements Source {
     }
     const src = new FilesSource(db, opts, dir, tmpDir);
     // A process that died mid-upload while this one runs (a CLI beside the server) leaves files too.
-    src.scratchSweeper = setInterval(() => void sweepScratch(tmpDir, false), SCRATCH_SWEEP_MS);
+    src.scratchSweeper = setInterval(() => void src.housekeep(), SCRATCH_SWEEP_MS);
     src.scratchSweeper.unref();
     await src.refresh();
-    await clearOrphans(
-      dir,
-      new Set([...src.tables.values()].map((r) => join(opts.storageDir, r.storagePath))),
-    );
+    src.opening = false;
+    await src.collect();
+    // Another replica's upload, replace or drop: the mirror follows at once.
+    opts.store.onFilesChanged?.(() => {
+      if (src.closed) return;
+      // Plans and columns cached above are stale from now; those made meanwhile ask
+      // listColumns, which waits for the re-read.
+      src.emitChanged();
+      const following = src.refresh().then(
+        () => src.emitChanged(),
+        (e) =>
+          opts.logger.warn({ err: (e as Error).message }, 'files: could not follow a change of the catalog'),
+      );
+      // Statements wait for it: what another replica changed is what they read.
+      src.following = following;
+      void following.finally(() => {
+        if (src.following === following) src.following = null;
+      });
+    });
     return src;
+  }
+
+  /** `listener` runs after the tables changed because another replica changed them. */
+  onChanged(listener: () => void): void {
+    this.changeListeners.add(listener);
+  }
+
+  private emitChanged(): void {
+    for (const l of this.changeListeners) l();
+  }
+
+  private async housekeep(): Promise<void> {
+    await sweepScratch(this.tmpDir, false);
+    await this.collect().catch((e) =>
+      this.opts.logger.warn({ err: (e as Error).message }, 'files: collecting unused bytes failed'),
+    );
+  }
+
+  /** Stored bytes no registration names (a crash between storing and registering) go. */
+  private collect(): Promise<void> {
+    return this.withLock(MIRROR, async () => this.bytes.collect(await this.opts.store.listFiles()));
   }
 
   // ---- catalog mirror ------------------------------------------------------------
@@ -179,6 +233,7 @@ export class FilesSource implements Source {
   }
 
   private async refreshNow(): Promise<void> {
+    const version = (await this.opts.store.filesVersion?.()) ?? null;
     const records = await this.opts.store.listFiles();
     const conn = await this.db.connect();
     try {
@@ -189,6 +244,8 @@ export class FilesSource implements Source {
           this.tables.delete(key);
           this.layouts.delete(key);
           this.queue.cancel(key);
+          // Removed by another process: its local copy goes once no query reads it.
+          this.retired.push(localPathOf(this.opts.storageDir, rec));
         }
       }
       for (const [key, rec] of want) {
@@ -200,12 +257,12 @@ export class FilesSource implements Source {
           have.name === rec.name
         )
           continue;
-        const path = join(this.opts.storageDir, rec.storagePath);
-        if (!existsSync(path)) {
-          this.opts.logger.warn({ table: rec.name }, 'files: stored file is missing; table not exposed');
-          continue;
-        }
         try {
+          const path = await this.bytes.local(rec);
+          if (!path) {
+            this.opts.logger.warn({ table: rec.name }, 'files: stored file is missing; table not exposed');
+            continue;
+          }
           // A CSV still waiting for its conversion (a restart, or another process): the
           // layout is decided again as for its upload (the same delimiter and types), and the
           // conversion is rescheduled.
@@ -216,7 +273,11 @@ export class FilesSource implements Source {
             `CREATE OR REPLACE VIEW ${duckIdent(rec.name)} AS ${this.viewSelect(rec, path, layout)}`,
           );
           this.tables.set(key, rec);
-          this.setPending(key, layout);
+          // With shared bytes, a CSV another replica stored is converted by that replica (its
+          // Parquet arrives as a change); one found at start-up is converted here.
+          this.setPending(key, layout, this.bytes.kind === 'local' || this.opening);
+          if (have && have.storagePath !== rec.storagePath)
+            this.retired.push(localPathOf(this.opts.storageDir, have));
         } catch (e) {
           this.opts.logger.warn(
             { table: rec.name, err: (e as Error).message },
@@ -227,6 +288,20 @@ export class FilesSource implements Source {
     } finally {
       conn.closeSync();
     }
+    this.seenVersion = version;
+    if (this.retired.length && this.queue.idle) await this.sweep();
+  }
+
+  /**
+   * Before a statement: with a shared catalog, what another replica changed up to now is
+   * what it reads (the change notice may still be on its way).
+   */
+  private async follow(): Promise<void> {
+    if (this.following) await this.following;
+    if (!this.opts.store.filesVersion) return;
+    if ((await this.opts.store.filesVersion()) === this.seenVersion) return;
+    await this.refresh();
+    this.emitChanged();
   }
 
   /** Uploaded tables, by name. */
@@ -274,7 +349,7 @@ export class FilesSource implements Source {
   /** Under the table's and the mirror's locks. A running conversion of it is aborted. */
   private async removeNow(rec: FileRecord): Promise<void> {
     const key = rec.name.toLowerCase();
-    const bytes = join(this.opts.storageDir, rec.storagePath);
+    const bytes = localPathOf(this.opts.storageDir, rec);
     const dropView = async () => {
       const conn = await this.db.connect();
       try {
@@ -301,6 +376,7 @@ export class FilesSource implements Source {
     this.tables.delete(key);
     this.setPending(key, null);
     await dropView();
+    await this.bytes.release(rec);
     await this.retire(bytes);
   }
 
@@ -315,9 +391,10 @@ export class FilesSource implements Source {
     staged: string,
     res: { rows: number; columns: number; sizeBytes: number },
     layout: CsvLayout | null = null,
+    uploadedBy: string | null = null,
   ): Promise<FileRecord> {
     // Under the mirror lock so a concurrent refresh() cannot drop the view it is adding.
-    return this.withLock(MIRROR, () => this.registerNow(name, format, staged, res, layout));
+    return this.withLock(MIRROR, () => this.registerNow(name, format, staged, res, layout, uploadedBy));
   }
 
   private async registerNow(
@@ -326,6 +403,7 @@ export class FilesSource implements Source {
     staged: string,
     res: { rows: number; columns: number; sizeBytes: number },
     layout: CsvLayout | null,
+    uploadedBy: string | null,
   ): Promise<FileRecord> {
     const key = name.toLowerCase();
     const previous = this.tables.get(key) ?? null;
@@ -337,9 +415,9 @@ export class FilesSource implements Source {
       sizeBytes: res.sizeBytes,
       storagePath: storagePathFor(key, layout ? format : 'parquet'),
       createdAt: new Date().toISOString(),
+      ...(uploadedBy ? { uploadedBy } : {}),
     };
-    await this.swapIn(previous, record, staged, layout);
-    return record;
+    return this.swapIn(previous, record, staged, layout);
   }
 
   /**
@@ -348,18 +426,19 @@ export class FilesSource implements Source {
    */
   private async swapIn(
     previous: FileRecord | null,
-    record: FileRecord,
+    proposed: FileRecord,
     staged: string,
     layout: CsvLayout | null,
-  ): Promise<void> {
-    const key = record.name.toLowerCase();
-    const final = join(this.opts.storageDir, record.storagePath);
-    await rename(staged, final);
+  ): Promise<FileRecord> {
+    const key = proposed.name.toLowerCase();
+    // Bytes first (where every replica reads them), then the registration naming them.
+    const record = await this.bytes.put(staged, proposed);
+    const final = localPathOf(this.opts.storageDir, record);
     try {
       if (previous && previous.name !== record.name) await this.opts.store.deleteFile(previous.name);
       await this.opts.store.putFile(record);
     } catch (e) {
-      await rm(final, { force: true });
+      await this.bytes.unput(record, (p) => this.inUse(p));
       if (previous && previous.name !== record.name) await this.opts.store.putFile(previous).catch(() => {});
       throw e;
     }
@@ -378,8 +457,10 @@ export class FilesSource implements Source {
     // A replaced table's conversion (if running) is aborted; the new CSV gets its own.
     this.setPending(key, null);
     this.setPending(key, layout);
+    if (previous && previous.sha256 !== record.sha256) await this.bytes.release(previous);
     if (previous && previous.storagePath !== record.storagePath)
-      await this.retire(join(this.opts.storageDir, previous.storagePath));
+      await this.retire(localPathOf(this.opts.storageDir, previous));
+    return record;
   }
 
   private viewSelect(rec: FileRecord, path: string, layout: CsvLayout | null): string {
@@ -389,11 +470,14 @@ export class FilesSource implements Source {
       : `SELECT * FROM read_parquet(${duckString(path)})`;
   }
 
-  /** Mark `key` as stored in CSV (queued for conversion) or not (its conversion dropped). */
-  private setPending(key: string, layout: CsvLayout | null): void {
+  /**
+   * Mark `key` as stored in CSV (queued for conversion unless `schedule` is false: another
+   * replica converts it) or not (its conversion dropped).
+   */
+  private setPending(key: string, layout: CsvLayout | null, schedule = true): void {
     if (layout) {
       this.layouts.set(key, layout);
-      this.queue.schedule(key);
+      if (schedule) this.queue.schedule(key);
     } else {
       this.layouts.delete(key);
       this.queue.cancel(key);
@@ -421,7 +505,14 @@ export class FilesSource implements Source {
   private async sweep(): Promise<void> {
     const paths = this.retired;
     this.retired = [];
-    await Promise.all(paths.map((p) => rm(p, { force: true })));
+    // Content-addressed bytes may be shared by two tables (identical uploads): kept while named.
+    await Promise.all(paths.filter((p) => !this.inUse(p)).map((p) => rm(p, { force: true })));
+  }
+
+  /** Whether a table here reads the local file `path`. */
+  private inUse(path: string): boolean {
+    for (const r of this.tables.values()) if (localPathOf(this.opts.storageDir, r) === path) return true;
+    return false;
   }
 
   // ---- Source --------------------------------------------------------------------
@@ -435,6 +526,7 @@ export class FilesSource implements Source {
 
   async listColumns(table: string, schema?: string): Promise<ColumnInfo[]> {
     if (schema && schema.toLowerCase() !== 'main') throw unknownTable(`${schema}.${table}`);
+    await this.follow();
     let rec = this.get(table);
     if (!rec) {
       await this.refresh();
@@ -464,6 +556,7 @@ export class FilesSource implements Source {
   async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
     this.assertOpen();
     if (opts.signal?.aborted) throw interrupted(this.name);
+    await this.follow();
     try {
       return await this.queryOverCsv(sql, opts.signal);
     } catch (e) {
