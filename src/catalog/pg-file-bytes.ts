@@ -3,17 +3,20 @@ import { existsSync } from 'node:fs';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, extname, join } from 'node:path';
 import type pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import type { Logger } from 'pino';
 import { asStorageFull } from '../core/storage-full.js';
 import { type FileBytes, hashFile } from '../sources/files/bytes.js';
 import type { FileRecord } from '../sources/files/record.js';
 import { scratchName } from '../sources/files/scratch.js';
 import { clearOrphans } from '../sources/files/storage.js';
+import { copyBinaryValues } from './copy-binary.js';
 
 /** Bytes per chunk row: large enough for few round trips, small enough to hold in memory. */
 export const CHUNK_BYTES = 1 << 20;
-/** Chunks read per query when filling the local cache. */
-const READ_BATCH = 8;
+/** Chunks written per transaction: one commit (one WAL flush) per 16 MiB. */
+const WRITE_BATCH = 16;
+const SHA256 = /^[0-9a-f]{64}$/;
 /** Stored bytes no registration names are collected once untouched this long (an upload may be between storing and registering). */
 const DEFAULT_GRACE_MS = 600_000;
 
@@ -93,16 +96,23 @@ export class PgFileBytes implements FileBytes {
       for (let seq = 0; seq < n && pending; seq++) {
         const { bytesRead, buffer } = await pending;
         pending = seq + 1 < n ? readAt(seq + 1) : null;
+        if (seq % WRITE_BATCH === 0) await c.query('BEGIN');
         await c.query(
           `INSERT INTO ${this.chunks} (sha256, seq, data) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
           [sha256, seq, buffer.subarray(0, bytesRead)],
         );
-        if (seq % 64 === 63)
+        if (seq % WRITE_BATCH === WRITE_BATCH - 1 || seq === n - 1) {
+          // Still being written: not collected meanwhile.
           await c.query(`UPDATE ${this.blobs} SET touched_at = now() WHERE sha256 = $1`, [sha256]);
+          await c.query('COMMIT');
+        }
       }
       await c.query(`UPDATE ${this.blobs} SET complete = true, touched_at = now() WHERE sha256 = $1`, [
         sha256,
       ]);
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
     } finally {
       await fh.close();
       c.release();
@@ -150,24 +160,33 @@ export class PgFileBytes implements FileBytes {
     );
     if (!head.rows[0]) return null;
     const n = Math.ceil(Number(head.rows[0].size_bytes) / Number(head.rows[0].chunk_bytes));
+    if (!SHA256.test(sha256)) return null;
     const tmp = join(this.o.storageDir, 'files', '.tmp', scratchName('fetch'));
     const h = createHash('sha256');
     let fh: Awaited<ReturnType<typeof open>> | null = null;
+    const c = await this.o.pool.connect();
+    let broken: Error | undefined;
     try {
       await mkdir(dirname(path), { recursive: true, mode: 0o700 });
       fh = await open(tmp, 'w', 0o600);
-      for (let seq = 0; seq < n; seq += READ_BATCH) {
-        // Hex text on the wire (node-postgres reads every field as text); decoded natively.
-        const r = await this.o.pool.query<{ data: Buffer }>(
-          `SELECT data FROM ${this.chunks} WHERE sha256 = $1 AND seq >= $2 AND seq < $3 ORDER BY seq`,
-          [sha256, seq, seq + READ_BATCH],
-        );
-        if (r.rows.length !== Math.min(READ_BATCH, n - seq)) return null;
-        for (const row of r.rows) {
-          h.update(row.data);
-          await fh.write(row.data);
+      // COPY takes no parameters: the hash is checked to be 64 hex digits above.
+      const stream = c.query(
+        copyTo(
+          `COPY (SELECT data FROM ${this.chunks} WHERE sha256 = '${sha256}' ORDER BY seq) TO STDOUT (FORMAT binary)`,
+        ),
+      );
+      let got = 0;
+      try {
+        for await (const data of copyBinaryValues(stream)) {
+          h.update(data);
+          await fh.write(data);
+          got++;
         }
+      } catch (e) {
+        broken = e as Error;
+        throw e;
       }
+      if (got !== n) return null;
       await fh.close();
       fh = null;
       if (h.digest('hex') !== sha256) {
@@ -180,6 +199,8 @@ export class PgFileBytes implements FileBytes {
     } catch (e) {
       throw asStorageFull(e, this.o.storageDir, 'caching the file');
     } finally {
+      // A copy cut short leaves the connection mid-protocol: it is closed, not reused.
+      c.release(broken);
       await fh?.close().catch(() => {});
       await rm(tmp, { force: true });
     }

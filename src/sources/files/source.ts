@@ -18,16 +18,19 @@ import type {
 import { type FileBytes, LocalFileBytes, localPathOf } from './bytes.js';
 import { convertToParquet } from './conversion.js';
 import { type CsvLayout, csvReaderWith, SMALL_CSV_BUFFER } from './csv-layout.js';
+import { queryOverCsv } from './csv-query.js';
 import { storedLayout } from './csv-schema.js';
 import { filesError, streamQuery } from './duck-stream.js';
 import { unknownTable } from './errors.js';
 import { FAST_TEXT_MACROS } from './fast-text.js';
+import { CatalogFollower } from './follow.js';
 import { IdleQueue } from './idle-queue.js';
 import { checkTableName } from './names.js';
 import type { FilesSourceOptions } from './options.js';
 import type { FileRecord } from './record.js';
+import { RetiredFiles } from './retired.js';
 import { scratchName, sweepScratch } from './scratch.js';
-import { isCsvReadFailure, pendingFormat, storagePathFor } from './storage.js';
+import { pendingFormat, storagePathFor } from './storage.js';
 import { TableWrites } from './table-writes.js';
 import { type StoredFile, type UploadOptions, Uploads } from './uploads.js';
 
@@ -85,7 +88,7 @@ export class FilesSource implements Source {
   /** Why a background conversion dropped a table (the file was bad), for the next query. */
   private readonly failures = new Map<string, string>();
   /** Replaced storage files, deleted once no query that may be reading them runs. */
-  private retired: string[] = [];
+  private readonly retired = new RetiredFiles((p) => this.inUse(p));
   private readonly queue: IdleQueue;
   private closed = false;
   private seq = 0;
@@ -95,11 +98,7 @@ export class FilesSource implements Source {
   private readonly bytes: FileBytes;
   /** True until open() has read the catalog once: the pending conversions found then are this process's. */
   private opening = true;
-  private readonly changeListeners = new Set<() => void>();
-  /** The re-read of the catalog another replica's change started, while it runs. */
-  private following: Promise<void> | null = null;
-  /** The catalog's filesVersion the mirror was last read at. */
-  private seenVersion: string | null = null;
+  private readonly follower: CatalogFollower;
 
   private constructor(
     private readonly db: DuckDBInstance,
@@ -108,6 +107,12 @@ export class FilesSource implements Source {
     private readonly tmpDir: string,
   ) {
     this.bytes = opts.bytes ?? new LocalFileBytes(opts.storageDir);
+    this.follower = new CatalogFollower(
+      opts.store,
+      opts.logger,
+      () => this.refresh(),
+      () => this.closed,
+    );
     this.queue = new IdleQueue(
       (key, signal) =>
         convertToParquet(
@@ -132,7 +137,7 @@ export class FilesSource implements Source {
           signal,
         ),
       opts.convertIdleMs ?? CONVERT_IDLE_MS,
-      () => void this.sweep(),
+      () => void this.retired.sweep(),
     );
     this.uploads = new Uploads({
       opts,
@@ -185,32 +190,13 @@ export class FilesSource implements Source {
     src.opening = false;
     await src.collect();
     // Another replica's upload, replace or drop: the mirror follows at once.
-    opts.store.onFilesChanged?.(() => {
-      if (src.closed) return;
-      // Plans and columns cached above are stale from now; those made meanwhile ask
-      // listColumns, which waits for the re-read.
-      src.emitChanged();
-      const following = src.refresh().then(
-        () => src.emitChanged(),
-        (e) =>
-          opts.logger.warn({ err: (e as Error).message }, 'files: could not follow a change of the catalog'),
-      );
-      // Statements wait for it: what another replica changed is what they read.
-      src.following = following;
-      void following.finally(() => {
-        if (src.following === following) src.following = null;
-      });
-    });
+    src.follower.start();
     return src;
   }
 
-  /** `listener` runs after the tables changed because another replica changed them. */
+  /** `listener` runs when tables changed because another replica changed them. */
   onChanged(listener: () => void): void {
-    this.changeListeners.add(listener);
-  }
-
-  private emitChanged(): void {
-    for (const l of this.changeListeners) l();
+    this.follower.onChanged(listener);
   }
 
   private async housekeep(): Promise<void> {
@@ -233,7 +219,7 @@ export class FilesSource implements Source {
   }
 
   private async refreshNow(): Promise<void> {
-    const version = (await this.opts.store.filesVersion?.()) ?? null;
+    const version = await this.follower.version();
     const records = await this.opts.store.listFiles();
     const conn = await this.db.connect();
     try {
@@ -245,7 +231,7 @@ export class FilesSource implements Source {
           this.layouts.delete(key);
           this.queue.cancel(key);
           // Removed by another process: its local copy goes once no query reads it.
-          this.retired.push(localPathOf(this.opts.storageDir, rec));
+          this.retired.add(localPathOf(this.opts.storageDir, rec));
         }
       }
       for (const [key, rec] of want) {
@@ -277,7 +263,7 @@ export class FilesSource implements Source {
           // Parquet arrives as a change); one found at start-up is converted here.
           this.setPending(key, layout, this.bytes.kind === 'local' || this.opening);
           if (have && have.storagePath !== rec.storagePath)
-            this.retired.push(localPathOf(this.opts.storageDir, have));
+            this.retired.add(localPathOf(this.opts.storageDir, have));
         } catch (e) {
           this.opts.logger.warn(
             { table: rec.name, err: (e as Error).message },
@@ -288,20 +274,8 @@ export class FilesSource implements Source {
     } finally {
       conn.closeSync();
     }
-    this.seenVersion = version;
-    if (this.retired.length && this.queue.idle) await this.sweep();
-  }
-
-  /**
-   * Before a statement: with a shared catalog, what another replica changed up to now is
-   * what it reads (the change notice may still be on its way).
-   */
-  private async follow(): Promise<void> {
-    if (this.following) await this.following;
-    if (!this.opts.store.filesVersion) return;
-    if ((await this.opts.store.filesVersion()) === this.seenVersion) return;
-    await this.refresh();
-    this.emitChanged();
+    this.follower.seenAt(version);
+    if (this.retired.size && this.queue.idle) await this.retired.sweep();
   }
 
   /** Uploaded tables, by name. */
@@ -498,15 +472,8 @@ export class FilesSource implements Source {
 
   /** Delete `path` now, or once no query that may be reading it is running. */
   private async retire(path: string): Promise<void> {
-    this.retired.push(path);
-    if (this.queue.idle) await this.sweep();
-  }
-
-  private async sweep(): Promise<void> {
-    const paths = this.retired;
-    this.retired = [];
-    // Content-addressed bytes may be shared by two tables (identical uploads): kept while named.
-    await Promise.all(paths.filter((p) => !this.inUse(p)).map((p) => rm(p, { force: true })));
+    this.retired.add(path);
+    if (this.queue.idle) await this.retired.sweep();
   }
 
   /** Whether a table here reads the local file `path`. */
@@ -526,7 +493,7 @@ export class FilesSource implements Source {
 
   async listColumns(table: string, schema?: string): Promise<ColumnInfo[]> {
     if (schema && schema.toLowerCase() !== 'main') throw unknownTable(`${schema}.${table}`);
-    await this.follow();
+    await this.follower.beforeStatement();
     let rec = this.get(table);
     if (!rec) {
       await this.refresh();
@@ -556,9 +523,17 @@ export class FilesSource implements Source {
   async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
     this.assertOpen();
     if (opts.signal?.aborted) throw interrupted(this.name);
-    await this.follow();
+    await this.follower.beforeStatement();
     try {
-      return await this.queryOverCsv(sql, opts.signal);
+      return await queryOverCsv(
+        {
+          pending: () => this.layouts.size > 0,
+          stream: (q, signal) => this.stream(q, signal),
+          convertPending: () => this.convertPending(),
+        },
+        sql,
+        opts.signal,
+      );
     } catch (e) {
       // Another process (the CLI) may have added the table: look again once.
       if (!(e instanceof SqlError && e.code === ErrorCode.UNKNOWN_TABLE)) throw e;
@@ -572,51 +547,6 @@ export class FilesSource implements Source {
   /** One statement's rows; the query counts as activity until its stream ends. */
   private async stream(sql: string, signal?: AbortSignal): Promise<QueryStream> {
     return streamQuery(await this.db.connect(), sql, signal, this.queue.busy());
-  }
-
-  /**
-   * While tables are still stored as CSV, a row past the sniffer's sample may not fit
-   * its column's type (or the file may be bad past it). The first batch is read here so
-   * such a failure is seen before any row is sent: the pending conversions then run now
-   * (a type that does not fit is widened from every row, as a small upload gets) and the
-   * statement runs again, or the error says which bad file was removed.
-   */
-  private async queryOverCsv(sql: string, signal?: AbortSignal): Promise<QueryStream> {
-    if (!this.layouts.size) return this.stream(sql, signal);
-    let s: QueryStream | null = null;
-    let it: AsyncIterator<Row[]>;
-    let first: IteratorResult<Row[]>;
-    try {
-      s = await this.stream(sql, signal);
-      it = s.batches[Symbol.asyncIterator]();
-      first = await it.next();
-    } catch (e) {
-      await s?.cancel();
-      if (!(e instanceof SqlError) || !isCsvReadFailure(e.message)) throw e;
-      const removed = await this.convertPending();
-      if (removed.length) throw new SqlError(ErrorCode.SOURCE_ERROR, `files source: ${removed.join('; ')}`);
-      return this.stream(sql, signal);
-    }
-    const stream = s;
-    const self = this;
-    async function* rest() {
-      try {
-        if (first.done) return;
-        yield first.value;
-        for (;;) {
-          const n = await it.next();
-          if (n.done) return;
-          yield n.value;
-        }
-      } catch (e) {
-        // Rows were sent already; convert now so the next statement reads the fixed table.
-        if (e instanceof SqlError && isCsvReadFailure(e.message)) void self.convertPending();
-        throw e;
-      } finally {
-        await it.return?.();
-      }
-    }
-    return { columns: stream.columns, batches: rest(), cancel: stream.cancel };
   }
 
   /** Every write reaches this source as a typed operation (writeTable); no other statement is run. */
@@ -654,7 +584,7 @@ export class FilesSource implements Source {
     if (this.scratchSweeper) clearInterval(this.scratchSweeper);
     // A conversion cut short here resumes on the next start: the record still says CSV.
     await this.queue.close();
-    await this.sweep();
+    await this.retired.sweep();
     this.db.closeSync();
   }
 
