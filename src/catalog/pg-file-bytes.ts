@@ -7,6 +7,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import type { Logger } from 'pino';
 import { asStorageFull } from '../core/storage-full.js';
 import { type FileBytes, hashFile } from '../sources/files/bytes.js';
+import { FileError } from '../sources/files/errors.js';
 import type { FileRecord } from '../sources/files/record.js';
 import { scratchName } from '../sources/files/scratch.js';
 import { clearOrphans } from '../sources/files/storage.js';
@@ -112,7 +113,7 @@ export class PgFileBytes implements FileBytes {
       ]);
     } catch (e) {
       await c.query('ROLLBACK').catch(() => {});
-      throw e;
+      throw catalogFull(e);
     } finally {
       await fh.close();
       c.release();
@@ -241,4 +242,14 @@ export class PgFileBytes implements FileBytes {
       throw e;
     }
   }
+}
+
+/** PostgreSQL's disk_full (SQLSTATE 53100) while storing bytes: 507, as a full storage dir is. */
+export function catalogFull(e: unknown): unknown {
+  if ((e as { code?: string } | null)?.code !== '53100') return e;
+  return new FileError(
+    507,
+    'storage_full',
+    'The catalog database is out of disk space: storing the file needs space there. Free space on its disk (DELETE /api/files/{name} frees an uploaded file once no table names its bytes)',
+  );
 }

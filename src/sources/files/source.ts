@@ -99,6 +99,8 @@ export class FilesSource implements Source {
   /** True until open() has read the catalog once: the pending conversions found then are this process's. */
   private opening = true;
   private readonly follower: CatalogFollower;
+  /** Tables whose bytes could not be copied here at the last re-read (a full storage dir). */
+  private readonly unreadable = new Map<string, { record: FileRecord; error: StorageFullError }>();
 
   private constructor(
     private readonly db: DuckDBInstance,
@@ -224,6 +226,7 @@ export class FilesSource implements Source {
     const conn = await this.db.connect();
     try {
       const want = new Map(records.map((r) => [r.name.toLowerCase(), r]));
+      this.unreadable.clear();
       for (const [key, rec] of this.tables) {
         if (!want.has(key)) {
           await conn.run(`DROP VIEW IF EXISTS ${duckIdent(rec.name)}`);
@@ -265,6 +268,7 @@ export class FilesSource implements Source {
           if (have && have.storagePath !== rec.storagePath)
             this.retired.add(localPathOf(this.opts.storageDir, have));
         } catch (e) {
+          if (e instanceof StorageFullError) this.unreadable.set(key, { record: rec, error: e });
           this.opts.logger.warn(
             { table: rec.name, err: (e as Error).message },
             'files: could not open stored table',
@@ -278,10 +282,12 @@ export class FilesSource implements Source {
     if (this.retired.size && this.queue.idle) await this.retired.sweep();
   }
 
-  /** Uploaded tables, by name. */
+  /** Uploaded tables, by name (with those registered that this replica could not copy yet). */
   async list(): Promise<FileRecord[]> {
     await this.refresh();
-    return [...this.tables.values()].sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.tables.values(), ...[...this.unreadable.values()].map((u) => u.record)].sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
   }
 
   get(name: string): FileRecord | null {
@@ -499,7 +505,8 @@ export class FilesSource implements Source {
       await this.refresh();
       rec = this.get(table);
     }
-    if (!rec) throw unknownTable(table);
+    // A table whose bytes this replica could not copy (its storage dir is full): that, not 1146.
+    if (!rec) throw this.unreadable.get(table.toLowerCase())?.error ?? unknownTable(table);
     const conn = await this.db.connect();
     try {
       const r = await conn.run(`SELECT * FROM ${duckIdent(rec.name)} LIMIT 0`);

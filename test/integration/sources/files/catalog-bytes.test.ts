@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
 import pg from 'pg';
-import { CHUNK_BYTES } from '../../../../src/catalog/pg-file-bytes.js';
+import { CHUNK_BYTES, catalogFull } from '../../../../src/catalog/pg-file-bytes.js';
 import { PgCatalogStore } from '../../../../src/catalog/pg-store.js';
+import { FileError } from '../../../../src/sources/files/errors.js';
 import { createPgDatabase, PG, uniqueName } from '../../../helpers/services.js';
 import {
   type BytesPeer,
@@ -166,5 +167,14 @@ describe('catalog file bytes', () => {
     await a.store.deleteFile('told');
     await two;
     assert.equal(seenA, 0);
+  });
+
+  test("the catalog database's disk_full (53100) is a 507 storage_full answer; other errors pass", () => {
+    const full = catalogFull(Object.assign(new Error('could not extend file'), { code: '53100' }));
+    assert.ok(full instanceof FileError);
+    assert.equal(full.status, 507);
+    assert.equal(full.errorCode, 'storage_full');
+    const other = Object.assign(new Error('x'), { code: '23505' });
+    assert.equal(catalogFull(other), other);
   });
 });
