@@ -128,8 +128,10 @@ export class FilesSource implements Source {
             tmpPath: (kind) => this.tmpPath(kind),
             withLock: (name, fn) => this.withLock(name, fn),
             mirror: MIRROR,
-            swapIn: async (previous, record, staged, layout) => {
-              await this.swapIn(previous, record, staged, layout);
+            place: (staged, record) => this.bytes.put(staged, record),
+            unplace: (record) => this.bytes.unput(record, (p) => this.inUse(p)),
+            swapIn: async (previous, record, layout) => {
+              await this.swapIn(previous, record, layout);
             },
             removeNow: (rec) => this.removeNow(rec),
             storagePathFor,
@@ -365,7 +367,7 @@ export class FilesSource implements Source {
    * into place under a new name and record it; the previous file (on replace) is retired
    * once the catalog has the new record, and stays in use if that fails.
    */
-  private register(
+  private async register(
     name: string,
     format: string,
     staged: string,
@@ -373,21 +375,8 @@ export class FilesSource implements Source {
     layout: CsvLayout | null = null,
     uploadedBy: string | null = null,
   ): Promise<FileRecord> {
-    // Under the mirror lock so a concurrent refresh() cannot drop the view it is adding.
-    return this.withLock(MIRROR, () => this.registerNow(name, format, staged, res, layout, uploadedBy));
-  }
-
-  private async registerNow(
-    name: string,
-    format: string,
-    staged: string,
-    res: { rows: number; columns: number; sizeBytes: number },
-    layout: CsvLayout | null,
-    uploadedBy: string | null,
-  ): Promise<FileRecord> {
     const key = name.toLowerCase();
-    const previous = this.tables.get(key) ?? null;
-    const record: FileRecord = {
+    const proposed: FileRecord = {
       name,
       format,
       rows: res.rows,
@@ -397,22 +386,24 @@ export class FilesSource implements Source {
       createdAt: new Date().toISOString(),
       ...(uploadedBy ? { uploadedBy } : {}),
     };
-    return this.swapIn(previous, record, staged, layout);
+    // Bytes first, where every replica reads them (into the catalog database: a second for
+    // 50 MB), outside the mirror lock so statements and listings do not wait for it.
+    const record = await this.bytes.put(staged, proposed);
+    // Under the mirror lock so a concurrent refresh() cannot drop the view it is adding.
+    return this.withLock(MIRROR, () => this.swapIn(this.tables.get(key) ?? null, record, layout));
   }
 
   /**
-   * Put `record` (its file staged at `staged`) in place of `previous`: file, catalog,
-   * view, mirror. Under the mirror lock. On a catalog failure nothing changes.
+   * Put `record` (its bytes placed by bytes.put) in place of `previous`: catalog, view,
+   * mirror. Under the mirror lock. On a catalog failure nothing changes (the placed bytes
+   * are taken back).
    */
   private async swapIn(
     previous: FileRecord | null,
-    proposed: FileRecord,
-    staged: string,
+    record: FileRecord,
     layout: CsvLayout | null,
   ): Promise<FileRecord> {
-    const key = proposed.name.toLowerCase();
-    // Bytes first (where every replica reads them), then the registration naming them.
-    const record = await this.bytes.put(staged, proposed);
+    const key = record.name.toLowerCase();
     const final = localPathOf(this.opts.storageDir, record);
     try {
       if (previous && previous.name !== record.name) await this.opts.store.deleteFile(previous.name);
