@@ -3,6 +3,9 @@
  * server, against DuckDB reading the same file directly, in one run (target ≤ 1.3x);
  * (2) peak RSS of the server process (VmHWM) over a whole 1 GB CSV ingest (target ≤ 200 MB):
  * the upload and the background conversion to Parquet that follows it.
+ * (3) upload + first query of a 50 MB CSV with the file bytes in the shared PostgreSQL
+ * catalog versus the local storage dir, and the first query on a second replica
+ * (files-catalog.ts; FILES_BENCH_CATALOG=0 skips it).
  * Run alone: `node --import tsx bench/files.ts` (FILES_BENCH_GB=0 skips the 1 GB part).
  */
 import { once } from 'node:events';
@@ -12,14 +15,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { benchCatalogFiles } from './files-catalog.js';
 import { startBareReceiver } from './files-floor.js';
 import { peakRssMb, round, sql, startChildServer, time } from './lib.js';
 
-const QUERY = (from: string) =>
+export const QUERY = (from: string) =>
   `SELECT COUNT(*) AS n, SUM(amount) AS total, COUNT(DISTINCT name) AS names FROM ${from}`;
 
 /** A CSV with integers, text (some quoted, with commas), decimals, dates and booleans. */
-async function writeCsv(path: string, rows: number): Promise<void> {
+export async function writeCsv(path: string, rows: number): Promise<void> {
   const out = createWriteStream(path);
   out.write('id,name,amount,day,flag\n');
   const names = ['alpha', 'bravo', 'charlie', 'delta, inc', 'echo'];
@@ -39,7 +43,7 @@ async function writeCsv(path: string, rows: number): Promise<void> {
 }
 
 /** PUT the file with node:http, piped from disk as curl -T would (fetch's web streams add their own cost). */
-function upload(url: string, name: string, path: string): Promise<any> {
+export function upload(url: string, name: string, path: string): Promise<any> {
   return new Promise((resolve, reject) => {
     const req = request(
       `${url}/api/files/${name}`,
@@ -140,6 +144,8 @@ export async function benchFiles(): Promise<object> {
       await server.stop();
     }
     rmSync(csv, { force: true });
+
+    if (process.env.FILES_BENCH_CATALOG !== '0') out.catalog_vs_local_50mb = await benchCatalogFiles(dir);
 
     const gb = Number(process.env.FILES_BENCH_GB ?? '1');
     if (gb > 0) {

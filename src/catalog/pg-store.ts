@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { PgFileBytes } from './pg-file-bytes.js';
 import { openKbParams, openParams, sealKbParams, sealMissing, sealParams } from './sealed-params.js';
 import {
   CatalogConflictError,
@@ -73,6 +74,8 @@ interface FileRow {
   size_bytes: string | number;
   storage_path: string;
   created_at: Date | string;
+  sha256: string | null;
+  uploaded_by: string | null;
 }
 
 /**
@@ -91,6 +94,7 @@ export class PgCatalogStore implements CatalogStore {
   private readonly instanceId = randomUUID();
   private readonly listeners = new Set<() => void>();
   private readonly kbListeners = new Set<() => void>();
+  private readonly fileListeners = new Set<() => void>();
   private listenClient: pg.Client | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private reconnectDelay = 500;
@@ -152,6 +156,35 @@ export class PgCatalogStore implements CatalogStore {
       await c.query(
         `CREATE UNIQUE INDEX IF NOT EXISTS tributary_files_lower_name ON ${this.t('tributary_files')} (lower(name))`,
       );
+      // File bytes (pg-file-bytes.ts): one row per stored form by sha256, its 1 MiB chunks,
+      // and the registration's reference to it.
+      await c.query(`CREATE TABLE IF NOT EXISTS ${this.t('tributary_file_blobs')} (
+        sha256 text PRIMARY KEY,
+        size_bytes bigint NOT NULL,
+        chunk_bytes integer NOT NULL,
+        complete boolean NOT NULL DEFAULT false,
+        touched_at timestamptz NOT NULL DEFAULT now())`);
+      await c.query(`CREATE TABLE IF NOT EXISTS ${this.t('tributary_file_chunks')} (
+        sha256 text NOT NULL REFERENCES ${this.t('tributary_file_blobs')} (sha256) ON DELETE CASCADE,
+        seq integer NOT NULL,
+        data bytea NOT NULL,
+        PRIMARY KEY (sha256, seq))`);
+      // Parquet is compressed already: no second try at compressing each chunk.
+      await c.query(`ALTER TABLE ${this.t('tributary_file_chunks')} ALTER COLUMN data SET STORAGE EXTERNAL`);
+      await c.query(
+        `ALTER TABLE ${this.t('tributary_files')} ADD COLUMN IF NOT EXISTS sha256 text REFERENCES ${this.t('tributary_file_blobs')} (sha256)`,
+      );
+      await c.query(`ALTER TABLE ${this.t('tributary_files')} ADD COLUMN IF NOT EXISTS uploaded_by text`);
+      await c.query(
+        `CREATE INDEX IF NOT EXISTS tributary_files_sha256 ON ${this.t('tributary_files')} (sha256)`,
+      );
+      // One counter bumped by every change of files: a replica compares it before a statement.
+      await c.query(`CREATE TABLE IF NOT EXISTS ${this.t('tributary_files_version')} (
+        id boolean PRIMARY KEY DEFAULT true CHECK (id),
+        version bigint NOT NULL)`);
+      await c.query(
+        `INSERT INTO ${this.t('tributary_files_version')} (id, version) VALUES (true, 0) ON CONFLICT DO NOTHING`,
+      );
       await c.query(`CREATE TABLE IF NOT EXISTS ${this.t('tributary_knowledge_bases')} (
         id text PRIMARY KEY,
         name text NOT NULL,
@@ -181,11 +214,13 @@ export class PgCatalogStore implements CatalogStore {
       this.opts.logger?.warn({ err: why }, 'catalog change feed lost; reconnecting');
       this.scheduleReconnect();
     };
-    // Payloads: the sender's id (sources changed), or `kb:` and its id (knowledge bases).
+    // Payloads: the sender's id (sources changed), or `kb:` / `files:` and its id.
     client.on('notification', (m) => {
       if (m.channel !== this.channel || m.payload === this.instanceId) return;
       if (m.payload?.startsWith('kb:')) {
         if (m.payload !== `kb:${this.instanceId}`) this.emitTo(this.kbListeners);
+      } else if (m.payload?.startsWith('files:')) {
+        if (m.payload !== `files:${this.instanceId}`) this.emitTo(this.fileListeners);
       } else this.emit();
     });
     client.on('error', (e) => lost(e.message));
@@ -218,6 +253,7 @@ export class PgCatalogStore implements CatalogStore {
         // Whatever changed while the feed was down went unannounced.
         this.emit();
         this.emitTo(this.kbListeners);
+        this.emitTo(this.fileListeners);
       } catch (e) {
         this.opts.logger?.warn({ err: (e as Error).message }, 'catalog change feed reconnect failed');
         this.scheduleReconnect();
@@ -383,6 +419,8 @@ export class PgCatalogStore implements CatalogStore {
       sizeBytes: Number(row.size_bytes),
       storagePath: row.storage_path,
       createdAt: iso(row.created_at),
+      ...(row.sha256 ? { sha256: row.sha256 } : {}),
+      ...(row.uploaded_by ? { uploadedBy: row.uploaded_by } : {}),
     };
   }
 
@@ -400,25 +438,92 @@ export class PgCatalogStore implements CatalogStore {
     return r.rows[0] ? this.toFile(r.rows[0]) : null;
   }
 
-  /** Inserts, or replaces the file of the same name (case-insensitive). */
+  /**
+   * Inserts, or replaces the file of the same name (case-insensitive), and announces it, in
+   * one transaction. A record naming stored bytes (sha256) is refused unless all of them
+   * are in (pg-file-bytes.ts): bytes first, then the registration that commits them.
+   */
   async putFile(rec: FileRecord): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO ${this.t('tributary_files')} (name, format, rows, columns, size_bytes, storage_path, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT ((lower(name))) DO UPDATE SET name = EXCLUDED.name, format = EXCLUDED.format, rows = EXCLUDED.rows,
-         columns = EXCLUDED.columns, size_bytes = EXCLUDED.size_bytes, storage_path = EXCLUDED.storage_path,
-         created_at = EXCLUDED.created_at`,
-      [rec.name, rec.format, rec.rows, rec.columns, rec.sizeBytes, rec.storagePath, rec.createdAt],
-    );
+    await this.changeFiles(async (c) => {
+      if (rec.sha256) {
+        const b = await c.query(
+          `SELECT complete FROM ${this.t('tributary_file_blobs')} WHERE sha256 = $1 FOR SHARE`,
+          [rec.sha256],
+        );
+        if (!b.rows[0]?.complete)
+          throw new Error(`The bytes of file '${rec.name}' are not all in the catalog; upload it again`);
+      }
+      await c.query(
+        `INSERT INTO ${this.t('tributary_files')} (name, format, rows, columns, size_bytes, storage_path, created_at, sha256, uploaded_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT ((lower(name))) DO UPDATE SET name = EXCLUDED.name, format = EXCLUDED.format, rows = EXCLUDED.rows,
+           columns = EXCLUDED.columns, size_bytes = EXCLUDED.size_bytes, storage_path = EXCLUDED.storage_path,
+           created_at = EXCLUDED.created_at, sha256 = EXCLUDED.sha256, uploaded_by = EXCLUDED.uploaded_by`,
+        [
+          rec.name,
+          rec.format,
+          rec.rows,
+          rec.columns,
+          rec.sizeBytes,
+          rec.storagePath,
+          rec.createdAt,
+          rec.sha256 ?? null,
+          rec.uploadedBy ?? null,
+        ],
+      );
+      return true;
+    });
   }
 
   async deleteFile(name: string, beforeWrite?: () => Promise<void>): Promise<boolean> {
     await beforeWrite?.();
-    const r = await this.pool.query(
-      `DELETE FROM ${this.t('tributary_files')} WHERE lower(name) = lower($1)`,
-      [name],
-    );
-    return (r.rowCount ?? 0) > 0;
+    return this.changeFiles(async (c) => {
+      const r = await c.query(`DELETE FROM ${this.t('tributary_files')} WHERE lower(name) = lower($1)`, [
+        name,
+      ]);
+      return (r.rowCount ?? 0) > 0;
+    });
+  }
+
+  /** Change files and, when `fn` says something changed, announce it in the same transaction. */
+  private async changeFiles<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const result = await fn(c);
+      if (result) {
+        await c.query(`UPDATE ${this.t('tributary_files_version')} SET version = version + 1`);
+        await c.query('SELECT pg_notify($1, $2)', [this.channel, `files:${this.instanceId}`]);
+      }
+      await c.query('COMMIT');
+      return result;
+    } catch (e) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
+  /** The byte store of file tables on this catalog, with its local cache in `storageDir`. */
+  fileBytes(storageDir: string, graceMs?: number): PgFileBytes {
+    return new PgFileBytes({
+      pool: this.pool,
+      table: (n) => this.t(n),
+      storageDir,
+      logger: this.opts.logger,
+      graceMs,
+    });
+  }
+
+  /** Changes with every registration, replacement or removal of a file, by any replica. */
+  async filesVersion(): Promise<string> {
+    const r = await this.pool.query(`SELECT version FROM ${this.t('tributary_files_version')}`);
+    return String(r.rows[0]?.version ?? '0');
+  }
+
+  onFilesChanged(listener: () => void): void {
+    this.fileListeners.add(listener);
   }
 
   async listKnowledgeBases(): Promise<KnowledgeBaseRecord[]> {
@@ -483,6 +588,7 @@ export class PgCatalogStore implements CatalogStore {
     this.reconnectTimer = null;
     this.listeners.clear();
     this.kbListeners.clear();
+    this.fileListeners.clear();
     const c = this.listenClient;
     this.listenClient = null;
     if (c) {

@@ -76,6 +76,8 @@ export interface CatalogStore {
   onSourcesChanged(listener: () => void): void;
   /** Called when another process created, altered or dropped a knowledge base (PostgreSQL LISTEN/NOTIFY). */
   onKnowledgeBasesChanged?(listener: () => void): void;
+  /** Called when another process registered, replaced or removed a file (PostgreSQL LISTEN/NOTIFY). */
+  onFilesChanged?(listener: () => void): void;
   close(): Promise<void>;
 }
 

@@ -2,6 +2,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { PgCatalogStore } from '../catalog/pg-store.js';
 import type { Config } from '../config/types.js';
 import { stringLiteral } from '../core/sql-text.js';
 import type { SourceContext } from '../sources/engine-spec.js';
@@ -22,7 +23,13 @@ export async function builtinSources(
   const out = new Map<string, Source>();
   out.set(
     'files',
-    await FilesSource.open({ storageDir: config.storageDir, store: catalog, logger: ctx.logger }),
+    await FilesSource.open({
+      storageDir: config.storageDir,
+      store: catalog,
+      // With a shared catalog the bytes live in it, so every replica reads every file.
+      bytes: catalog instanceof PgCatalogStore ? catalog.fileBytes(config.storageDir) : undefined,
+      logger: ctx.logger,
+    }),
   );
   if (config.demo) {
     const path = await ensureDemoDatabase(config.storageDir);

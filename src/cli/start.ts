@@ -14,6 +14,7 @@ import { securityRuntime } from '../http/hooks/runtime.js';
 import { buildHttpServer } from '../http/server.js';
 import { KbService } from '../kb/service.js';
 import { Observer, type PoolUse, Tracing } from '../observe/index.js';
+import { FilesSource } from '../sources/files/index.js';
 import type { Source } from '../sources/types.js';
 import { Engine } from '../sql/engine.js';
 import { LocalEngine } from '../sql/execute/local.js';
@@ -91,6 +92,9 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
   });
   await kb.init();
   engine.attachKnowledgeBases(kb);
+  // A file another replica uploaded, replaced or dropped: plans and columns cached here are stale.
+  const files = builtins.get('files');
+  if (files instanceof FilesSource) files.onChanged(() => engine.forgetColumns());
   return {
     config,
     logger: log,

@@ -167,7 +167,16 @@ async function upload(
   if (Number.isFinite(length) && length > maxBytes + (isMultipart ? 64 * 1024 : 0)) throw tooLarge(maxBytes);
   const types = q.types ? parseTypesParam(String(q.types)) : null;
   const delimiter = q.delimiter !== undefined ? parseDelimiterParam(String(q.delimiter)) : null;
-  const opts = { format: q.format ?? null, sheet: q.sheet ?? null, types, delimiter, replace, maxBytes };
+  const uploadedBy = request.principal?.id ?? null;
+  const opts = {
+    format: q.format ?? null,
+    sheet: q.sheet ?? null,
+    types,
+    delimiter,
+    replace,
+    maxBytes,
+    uploadedBy,
+  };
   const stored = isMultipart
     ? await fromMultipart(request, files, name, opts)
     : await files.upload(name, request.raw, {
@@ -193,6 +202,7 @@ function fromMultipart(
     delimiter: Delimiter | null;
     replace: boolean;
     maxBytes: number;
+    uploadedBy: string | null;
   },
 ): ReturnType<FilesSource['upload']> {
   return new Promise((resolve, reject) => {

@@ -20,7 +20,11 @@ export interface ConversionContext {
   withLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
   /** Lock key of the catalog mirror. */
   mirror: string;
-  swapIn(previous: FileRecord, record: FileRecord, staged: string, layout: CsvLayout | null): Promise<void>;
+  /** Store the staged bytes for `record` (bytes.ts); returns the record naming them. */
+  place(staged: string, record: FileRecord): Promise<FileRecord>;
+  /** Take back placed bytes that were not registered. */
+  unplace(record: FileRecord): Promise<void>;
+  swapIn(previous: FileRecord, record: FileRecord, layout: CsvLayout | null): Promise<void>;
   removeNow(rec: FileRecord): Promise<void>;
   storagePathFor(key: string, ext: string): string;
   pendingFormat(rec: FileRecord): 'csv' | 'tsv' | null;
@@ -70,26 +74,34 @@ export async function convertToParquet(
       staged,
     );
     if (signal.aborted) return;
-    await ctx.withLock(rec.name, () =>
-      ctx.withLock(ctx.mirror, async () => {
-        if (ctx.closed() || signal.aborted || !(await stillCurrent(ctx, rec))) return;
-        const next: FileRecord = {
-          ...rec,
-          rows: res.rows,
-          columns: res.columns,
-          sizeBytes: res.sizeBytes,
-          storagePath: ctx.storagePathFor(key, 'parquet'),
-        };
-        await ctx.swapIn(rec, next, staged, null);
-        ctx.opts.logger.info(
-          { table: rec.name, rows: res.rows, convert_ms: Math.round(performance.now() - t0) },
-          'files: CSV converted to Parquet',
-        );
-      }),
-    );
+    // The Parquet's bytes are stored before the locks (in the catalog database they take a
+    // while), and taken back if a replace or drop won meanwhile.
+    const next = await ctx.place(staged, {
+      ...rec,
+      rows: res.rows,
+      columns: res.columns,
+      sizeBytes: res.sizeBytes,
+      storagePath: ctx.storagePathFor(key, 'parquet'),
+    });
+    let registered = false;
+    try {
+      await ctx.withLock(rec.name, () =>
+        ctx.withLock(ctx.mirror, async () => {
+          if (ctx.closed() || signal.aborted || !(await stillCurrent(ctx, rec))) return;
+          await ctx.swapIn(rec, next, null);
+          registered = true;
+          ctx.opts.logger.info(
+            { table: rec.name, rows: res.rows, convert_ms: Math.round(performance.now() - t0) },
+            'files: CSV converted to Parquet',
+          );
+        }),
+      );
+    } finally {
+      if (!registered) await ctx.unplace(next);
+    }
   } catch (e) {
     if (signal.aborted || ctx.closed()) return;
-    if (!(e instanceof FileError)) {
+    if (!(e instanceof FileError) || e.status === 507) {
       // Not the file's fault (disk, catalog): it stays queryable as CSV; a restart retries.
       ctx.opts.logger.error({ table: rec.name, err: (e as Error)?.message }, 'files: conversion failed');
       return;

@@ -5,7 +5,11 @@ export interface FileRecord {
   rows: number;
   columns: number;
   sizeBytes: number;
-  /** Path relative to the storage dir. */
+  /** Path relative to the storage dir (with the catalog's byte store, the local cache path). */
   storagePath: string;
   createdAt: string;
+  /** sha256 (hex) of the stored bytes; set by the catalog's byte store, which addresses them by it. */
+  sha256?: string;
+  /** Who stored it (the principal of the upload), when known. */
+  uploadedBy?: string;
 }

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { ErrorCode, SqlError } from '../../core/errors.js';
@@ -16,21 +15,26 @@ import type {
   TableInfo,
   TableWrite,
 } from '../types.js';
+import { type FileBytes, LocalFileBytes, localPathOf } from './bytes.js';
 import { convertToParquet } from './conversion.js';
 import { type CsvLayout, csvReaderWith, SMALL_CSV_BUFFER } from './csv-layout.js';
+import { queryOverCsv } from './csv-query.js';
 import { storedLayout } from './csv-schema.js';
 import { filesError, streamQuery } from './duck-stream.js';
 import { unknownTable } from './errors.js';
 import { FAST_TEXT_MACROS } from './fast-text.js';
+import { CatalogFollower } from './follow.js';
 import { IdleQueue } from './idle-queue.js';
 import { checkTableName } from './names.js';
 import type { FilesSourceOptions } from './options.js';
 import type { FileRecord } from './record.js';
+import { RetiredFiles } from './retired.js';
 import { scratchName, sweepScratch } from './scratch.js';
-import { clearOrphans, isCsvReadFailure, pendingFormat, storagePathFor } from './storage.js';
+import { pendingFormat, storagePathFor } from './storage.js';
 import { TableWrites } from './table-writes.js';
 import { type StoredFile, type UploadOptions, Uploads } from './uploads.js';
 
+export { type FileBytes, hashFile, LocalFileBytes } from './bytes.js';
 export type { FileRecordStore, FilesSourceOptions } from './options.js';
 export { ROWS_UNKNOWN, type StoredFile, type UploadOptions } from './uploads.js';
 
@@ -58,6 +62,11 @@ const SCRATCH_SWEEP_MS = 600_000;
  * catalog record says which form is stored, so a restart resumes a pending conversion.
  * A replace or drop cancels a running conversion, and a finished one is only swapped in
  * if its table is still the record it started from.
+ *
+ * The stored bytes go through a FileBytes (bytes.ts): the storage dir itself, or with a
+ * PostgreSQL catalog the catalog database (chunked, by sha256) with a local cache, so
+ * every replica reads every table; a change announced by another replica
+ * (onFilesChanged) re-reads the catalog at once.
  */
 export class FilesSource implements Source {
   readonly name = 'files';
@@ -79,13 +88,19 @@ export class FilesSource implements Source {
   /** Why a background conversion dropped a table (the file was bad), for the next query. */
   private readonly failures = new Map<string, string>();
   /** Replaced storage files, deleted once no query that may be reading them runs. */
-  private retired: string[] = [];
+  private readonly retired = new RetiredFiles((p) => this.inUse(p));
   private readonly queue: IdleQueue;
   private closed = false;
   private seq = 0;
   private readonly writes: TableWrites;
   private readonly uploads: Uploads;
   private scratchSweeper: NodeJS.Timeout | null = null;
+  private readonly bytes: FileBytes;
+  /** True until open() has read the catalog once: the pending conversions found then are this process's. */
+  private opening = true;
+  private readonly follower: CatalogFollower;
+  /** Tables whose bytes could not be copied here at the last re-read (a full storage dir). */
+  private readonly unreadable = new Map<string, { record: FileRecord; error: StorageFullError }>();
 
   private constructor(
     private readonly db: DuckDBInstance,
@@ -93,6 +108,13 @@ export class FilesSource implements Source {
     readonly dir: string,
     private readonly tmpDir: string,
   ) {
+    this.bytes = opts.bytes ?? new LocalFileBytes(opts.storageDir);
+    this.follower = new CatalogFollower(
+      opts.store,
+      opts.logger,
+      () => this.refresh(),
+      () => this.closed,
+    );
     this.queue = new IdleQueue(
       (key, signal) =>
         convertToParquet(
@@ -106,7 +128,11 @@ export class FilesSource implements Source {
             tmpPath: (kind) => this.tmpPath(kind),
             withLock: (name, fn) => this.withLock(name, fn),
             mirror: MIRROR,
-            swapIn: (previous, record, staged, layout) => this.swapIn(previous, record, staged, layout),
+            place: (staged, record) => this.bytes.put(staged, record),
+            unplace: (record) => this.bytes.unput(record, (p) => this.inUse(p)),
+            swapIn: async (previous, record, layout) => {
+              await this.swapIn(previous, record, layout);
+            },
             removeNow: (rec) => this.removeNow(rec),
             storagePathFor,
             pendingFormat,
@@ -115,7 +141,7 @@ export class FilesSource implements Source {
           signal,
         ),
       opts.convertIdleMs ?? CONVERT_IDLE_MS,
-      () => void this.sweep(),
+      () => void this.retired.sweep(),
     );
     this.uploads = new Uploads({
       opts,
@@ -126,7 +152,8 @@ export class FilesSource implements Source {
       withLock: (name, fn) => this.withLock(name, fn),
       withConnection: (fn) => this.withConnection(fn),
       busy: () => this.queue.busy(),
-      register: (name, format, staged, res, layout) => this.register(name, format, staged, res, layout),
+      register: (name, format, staged, res, layout, by) =>
+        this.register(name, format, staged, res, layout, by),
     });
     this.writes = new TableWrites({
       connect: () => this.db.connect(),
@@ -161,14 +188,31 @@ export class FilesSource implements Source {
     }
     const src = new FilesSource(db, opts, dir, tmpDir);
     // A process that died mid-upload while this one runs (a CLI beside the server) leaves files too.
-    src.scratchSweeper = setInterval(() => void sweepScratch(tmpDir, false), SCRATCH_SWEEP_MS);
+    src.scratchSweeper = setInterval(() => void src.housekeep(), SCRATCH_SWEEP_MS);
     src.scratchSweeper.unref();
     await src.refresh();
-    await clearOrphans(
-      dir,
-      new Set([...src.tables.values()].map((r) => join(opts.storageDir, r.storagePath))),
-    );
+    src.opening = false;
+    await src.collect();
+    // Another replica's upload, replace or drop: the mirror follows at once.
+    src.follower.start();
     return src;
+  }
+
+  /** `listener` runs when tables changed because another replica changed them. */
+  onChanged(listener: () => void): void {
+    this.follower.onChanged(listener);
+  }
+
+  private async housekeep(): Promise<void> {
+    await sweepScratch(this.tmpDir, false);
+    await this.collect().catch((e) =>
+      this.opts.logger.warn({ err: (e as Error).message }, 'files: collecting unused bytes failed'),
+    );
+  }
+
+  /** Stored bytes no registration names (a crash between storing and registering) go. */
+  private collect(): Promise<void> {
+    return this.withLock(MIRROR, async () => this.bytes.collect(await this.opts.store.listFiles()));
   }
 
   // ---- catalog mirror ------------------------------------------------------------
@@ -179,16 +223,20 @@ export class FilesSource implements Source {
   }
 
   private async refreshNow(): Promise<void> {
+    const version = await this.follower.version();
     const records = await this.opts.store.listFiles();
     const conn = await this.db.connect();
     try {
       const want = new Map(records.map((r) => [r.name.toLowerCase(), r]));
+      this.unreadable.clear();
       for (const [key, rec] of this.tables) {
         if (!want.has(key)) {
           await conn.run(`DROP VIEW IF EXISTS ${duckIdent(rec.name)}`);
           this.tables.delete(key);
           this.layouts.delete(key);
           this.queue.cancel(key);
+          // Removed by another process: its local copy goes once no query reads it.
+          this.retired.add(localPathOf(this.opts.storageDir, rec));
         }
       }
       for (const [key, rec] of want) {
@@ -200,12 +248,12 @@ export class FilesSource implements Source {
           have.name === rec.name
         )
           continue;
-        const path = join(this.opts.storageDir, rec.storagePath);
-        if (!existsSync(path)) {
-          this.opts.logger.warn({ table: rec.name }, 'files: stored file is missing; table not exposed');
-          continue;
-        }
         try {
+          const path = await this.bytes.local(rec);
+          if (!path) {
+            this.opts.logger.warn({ table: rec.name }, 'files: stored file is missing; table not exposed');
+            continue;
+          }
           // A CSV still waiting for its conversion (a restart, or another process): the
           // layout is decided again as for its upload (the same delimiter and types), and the
           // conversion is rescheduled.
@@ -216,8 +264,13 @@ export class FilesSource implements Source {
             `CREATE OR REPLACE VIEW ${duckIdent(rec.name)} AS ${this.viewSelect(rec, path, layout)}`,
           );
           this.tables.set(key, rec);
-          this.setPending(key, layout);
+          // With shared bytes, a CSV another replica stored is converted by that replica (its
+          // Parquet arrives as a change); one found at start-up is converted here.
+          this.setPending(key, layout, this.bytes.kind === 'local' || this.opening);
+          if (have && have.storagePath !== rec.storagePath)
+            this.retired.add(localPathOf(this.opts.storageDir, have));
         } catch (e) {
+          if (e instanceof StorageFullError) this.unreadable.set(key, { record: rec, error: e });
           this.opts.logger.warn(
             { table: rec.name, err: (e as Error).message },
             'files: could not open stored table',
@@ -227,12 +280,16 @@ export class FilesSource implements Source {
     } finally {
       conn.closeSync();
     }
+    this.follower.seenAt(version);
+    if (this.retired.size && this.queue.idle) await this.retired.sweep();
   }
 
-  /** Uploaded tables, by name. */
+  /** Uploaded tables, by name (with those registered that this replica could not copy yet). */
   async list(): Promise<FileRecord[]> {
     await this.refresh();
-    return [...this.tables.values()].sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.tables.values(), ...[...this.unreadable.values()].map((u) => u.record)].sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
   }
 
   get(name: string): FileRecord | null {
@@ -274,7 +331,7 @@ export class FilesSource implements Source {
   /** Under the table's and the mirror's locks. A running conversion of it is aborted. */
   private async removeNow(rec: FileRecord): Promise<void> {
     const key = rec.name.toLowerCase();
-    const bytes = join(this.opts.storageDir, rec.storagePath);
+    const bytes = localPathOf(this.opts.storageDir, rec);
     const dropView = async () => {
       const conn = await this.db.connect();
       try {
@@ -301,6 +358,7 @@ export class FilesSource implements Source {
     this.tables.delete(key);
     this.setPending(key, null);
     await dropView();
+    await this.bytes.release(rec);
     await this.retire(bytes);
   }
 
@@ -309,27 +367,16 @@ export class FilesSource implements Source {
    * into place under a new name and record it; the previous file (on replace) is retired
    * once the catalog has the new record, and stays in use if that fails.
    */
-  private register(
+  private async register(
     name: string,
     format: string,
     staged: string,
     res: { rows: number; columns: number; sizeBytes: number },
     layout: CsvLayout | null = null,
-  ): Promise<FileRecord> {
-    // Under the mirror lock so a concurrent refresh() cannot drop the view it is adding.
-    return this.withLock(MIRROR, () => this.registerNow(name, format, staged, res, layout));
-  }
-
-  private async registerNow(
-    name: string,
-    format: string,
-    staged: string,
-    res: { rows: number; columns: number; sizeBytes: number },
-    layout: CsvLayout | null,
+    uploadedBy: string | null = null,
   ): Promise<FileRecord> {
     const key = name.toLowerCase();
-    const previous = this.tables.get(key) ?? null;
-    const record: FileRecord = {
+    const proposed: FileRecord = {
       name,
       format,
       rows: res.rows,
@@ -337,29 +384,32 @@ export class FilesSource implements Source {
       sizeBytes: res.sizeBytes,
       storagePath: storagePathFor(key, layout ? format : 'parquet'),
       createdAt: new Date().toISOString(),
+      ...(uploadedBy ? { uploadedBy } : {}),
     };
-    await this.swapIn(previous, record, staged, layout);
-    return record;
+    // Bytes first, where every replica reads them (into the catalog database: a second for
+    // 50 MB), outside the mirror lock so statements and listings do not wait for it.
+    const record = await this.bytes.put(staged, proposed);
+    // Under the mirror lock so a concurrent refresh() cannot drop the view it is adding.
+    return this.withLock(MIRROR, () => this.swapIn(this.tables.get(key) ?? null, record, layout));
   }
 
   /**
-   * Put `record` (its file staged at `staged`) in place of `previous`: file, catalog,
-   * view, mirror. Under the mirror lock. On a catalog failure nothing changes.
+   * Put `record` (its bytes placed by bytes.put) in place of `previous`: catalog, view,
+   * mirror. Under the mirror lock. On a catalog failure nothing changes (the placed bytes
+   * are taken back).
    */
   private async swapIn(
     previous: FileRecord | null,
     record: FileRecord,
-    staged: string,
     layout: CsvLayout | null,
-  ): Promise<void> {
+  ): Promise<FileRecord> {
     const key = record.name.toLowerCase();
-    const final = join(this.opts.storageDir, record.storagePath);
-    await rename(staged, final);
+    const final = localPathOf(this.opts.storageDir, record);
     try {
       if (previous && previous.name !== record.name) await this.opts.store.deleteFile(previous.name);
       await this.opts.store.putFile(record);
     } catch (e) {
-      await rm(final, { force: true });
+      await this.bytes.unput(record, (p) => this.inUse(p));
       if (previous && previous.name !== record.name) await this.opts.store.putFile(previous).catch(() => {});
       throw e;
     }
@@ -378,8 +428,10 @@ export class FilesSource implements Source {
     // A replaced table's conversion (if running) is aborted; the new CSV gets its own.
     this.setPending(key, null);
     this.setPending(key, layout);
+    if (previous && previous.sha256 !== record.sha256) await this.bytes.release(previous);
     if (previous && previous.storagePath !== record.storagePath)
-      await this.retire(join(this.opts.storageDir, previous.storagePath));
+      await this.retire(localPathOf(this.opts.storageDir, previous));
+    return record;
   }
 
   private viewSelect(rec: FileRecord, path: string, layout: CsvLayout | null): string {
@@ -389,11 +441,14 @@ export class FilesSource implements Source {
       : `SELECT * FROM read_parquet(${duckString(path)})`;
   }
 
-  /** Mark `key` as stored in CSV (queued for conversion) or not (its conversion dropped). */
-  private setPending(key: string, layout: CsvLayout | null): void {
+  /**
+   * Mark `key` as stored in CSV (queued for conversion unless `schedule` is false: another
+   * replica converts it) or not (its conversion dropped).
+   */
+  private setPending(key: string, layout: CsvLayout | null, schedule = true): void {
     if (layout) {
       this.layouts.set(key, layout);
-      this.queue.schedule(key);
+      if (schedule) this.queue.schedule(key);
     } else {
       this.layouts.delete(key);
       this.queue.cancel(key);
@@ -414,14 +469,14 @@ export class FilesSource implements Source {
 
   /** Delete `path` now, or once no query that may be reading it is running. */
   private async retire(path: string): Promise<void> {
-    this.retired.push(path);
-    if (this.queue.idle) await this.sweep();
+    this.retired.add(path);
+    if (this.queue.idle) await this.retired.sweep();
   }
 
-  private async sweep(): Promise<void> {
-    const paths = this.retired;
-    this.retired = [];
-    await Promise.all(paths.map((p) => rm(p, { force: true })));
+  /** Whether a table here reads the local file `path`. */
+  private inUse(path: string): boolean {
+    for (const r of this.tables.values()) if (localPathOf(this.opts.storageDir, r) === path) return true;
+    return false;
   }
 
   // ---- Source --------------------------------------------------------------------
@@ -435,12 +490,14 @@ export class FilesSource implements Source {
 
   async listColumns(table: string, schema?: string): Promise<ColumnInfo[]> {
     if (schema && schema.toLowerCase() !== 'main') throw unknownTable(`${schema}.${table}`);
+    await this.follower.beforeStatement();
     let rec = this.get(table);
     if (!rec) {
       await this.refresh();
       rec = this.get(table);
     }
-    if (!rec) throw unknownTable(table);
+    // A table whose bytes this replica could not copy (its storage dir is full): that, not 1146.
+    if (!rec) throw this.unreadable.get(table.toLowerCase())?.error ?? unknownTable(table);
     const conn = await this.db.connect();
     try {
       const r = await conn.run(`SELECT * FROM ${duckIdent(rec.name)} LIMIT 0`);
@@ -464,8 +521,17 @@ export class FilesSource implements Source {
   async query(sql: string, opts: QueryOptions = {}): Promise<QueryStream> {
     this.assertOpen();
     if (opts.signal?.aborted) throw interrupted(this.name);
+    await this.follower.beforeStatement();
     try {
-      return await this.queryOverCsv(sql, opts.signal);
+      return await queryOverCsv(
+        {
+          pending: () => this.layouts.size > 0,
+          stream: (q, signal) => this.stream(q, signal),
+          convertPending: () => this.convertPending(),
+        },
+        sql,
+        opts.signal,
+      );
     } catch (e) {
       // Another process (the CLI) may have added the table: look again once.
       if (!(e instanceof SqlError && e.code === ErrorCode.UNKNOWN_TABLE)) throw e;
@@ -479,51 +545,6 @@ export class FilesSource implements Source {
   /** One statement's rows; the query counts as activity until its stream ends. */
   private async stream(sql: string, signal?: AbortSignal): Promise<QueryStream> {
     return streamQuery(await this.db.connect(), sql, signal, this.queue.busy());
-  }
-
-  /**
-   * While tables are still stored as CSV, a row past the sniffer's sample may not fit
-   * its column's type (or the file may be bad past it). The first batch is read here so
-   * such a failure is seen before any row is sent: the pending conversions then run now
-   * (a type that does not fit is widened from every row, as a small upload gets) and the
-   * statement runs again, or the error says which bad file was removed.
-   */
-  private async queryOverCsv(sql: string, signal?: AbortSignal): Promise<QueryStream> {
-    if (!this.layouts.size) return this.stream(sql, signal);
-    let s: QueryStream | null = null;
-    let it: AsyncIterator<Row[]>;
-    let first: IteratorResult<Row[]>;
-    try {
-      s = await this.stream(sql, signal);
-      it = s.batches[Symbol.asyncIterator]();
-      first = await it.next();
-    } catch (e) {
-      await s?.cancel();
-      if (!(e instanceof SqlError) || !isCsvReadFailure(e.message)) throw e;
-      const removed = await this.convertPending();
-      if (removed.length) throw new SqlError(ErrorCode.SOURCE_ERROR, `files source: ${removed.join('; ')}`);
-      return this.stream(sql, signal);
-    }
-    const stream = s;
-    const self = this;
-    async function* rest() {
-      try {
-        if (first.done) return;
-        yield first.value;
-        for (;;) {
-          const n = await it.next();
-          if (n.done) return;
-          yield n.value;
-        }
-      } catch (e) {
-        // Rows were sent already; convert now so the next statement reads the fixed table.
-        if (e instanceof SqlError && isCsvReadFailure(e.message)) void self.convertPending();
-        throw e;
-      } finally {
-        await it.return?.();
-      }
-    }
-    return { columns: stream.columns, batches: rest(), cancel: stream.cancel };
   }
 
   /** Every write reaches this source as a typed operation (writeTable); no other statement is run. */
@@ -561,7 +582,7 @@ export class FilesSource implements Source {
     if (this.scratchSweeper) clearInterval(this.scratchSweeper);
     // A conversion cut short here resumes on the next start: the record still says CSV.
     await this.queue.close();
-    await this.sweep();
+    await this.retired.sweep();
     this.db.closeSync();
   }
 

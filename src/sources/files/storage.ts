@@ -28,8 +28,8 @@ export function isCsvReadFailure(msg: string): boolean {
  * short). Only old ones: another process (the CLI) may be between moving a file in and
  * recording it.
  */
-export async function clearOrphans(dir: string, referenced: Set<string>): Promise<void> {
-  const cutoff = Date.now() - 600_000;
+export async function clearOrphans(dir: string, referenced: Set<string>, graceMs = 600_000): Promise<void> {
+  const cutoff = Date.now() - graceMs;
   for (const n of await readdir(dir).catch(() => [] as string[])) {
     if (n.startsWith('.')) continue;
     const p = join(dir, n);

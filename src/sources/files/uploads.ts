@@ -32,6 +32,8 @@ export interface UploadOptions {
   delimiter?: Delimiter | null;
   replace?: boolean;
   maxBytes: number;
+  /** The principal storing it, kept with the registration. */
+  uploadedBy?: string | null;
 }
 
 export interface StoredFile {
@@ -59,6 +61,7 @@ export interface UploadContext {
     staged: string,
     res: { rows: number; columns: number; sizeBytes: number },
     layout?: CsvLayout | null,
+    uploadedBy?: string | null,
   ): Promise<FileRecord>;
 }
 
@@ -176,6 +179,7 @@ export class Uploads {
         received,
         { rows: records.rows ?? ROWS_UNKNOWN, columns: layout.columns.length, sizeBytes: size },
         layout,
+        opts.uploadedBy,
       );
       this.ctx.opts.logger.info(
         { table: name, format, check_ms: Math.round(performance.now() - t0) },
@@ -264,7 +268,7 @@ export class Uploads {
           staged,
         );
         const created = !this.ctx.get(name);
-        const record = await this.ctx.register(name, format, staged, res);
+        const record = await this.ctx.register(name, format, staged, res, null, opts.uploadedBy);
         const ms = Math.round(performance.now() - t0);
         this.ctx.opts.logger.info(
           { table: name, format, rows: res.rows, ingest_ms: ms },

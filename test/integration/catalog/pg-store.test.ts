@@ -63,7 +63,15 @@ describe('PostgreSQL catalog store', () => {
     );
     assert.deepEqual(
       t.rows.map((r) => r.table_name),
-      ['tributary_files', 'tributary_knowledge_bases', 'tributary_sources', 'tributary_tokens'],
+      [
+        'tributary_file_blobs',
+        'tributary_file_chunks',
+        'tributary_files',
+        'tributary_files_version',
+        'tributary_knowledge_bases',
+        'tributary_sources',
+        'tributary_tokens',
+      ],
     );
     const idx = await query(
       `SELECT indexdef FROM pg_indexes WHERE schemaname = 'tributary' AND indexname = 'tributary_sources_lower_name'`,

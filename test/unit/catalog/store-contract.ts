@@ -155,7 +155,13 @@ export function storeContract(newCatalog: () => Promise<Opener>): void {
     await s.putFile(f);
     await s.putFile({ ...f, name: 'archive', storagePath: 'files/archive.parquet' });
     assert.deepEqual(await s.getFile('orders'), f);
-    const replaced = { ...f, name: 'ORDERS', rows: 5_000_000_000, sizeBytes: 9_000_000_000 };
+    const replaced = {
+      ...f,
+      name: 'ORDERS',
+      rows: 5_000_000_000,
+      sizeBytes: 9_000_000_000,
+      uploadedBy: 'alice',
+    };
     await s.putFile(replaced);
     assert.deepEqual(await s.getFile('Orders'), replaced);
     assert.deepEqual(
