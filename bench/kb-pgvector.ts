@@ -102,6 +102,7 @@ export async function benchKbPgvector(): Promise<Record<string, unknown>> {
       query: q,
       filters: filter ? [{ column: 'team', op: '=', value: 'team7' }] : [],
       minRelevance: null,
+      reranking: true,
       hybrid,
       alpha: null,
       limit: 10,

@@ -96,6 +96,7 @@ export async function benchKb(): Promise<Record<string, unknown>> {
       query: q,
       filters: [{ column: 'team', op: '=', value: 'team7' }],
       minRelevance: null,
+      reranking: true,
       hybrid,
       alpha: null,
       limit: 10,

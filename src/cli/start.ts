@@ -83,6 +83,7 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     logger: log,
     sources,
     catalogUrl: config.catalogUrl,
+    maxResults: config.kb.max_results,
     egress: {
       allowPrivate: config.passthrough.allow_private_networks,
       timeoutMs: config.passthrough.timeout_ms,

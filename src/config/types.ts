@@ -84,6 +84,10 @@ export interface Config {
     /** The audit log: a file path, `stderr`, or null (off). */
     audit_log: string | null;
   };
+  kb: {
+    /** The most hits one knowledge-base search may return (a larger LIMIT or answer is 1210). */
+    max_results: number;
+  };
   /** OpenTelemetry traces (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, OTEL_SERVICE_NAME); endpoint null: off. */
   tracing: { endpoint: string | null; serviceName: string };
 }

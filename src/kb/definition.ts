@@ -1,4 +1,5 @@
 import { SqlError } from '../core/errors.js';
+import type { MysqlType } from '../core/types.js';
 import { type EmbeddingModelSpec, parseModelSpec } from './embed/index.js';
 
 /** A knowledge base as the catalog keeps it (its `params`), validated. */
@@ -8,6 +9,8 @@ export interface KbDefinition {
   storage: string | null;
   content_columns: string[];
   metadata_columns: string[];
+  /** The MySQL type of each metadata column, recorded at INSERT; absent: guessed from the stored values. */
+  metadata_types?: Record<string, MysqlType>;
   id_column: string;
   preprocessing: { chunk_size: number; chunk_overlap: number };
   /** Learned at creation by embedding once. */

@@ -51,6 +51,7 @@ export async function evaluate(
         query: String(question),
         filters: [],
         minRelevance: null,
+        reranking: true,
         hybrid: mode !== 'vector',
         alpha: mode === 'keyword' ? 0 : null,
         limit: K,

@@ -1,6 +1,6 @@
 import { ErrorCode, SqlError } from '../core/errors.js';
 import type { CanonicalValue } from '../core/types.js';
-import type { KbFilter } from '../sql/kb-port.js';
+import type { KbCondition, KbFilter } from '../sql/kb-port.js';
 
 /** Columns of every chunk besides the metadata columns: filters may name them too. */
 export const CHUNK_COLUMNS = ['id', 'chunk_id', 'chunk_content'] as const;
@@ -74,6 +74,11 @@ export function predicate(f: KbFilter): (v: unknown) => boolean {
       const neg = f.op === 'NOT LIKE';
       return (v) => v !== null && v !== undefined && re.test(String(v)) !== neg;
     }
+    default:
+      throw new SqlError(
+        ErrorCode.NOT_SUPPORTED,
+        `Knowledge base filter: ${f.op} is not evaluated by the store`,
+      );
   }
 }
 
@@ -90,3 +95,24 @@ function likeRegex(pattern: string): RegExp {
 }
 
 const escapeRe = (c: string) => c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/**
+ * Whether the stores evaluate condition `c` before ranking: exactly for a leaf with one of
+ * the operators `predicate` knows, on a chunk or metadata column, with a literal that MySQL's
+ * collation would not read differently (trailing spaces pad); unsupported otherwise (the
+ * engine then filters the search's rows itself).
+ */
+export function conditionSupport(
+  c: KbCondition,
+  metadataColumns: string[],
+): 'exact' | 'inexact' | 'unsupported' {
+  if (!('column' in c)) return 'unsupported';
+  const known = new Set([...CHUNK_COLUMNS, ...metadataColumns].map((x) => x.toLowerCase()));
+  if (!known.has(c.column.toLowerCase())) return 'unsupported';
+  if (!['=', '!=', '<', '<=', '>', '>=', 'IN', 'NOT IN', 'LIKE', 'NOT LIKE'].includes(c.op))
+    return 'unsupported';
+  const values = Array.isArray(c.value) ? c.value : [c.value];
+  if (values.some((v) => v === null || (typeof v === 'string' && /\s$/.test(v) && !c.op.includes('LIKE'))))
+    return 'unsupported';
+  return 'exact';
+}

@@ -1,4 +1,4 @@
-import type { KbSearch } from '../sql/kb-port.js';
+import type { KbFilter, KbSearch } from '../sql/kb-port.js';
 import type { ChunkRow, KbStore, Scored } from './store/types.js';
 
 export const DEFAULT_K = 10;
@@ -25,9 +25,9 @@ export async function rank(
   queryVector: Float32Array | null,
   mode: SearchMode,
 ): Promise<Hit[]> {
-  const k = Math.min(Math.max(1, req.limit ?? DEFAULT_K), MAX_K);
+  const k = Math.max(1, req.limit ?? DEFAULT_K);
   const depth = Math.max(k * 5, 50);
-  const base = { filters: req.filters, query: req.query, vector: queryVector };
+  const base = { filters: req.filters as KbFilter[], query: req.query, vector: queryVector };
   let hits: Hit[];
   if (mode === 'vector') {
     const { vector } = await store.arms({ ...base, vectorK: k, keywordK: 0 });

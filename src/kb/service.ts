@@ -3,9 +3,11 @@ import type { Logger } from 'pino';
 import type { SourceManager } from '../catalog/source-manager-types.js';
 import { CatalogConflictError, type CatalogStore, type KnowledgeBaseRecord } from '../catalog/types.js';
 import { ErrorCode, SqlError } from '../core/errors.js';
-import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../core/types.js';
+import type { CanonicalValue, ColumnInfo, FieldInfo, MysqlType, Row } from '../core/types.js';
 import type { QueryContext, SqlEngine } from '../sql/engine-types.js';
 import type {
+  KbCondition,
+  KbFilter,
   KbInsertCounts,
   KbInsertOptions,
   KbRowSource,
@@ -18,7 +20,7 @@ import { type KbDefinition, parseDefinition, shownModel } from './definition.js'
 import { BUILTIN_NOTE } from './embed/builtin.js';
 import { createProvider, type EgressSettings, type EmbeddingProvider } from './embed/index.js';
 import { evaluate } from './evaluate.js';
-import { resolveFilters } from './filters.js';
+import { conditionSupport, resolveFilters } from './filters.js';
 import { ingest, text } from './ingest.js';
 import { type Hit, rank, type SearchMode } from './search.js';
 import { KbStores } from './store/open.js';
@@ -42,6 +44,8 @@ export interface KbServiceOptions {
   sources?: SourceManager;
   /** TRIBUTARY_CATALOG_URL: KB data lives in that database so every replica sees it. */
   catalogUrl?: string | null;
+  /** kb.max_results (10000). */
+  maxResults?: number;
 }
 
 /**
@@ -55,8 +59,12 @@ export class KbService implements KnowledgeBases {
   private readonly stores: KbStores;
   /** One write at a time per KB: two INSERTs into one KB must not interleave their upserts. */
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Types of metadata columns without a recorded type, guessed from the stored values (by KB id; dropped on INSERT). */
+  private readonly guessed = new Map<string, Promise<Map<string, MysqlType>>>();
+  readonly maxResults: number;
 
   constructor(private readonly o: KbServiceOptions) {
+    this.maxResults = o.maxResults ?? 10000;
     this.stores = new KbStores({
       storageDir: o.storageDir,
       sources: o.sources ?? noSources,
@@ -293,7 +301,7 @@ export class KbService implements KnowledgeBases {
     const kb = this.get(name);
     const store = await kb.store;
     const meta = kb.def.metadata_columns;
-    const resolved = { ...req, filters: resolveFilters(kb.rec.name, req.filters, meta) };
+    const resolved = { ...req, filters: resolveFilters(kb.rec.name, leaves(kb.rec.name, req.filters), meta) };
     let hits: Hit[];
     if (req.query === null) {
       const rows = await store.scan(resolved.filters, req.limit);
@@ -314,16 +322,8 @@ export class KbService implements KnowledgeBases {
       }
       hits = await rank(store, resolved, q, mode);
     }
-    const metaTypes = meta.map((c) => typeOf(hits.map((h) => h.metadata[c] ?? null)));
-    const columns = fields([
-      ['id', 'VARCHAR'],
-      ['chunk_id', 'VARCHAR'],
-      ['chunk_content', 'TEXT'],
-      ['metadata', 'JSON'],
-      ...meta.map((c, i): [string, MysqlType] => [c, metaTypes[i]]),
-      ['distance', 'DOUBLE'],
-      ['relevance', 'DOUBLE'],
-    ]);
+    const columns = await this.columns(name);
+    const metaTypes = columns.slice(4, 4 + meta.length).map((c) => c.type);
     const rows: Row[] = hits.map((h) => [
       h.id,
       h.chunkId,
@@ -333,7 +333,54 @@ export class KbService implements KnowledgeBases {
       h.distance,
       h.relevance,
     ]);
-    return { columns, rows };
+    return { columns: columns.map(({ name, type }) => ({ name, type })), rows };
+  }
+
+  /**
+   * The relation a search of `name` is (the one place that decides it): id, chunk_id,
+   * chunk_content, metadata, each metadata column with its recorded type (else guessed from
+   * the stored values), distance, relevance.
+   */
+  async columns(name: string): Promise<ColumnInfo[]> {
+    const kb = this.get(name);
+    const meta = kb.def.metadata_columns;
+    const recorded = kb.def.metadata_types ?? {};
+    const guess = meta.every((c) => recorded[c]) ? null : await this.guess(kb);
+    const col = (n: string, type: MysqlType): ColumnInfo => ({
+      name: n,
+      type,
+      nativeType: type,
+      nullable: true,
+    });
+    return [
+      col('id', 'VARCHAR'),
+      col('chunk_id', 'VARCHAR'),
+      col('chunk_content', 'TEXT'),
+      col('metadata', 'JSON'),
+      ...meta.map((c) => col(c, recorded[c] ?? guess?.get(c) ?? 'VARCHAR')),
+      col('distance', 'DOUBLE'),
+      col('relevance', 'DOUBLE'),
+    ];
+  }
+
+  /** Metadata types from the stored values, once per KB until the next INSERT. */
+  private guess(kb: Kb): Promise<Map<string, MysqlType>> {
+    let p = this.guessed.get(kb.rec.id);
+    if (!p) {
+      p = (async () => {
+        const rows = await (await kb.store).scan([], null);
+        return new Map(
+          kb.def.metadata_columns.map((c) => [c, typeOf(rows.map((r) => r.metadata[c] ?? null))]),
+        );
+      })();
+      p.catch(() => this.guessed.delete(kb.rec.id));
+      this.guessed.set(kb.rec.id, p);
+    }
+    return p;
+  }
+
+  filterSupport(name: string, c: KbCondition): 'exact' | 'inexact' | 'unsupported' {
+    return conditionSupport(c, this.get(name).def.metadata_columns);
   }
 
   async insert(name: string, src: KbRowSource, opts: KbInsertOptions): Promise<KbInsertCounts> {
@@ -357,10 +404,30 @@ export class KbService implements KnowledgeBases {
       );
     this.locks.set(kb.rec.id, run);
     try {
-      return await run;
+      const counts = await run;
+      await this.recordTypes(kb, src);
+      return counts;
     } finally {
+      this.guessed.delete(kb.rec.id);
       if (this.locks.get(kb.rec.id) === run) this.locks.delete(kb.rec.id);
     }
+  }
+
+  /** The metadata columns' types as the SELECT that filled them gave them (kept in the definition). */
+  private async recordTypes(kb: Kb, src: KbRowSource): Promise<void> {
+    if (!src.types || src.types.length !== src.columns.length) return;
+    const at = new Map(src.columns.map((c, i) => [c.toLowerCase(), src.types![i]]));
+    const types: Record<string, MysqlType> = { ...kb.def.metadata_types };
+    for (const c of kb.def.metadata_columns) {
+      const t = at.get(c.toLowerCase());
+      if (t && RECORDED.has(t)) types[c] = t === 'ENUM' || t === 'SET' ? 'VARCHAR' : t;
+    }
+    if (JSON.stringify(types) === JSON.stringify(kb.def.metadata_types ?? {})) return;
+    const def: KbDefinition = { ...kb.def, metadata_types: types };
+    const rec = { ...kb.rec, params: def as unknown as Record<string, unknown> };
+    await this.o.catalog.putKnowledgeBase(rec, false);
+    kb.rec = rec;
+    kb.def = def;
   }
 
   async delete(name: string, ids: CanonicalValue[]): Promise<number> {
@@ -400,6 +467,40 @@ function checkDimension(kb: Kb, v: Float32Array): void {
     );
 }
 
+/** Metadata types kept as the source gave them (binary values are stored as text: guessed instead). */
+const RECORDED = new Set<MysqlType>([
+  'TINYINT',
+  'SMALLINT',
+  'INT',
+  'BIGINT',
+  'DECIMAL',
+  'FLOAT',
+  'DOUBLE',
+  'BOOLEAN',
+  'CHAR',
+  'VARCHAR',
+  'TEXT',
+  'DATE',
+  'DATETIME',
+  'TIMESTAMP',
+  'YEAR',
+  'JSON',
+  'ENUM',
+  'SET',
+]);
+
+/** The stores take a list of leaves (ANDed): conditionSupport agrees to nothing else. */
+function leaves(kb: string, filters: KbCondition[]): KbFilter[] {
+  return filters.map((f) => {
+    if (!('column' in f))
+      throw new SqlError(
+        ErrorCode.NOT_SUPPORTED,
+        `Knowledge base '${kb}': the store cannot evaluate AND/OR trees yet`,
+      );
+    return f;
+  });
+}
+
 function typeOf(values: unknown[]): MysqlType {
   const present = values.filter((v) => v !== null && v !== undefined);
   if (present.length === 0) return 'VARCHAR';
@@ -409,10 +510,32 @@ function typeOf(values: unknown[]): MysqlType {
   return 'VARCHAR';
 }
 
+/** A stored metadata value as a value of its column's type (one that does not fit is NULL, as a failed cast). */
 function canonical(v: unknown, type: MysqlType): CanonicalValue {
   if (v === null || v === undefined) return null;
-  if (type === 'VARCHAR') return typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return v as CanonicalValue;
+  switch (type) {
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+    case 'YEAR': {
+      const n = typeof v === 'boolean' ? Number(v) : Number(v);
+      return Number.isSafeInteger(n) ? n : null;
+    }
+    case 'FLOAT':
+    case 'DOUBLE': {
+      const n = Number(v);
+      return typeof v !== 'object' && String(v).trim() !== '' && Number.isFinite(n) ? n : null;
+    }
+    case 'DECIMAL': {
+      const t = String(v).trim();
+      return /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t) ? t : null;
+    }
+    case 'BOOLEAN':
+      return typeof v === 'boolean' ? v : Boolean(Number(v));
+    default:
+      return typeof v === 'object' ? JSON.stringify(v) : String(v);
+  }
 }
 
 function fields(list: [string, MysqlType][]): FieldInfo[] {

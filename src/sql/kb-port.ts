@@ -3,25 +3,40 @@
  * knowledge-base service (`src/kb/`) sits above the engine and implements this; the engine
  * only dispatches to it, so the two never import each other.
  */
-import type { CanonicalValue, FieldInfo, Row } from '../core/types.js';
+import type { CanonicalValue, ColumnInfo, FieldInfo, MysqlType, Row } from '../core/types.js';
 import type { QueryContext } from './engine-types.js';
 import type { KbStatement } from './parse/index.js';
 
-export type KbFilterOp = '=' | '!=' | '<' | '<=' | '>' | '>=' | 'IN' | 'NOT IN' | 'LIKE' | 'NOT LIKE';
-
-/** One metadata condition the KB evaluates itself, before ranking (so a filter never empties a top-k). */
+export type KbFilterOp =
+  | '='
+  | '!='
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | 'IN'
+  | 'NOT IN'
+  | 'LIKE'
+  | 'NOT LIKE'
+  | 'BETWEEN'
+  | 'NOT BETWEEN'
+  | 'IS NULL'
+  | 'IS NOT NULL';
+/** One condition on `id`, `chunk_id`, `chunk_content` or a metadata column. `value`: the literal; a list for IN / NOT IN; `[low, high]` for BETWEEN; null for IS [NOT] NULL. */
 export interface KbFilter {
   column: string;
   op: KbFilterOp;
-  /** A list for IN / NOT IN. */
   value: CanonicalValue | CanonicalValue[];
 }
+/** A condition the KB evaluates before ranking; NOT is folded into the leaves (De Morgan), so a row passes when the tree is true. */
+export type KbCondition = KbFilter | { and: KbCondition[] } | { or: KbCondition[] };
 
 /** What a SELECT asks of one KB: the question, filters, and ranking options taken from its WHERE. */
 export interface KbSearch {
   /** `content = '...'`; null: the KB is filtered like a table. */
   query: string | null;
-  filters: KbFilter[];
+  /** Conditions the KB agreed to evaluate before ranking (ANDed). */
+  filters: KbCondition[];
   /** `relevance >= x` (or `>`). */
   minRelevance: number | null;
   hybrid: boolean;
@@ -29,6 +44,8 @@ export interface KbSearch {
   alpha: number | null;
   /** Rows wanted (the statement's LIMIT when the KB is its only table); null: the default. */
   limit: number | null;
+  /** `AND reranking = false`: skip the reranking model for this search (default true). */
+  reranking: boolean;
 }
 
 export interface KbRows {
@@ -38,6 +55,8 @@ export interface KbRows {
 
 export interface KbRowSource {
   columns: string[];
+  /** Each column's MySQL type, when the rows come from a SELECT: the metadata columns' types are recorded. */
+  types?: MysqlType[];
   batches: AsyncIterable<unknown[][]>;
 }
 
@@ -64,6 +83,12 @@ export interface KnowledgeBases {
   /** CREATE / DROP / ALTER / DESCRIBE / SHOW / EVALUATE. */
   run(stmt: KbStatement, ctx: QueryContext): Promise<KbRows | { affected: number }>;
   search(name: string, req: KbSearch, signal?: AbortSignal): Promise<KbRows>;
+  /** The columns a search of `name` returns (the relation's type), in order. */
+  columns(name: string): Promise<ColumnInfo[]>;
+  /** Whether the KB evaluates condition `c` before ranking exactly, inexactly (re-checked locally) or not at all. */
+  filterSupport(name: string, c: KbCondition): 'exact' | 'inexact' | 'unsupported';
+  /** kb.max_results: the most hits one search may return (a larger LIMIT or answer is 1210). */
+  readonly maxResults?: number;
   /** INSERT INTO kb: rows upserted by id, in batches. */
   insert(name: string, rows: KbRowSource, opts: KbInsertOptions): Promise<KbInsertCounts>;
   /** DELETE FROM kb WHERE id = ... / id IN (...): returns documents deleted. */

@@ -81,5 +81,7 @@ function one(f: KbFilter, params: unknown[]): string {
     case 'LIKE':
     case 'NOT LIKE':
       return `${col.text} IS NOT NULL AND ${f.op === 'LIKE' ? '' : 'NOT '}(${col.text} ILIKE ${bind(params, String(list[0]))}::text)`;
+    default:
+      throw new Error(`knowledge base filter ${f.op} is not evaluated by the store`);
   }
 }

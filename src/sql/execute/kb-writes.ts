@@ -41,7 +41,11 @@ export async function runKbWrite(
       try {
         const counts = await kb.insert(
           name,
-          { columns: columns ?? stream.columns.map((c) => c.name), batches: stream.batches },
+          {
+            columns: columns ?? stream.columns.map((c) => c.name),
+            types: stream.columns.map((c) => c.type),
+            batches: stream.batches,
+          },
           kbOpts(opts),
         );
         return okCounts(counts);

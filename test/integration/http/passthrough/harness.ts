@@ -122,6 +122,7 @@ export function testConfig(o: AppOptions): Config {
     files: { max_upload_bytes: 1_048_576 },
     sources: { pool_wait_timeout_ms: 30_000 },
     query: { timeout_ms: 300_000, max_fragment_rows: 10_000_000, audit_log: null },
+    kb: { max_results: 10_000 },
     tracing: { endpoint: null, serviceName: 'tributary' },
   };
 }
