@@ -67,6 +67,7 @@ function kbAgreement(k: KbPart): string {
   parts.push(exact.length ? `exact filters: ${exact.map((x) => x.text).join(' AND ')}` : 'no exact filters');
   if (inexact.length)
     parts.push(`inexact filters (re-checked locally): ${inexact.map((x) => x.text).join(' AND ')}`);
+  if (k.local.length) parts.push(`filtered locally before k: ${k.local.join(' AND ')}`);
   return parts.join('; ');
 }
 

@@ -6,7 +6,7 @@
  * where completeness cannot be checked) or grows in batches until the block has its rows.
  * A pure function of what the planner saw, so it is tested on its own.
  */
-import { ErrorCode, SqlError } from '../../core/errors.js';
+import { SqlError } from '../../core/errors.js';
 
 export const DEFAULT_K = 10;
 /** Each batch asks for this many times the previous one. */

@@ -22,6 +22,8 @@ export interface KbPart {
   k: KDecision;
   /** Conditions the KB agreed to evaluate (EXPLAIN). */
   pushed: { text: string; support: 'exact' | 'inexact' }[];
+  /** Conditions on the KB alone filtered locally before k counts the hits (EXPLAIN; `prefilter`). */
+  local: string[];
   /** The relation's columns: the local table is loaded with exactly these. */
   columns: ColumnInfo[];
   /** kb.max_results. */

@@ -4,6 +4,7 @@ import type { ColumnInfo, DialectName } from '../../core/types.js';
 import type { Source } from '../../sources/types.js';
 import type { ColumnRef, Expr, FromItem, SqlStatement, TableItem } from '../ast/nodes.js';
 import { clone, columnRefs, nameOf, tableItems, visit } from '../ast/walk.js';
+import { displayName } from '../dialects/display.js';
 import { canCompile, compile, UnsupportedError } from '../dialects/index.js';
 import { type ResultType, resultTypes } from '../dialects/infer.js';
 import type { CompileOptions } from '../dialects/types.js';
@@ -234,6 +235,7 @@ async function planKbParts(
       columns,
       maxResults: kb.maxResults,
       prefilter: null,
+      local: p.prefilter.map((c) => displayName(c)),
       conds: p.prefilter,
       order: p.orderBlock,
     };

@@ -347,20 +347,11 @@ describe('a knowledge-base search composes as a relation (oracle: every hit in a
 
   test('DESCRIBE kb lists the relation; mindsdb.kb reads it; EXPLAIN says where k came from', async () => {
     const d = table(await srv.sql('DESCRIBE ekb'));
-    assert.deepEqual(
-      d.data.map((r) => [r[0], r[1]]),
-      [
-        ['id', 'varchar(255)'],
-        ['chunk_id', 'varchar(255)'],
-        ['chunk_content', 'text'],
-        ['metadata', 'json'],
-        ['customer_id', 'int'],
-        ['priority', 'text'],
-        ['amount', 'decimal(10,2)'],
-        ['distance', 'double'],
-        ['relevance', 'double'],
-      ].map(([n, t]) => [n, d.data.find((r) => r[0] === n)?.[1] ?? t]),
-    );
+    const typeOf = (n: string) => String(d.data.find((r) => r[0] === n)?.[1]);
+    assert.match(typeOf('customer_id'), /^int/);
+    assert.match(typeOf('amount'), /^decimal/);
+    assert.equal(typeOf('relevance'), 'double');
+    assert.equal(typeOf('metadata'), 'json');
     assert.deepEqual(
       d.data.map((r) => r[0]),
       [
