@@ -22,6 +22,7 @@ import { createProvider, type EgressSettings, type EmbeddingProvider } from './e
 import { evaluate } from './evaluate.js';
 import { conditionSupport, resolveFilters } from './filters.js';
 import { ingest, text } from './ingest.js';
+import { MetadataKinds } from './metadata-types.js';
 import { type Hit, rank, type SearchMode } from './search.js';
 import { KbStores } from './store/open.js';
 import type { KbStore } from './store/types.js';
@@ -59,8 +60,8 @@ export class KbService implements KnowledgeBases {
   private readonly stores: KbStores;
   /** One write at a time per KB: two INSERTs into one KB must not interleave their upserts. */
   private readonly locks = new Map<string, Promise<unknown>>();
-  /** Types of metadata columns without a recorded type, guessed from the stored values (by KB id; dropped on INSERT). */
-  private readonly guessed = new Map<string, Promise<Map<string, MysqlType>>>();
+  /** Kinds of the stored metadata values, for columns without a recorded type (by KB id; widened by each INSERT). */
+  private readonly guessed = new Map<string, Promise<MetadataKinds>>();
   readonly maxResults: number;
 
   constructor(private readonly o: KbServiceOptions) {
@@ -357,21 +358,21 @@ export class KbService implements KnowledgeBases {
       col('chunk_id', 'VARCHAR'),
       col('chunk_content', 'TEXT'),
       col('metadata', 'JSON'),
-      ...meta.map((c) => col(c, recorded[c] ?? guess?.get(c) ?? 'VARCHAR')),
+      ...meta.map((c) => col(c, recorded[c] ?? guess?.type(c) ?? 'VARCHAR')),
       col('distance', 'DOUBLE'),
       col('relevance', 'DOUBLE'),
     ];
   }
 
-  /** Metadata types from the stored values, once per KB until the next INSERT. */
-  private guess(kb: Kb): Promise<Map<string, MysqlType>> {
+  /** Kinds of the stored metadata values: read once per KB, then widened by each INSERT. */
+  private guess(kb: Kb): Promise<MetadataKinds> {
     let p = this.guessed.get(kb.rec.id);
     if (!p) {
       p = (async () => {
-        const rows = await (await kb.store).scan([], null);
-        return new Map(
-          kb.def.metadata_columns.map((c) => [c, typeOf(rows.map((r) => r.metadata[c] ?? null))]),
-        );
+        const kinds = new MetadataKinds();
+        for (const r of await (await kb.store).scan([], null))
+          for (const c of kb.def.metadata_columns) kinds.observe(c, r.metadata[c]);
+        return kinds;
       })();
       p.catch(() => this.guessed.delete(kb.rec.id));
       this.guessed.set(kb.rec.id, p);
@@ -383,8 +384,11 @@ export class KbService implements KnowledgeBases {
     return conditionSupport(c, this.get(name).def.metadata_columns);
   }
 
-  async insert(name: string, src: KbRowSource, opts: KbInsertOptions): Promise<KbInsertCounts> {
+  async insert(name: string, rows: KbRowSource, opts: KbInsertOptions): Promise<KbInsertCounts> {
     const kb = this.get(name);
+    // The metadata values go by: their kinds widen the guessed types without a re-read.
+    const seen = new MetadataKinds();
+    const src = observed(rows, kb.def.metadata_columns, seen);
     const prev = this.locks.get(kb.rec.id) ?? Promise.resolve();
     const run = prev
       .catch(() => {})
@@ -408,7 +412,15 @@ export class KbService implements KnowledgeBases {
       await this.recordTypes(kb, src);
       return counts;
     } finally {
-      this.guessed.delete(kb.rec.id);
+      const cached = this.guessed.get(kb.rec.id);
+      if (cached)
+        this.guessed.set(
+          kb.rec.id,
+          cached.then((k) => {
+            k.merge(seen);
+            return k;
+          }),
+        );
       if (this.locks.get(kb.rec.id) === run) this.locks.delete(kb.rec.id);
     }
   }
@@ -467,6 +479,20 @@ function checkDimension(kb: Kb, v: Float32Array): void {
     );
 }
 
+/** The rows as they go by, each metadata value's kind noted in `seen`. */
+function observed(src: KbRowSource, metadata: string[], seen: MetadataKinds): KbRowSource {
+  const lower = src.columns.map((c) => c.toLowerCase());
+  const at = metadata.map((c) => [c, lower.indexOf(c.toLowerCase())] as const).filter(([, i]) => i >= 0);
+  if (at.length === 0) return src;
+  async function* batches() {
+    for await (const batch of src.batches) {
+      for (const row of batch) for (const [c, i] of at) seen.observe(c, row[i]);
+      yield batch;
+    }
+  }
+  return { ...src, batches: batches() };
+}
+
 /** Metadata types kept as the source gave them (binary values are stored as text: guessed instead). */
 const RECORDED = new Set<MysqlType>([
   'TINYINT',
@@ -499,15 +525,6 @@ function leaves(kb: string, filters: KbCondition[]): KbFilter[] {
       );
     return f;
   });
-}
-
-function typeOf(values: unknown[]): MysqlType {
-  const present = values.filter((v) => v !== null && v !== undefined);
-  if (present.length === 0) return 'VARCHAR';
-  if (present.every((v) => typeof v === 'number' && Number.isInteger(v))) return 'BIGINT';
-  if (present.every((v) => typeof v === 'number')) return 'DOUBLE';
-  if (present.every((v) => typeof v === 'boolean')) return 'BOOLEAN';
-  return 'VARCHAR';
 }
 
 /** A stored metadata value as a value of its column's type (one that does not fit is NULL, as a failed cast). */

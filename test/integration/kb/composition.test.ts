@@ -389,3 +389,42 @@ describe('a knowledge-base search composes as a relation (oracle: every hit in a
     );
   });
 });
+
+describe('kb.max_results: no silent cap', () => {
+  let srv: TestServer;
+  before(async () => {
+    srv = await startTestServer({ TRIBUTARY_KB_MAX_RESULTS: '40' });
+    const rows = Array.from({ length: 30 }, (_, i) => `(${i}, '${docText(i)}', ${i})`).join(', ');
+    ok(
+      await srv.sql(
+        `CREATE KNOWLEDGE_BASE capkb USING metadata_columns = ['n'], preprocessing = {"chunk_size": 120, "chunk_overlap": 20}`,
+      ),
+    );
+    ok(await srv.sql(`INSERT INTO capkb (id, content, n) VALUES ${rows}`));
+  });
+  after(async () => {
+    await srv?.stop();
+  });
+
+  test('a LIMIT above it, a threshold with more hits, batches past it: 1210 naming kb.max_results', async () => {
+    const chunks = Number(table(await srv.sql('SELECT COUNT(*) FROM capkb')).data[0][0]);
+    assert.ok(chunks > 40, `${chunks} chunks`);
+    for (const sql of [
+      `SELECT id FROM capkb WHERE content = 'refund' LIMIT 41`,
+      `SELECT COUNT(*) FROM capkb WHERE content = 'refund' AND relevance >= 0`,
+      `SELECT kb.id FROM capkb kb JOIN (SELECT 999 AS id) c ON c.id = kb.n WHERE kb.content = 'refund' LIMIT 5`,
+    ]) {
+      const e = err(await srv.sql(sql));
+      assert.equal(e.error_code, 1210, sql);
+      assert.match(e.error_message, /kb\.max_results \(40\)/, sql);
+    }
+    assert.equal(
+      table(await srv.sql(`SELECT id FROM capkb WHERE content = 'refund' LIMIT 40`)).data.length,
+      40,
+    );
+    const few = table(
+      await srv.sql(`SELECT COUNT(*) FROM capkb WHERE content = 'refund' AND relevance >= 0.4`),
+    );
+    assert.ok(Number(few.data[0][0]) <= 40);
+  });
+});
