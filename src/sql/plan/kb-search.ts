@@ -221,6 +221,8 @@ export function planKbSearch(ast: SqlStatement, ref: BoundRef, refs: BoundRef[],
     }
   });
 
+  // Only where no outer block could own the name (a correlated subquery reads its outer columns).
+  if (alone && (block as unknown) === ast) checkUnknown(block, byLower, ref);
   const grouped = isGrouped(block);
   const orderby = Array.isArray(block.orderby) ? block.orderby : [];
   const rankOrder = orderby.length === 0 || (orderby.length === 1 && rankKey(orderby[0], mine));
@@ -251,6 +253,29 @@ export function planKbSearch(ast: SqlStatement, ref: BoundRef, refs: BoundRef[],
   const orderable = !grouped && !setMember && !(block as { distinct?: unknown }).distinct;
   const orderBlock = orderable && rankOrder && kbItems.length === 1 ? index : null;
   return { search, queries, k, pushed, orderBlock, prefilter: prefilter.map(clone) };
+}
+
+/**
+ * A KB alone in its block: a plain column it does not have, read as a select item or compared
+ * in WHERE, is 1054 naming the KB (not the local engine's binder message).
+ */
+function checkUnknown(block: SelectStmt, columns: Map<string, ColumnInfo>, ref: BoundRef): void {
+  const aliases = new Set((block.columns ?? []).map((c) => String(c.as ?? '').toLowerCase()));
+  const check = (e: Expr | null | undefined) => {
+    if (e?.type !== 'column_ref' || nameOf((e as ColumnRef).table)) return;
+    const col = nameOf((e as ColumnRef).column) ?? '';
+    if (col === '*' || columns.has(col.toLowerCase()) || aliases.has(col.toLowerCase())) return;
+    throw new SqlError(
+      ErrorCode.UNKNOWN_COLUMN,
+      `Unknown column '${col}' in knowledge base '${ref.table}': its columns are ${[...columns.values()].map((c) => c.name).join(', ')}`,
+    );
+  };
+  for (const c of block.columns ?? []) check(c.expr);
+  for (const cj of conjuncts(block.where))
+    if (cj.type === 'binary_expr') {
+      check(cj.left);
+      check(cj.right);
+    }
 }
 
 /** The SELECT block whose FROM list holds the KB item, its index among the statement's blocks, and whether it is a set operation's member. */

@@ -329,6 +329,10 @@ describe('a knowledge-base search composes as a relation (oracle: every hit in a
     const e4 = err(await srv.sql(`SELECT kb.colour FROM ekb kb WHERE kb.content = 'refund'`));
     assert.equal(e4.error_code, 1054);
     assert.match(e4.error_message, /'ekb'/);
+    const e6 = err(await srv.sql(`SELECT id FROM ekb WHERE content = 'refund' AND colour = 'red'`));
+    assert.equal(e6.error_code, 1054);
+    assert.match(e6.error_message, /'colour' in knowledge base 'ekb'/);
+    assert.doesNotMatch(e6.error_message, /Binder/);
     const e5 = err(await srv.sql(`SELECT * FROM ekb WHERE content = 'refund' LIMIT 20000`));
     assert.equal(e5.error_code, 1210);
     assert.match(e5.error_message, /kb\.max_results/);
