@@ -6,8 +6,8 @@
  *  - a WHERE conjunct may filter any item on no outer join's null-supplying side;
  *  - an inner join's ON conjunct likewise;
  *  - a LEFT JOIN's own ON conjunct may filter only its (null-supplying) right side;
- *  - with a RIGHT or FULL join in the block every item is on a null side: nothing but
- *    nothing is offered, and no ON conjunct at all;
+ *  - with a RIGHT or FULL join in the block every item is on a null side: no conjunct of
+ *    WHERE or ON is offered to any item;
  *  - nested join groups and derived tables are offered nothing (their own blocks decide).
  */
 import type { Expr, FromItem, SelectStmt } from '../ast/nodes.js';
