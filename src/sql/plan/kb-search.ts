@@ -111,7 +111,6 @@ export function planKbSearch(ast: SqlStatement, ref: BoundRef, refs: BoundRef[],
   };
 
   const queries: string[] = [];
-  let strictThreshold = false;
   const parameter = (cj: Expr): 'taken' | 'kept' | null => {
     const refsIn = columnRefs(cj);
     if (refsIn.length === 0 || !refsIn.every(mine)) return null;
@@ -146,7 +145,6 @@ export function planKbSearch(ast: SqlStatement, ref: BoundRef, refs: BoundRef[],
       }
       if (cmp.op === '>') {
         search.minRelevance = Math.max(search.minRelevance ?? Number.NEGATIVE_INFINITY, cmp.value);
-        strictThreshold = true;
         return 'kept';
       }
       return null;
@@ -241,7 +239,7 @@ export function planKbSearch(ast: SqlStatement, ref: BoundRef, refs: BoundRef[],
       limit,
       count: n,
       topLevel: block === ast && !setMember,
-      rowsFollowHits: kbItems.length === 1 && !nullSide.has(node) && !strictThreshold,
+      rowsFollowHits: kbItems.length === 1 && !nullSide.has(node),
       threshold: search.minRelevance,
       search: queries.length > 0,
       maxResults: ask.maxResults,
