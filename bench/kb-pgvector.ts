@@ -102,10 +102,10 @@ export async function benchKbPgvector(): Promise<Record<string, unknown>> {
       query: q,
       filters: filter ? [{ column: 'team', op: '=', value: 'team7' }] : [],
       minRelevance: null,
+      reranking: true,
       hybrid,
       alpha: null,
       limit: 10,
-      reranking: true,
     });
     const filtered: number[] = [];
     const unfiltered: number[] = [];

@@ -96,10 +96,10 @@ export async function benchKb(): Promise<Record<string, unknown>> {
       query: q,
       filters: [{ column: 'team', op: '=', value: 'team7' }],
       minRelevance: null,
+      reranking: true,
       hybrid,
       alpha: null,
       limit: 10,
-      reranking: true,
     });
     const store = await storeOf(kb, 'bench');
     const embedder = new BuiltinEmbedder();

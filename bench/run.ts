@@ -10,6 +10,7 @@ const suites: [string, string, string][] = [
   ['cli', './cli.js', 'benchCli'],
   ['kb', './kb.js', 'benchKb'],
   ['kb-pgvector', './kb-pgvector.js', 'benchKbPgvector'],
+  ['kb-join', './kb-join.js', 'benchKbJoin'],
   ['wire', './wire.js', 'benchWire'],
   ['statement-size', './statement-size.js', 'benchStatementSize'],
 ];

@@ -87,6 +87,7 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     logger: log,
     sources,
     catalogUrl: config.catalogUrl,
+    maxResults: config.kb.max_results,
     egress: kbEgress(config),
     meter: observer.metrics?.kb,
   });

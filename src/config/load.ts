@@ -83,6 +83,7 @@ const DEFAULTS: Record<string, unknown> = {
   'query.timeout_ms': 300000,
   'query.max_fragment_rows': 10000000,
   'query.audit_log': null,
+  'kb.max_results': 10000,
   'api.metrics.enabled': true,
   log_level: 'info',
   log_format: 'auto',

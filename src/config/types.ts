@@ -69,12 +69,14 @@ export interface Config {
     max_request_bytes: number;
     max_response_bytes: number;
   };
-  /** Where knowledge bases' embedding and reranking providers may be reached (SPEC §8). */
+  /** Knowledge bases: where their embedding and reranking providers may be reached, and how many hits a search may return (SPEC §8). */
   kb: {
     /** Admit private ranges (loopback is always admitted; link-local and metadata never). */
     allow_private_networks: boolean;
     /** Host names providers may be reached at; empty: any host the address policy admits. */
     allowed_hosts: string[];
+    /** The most hits one knowledge-base search may return (a larger LIMIT or answer is 1210). */
+    max_results: number;
   };
   files: {
     max_upload_bytes: number;

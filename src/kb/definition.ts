@@ -10,12 +10,12 @@ export interface KbDefinition {
   storage: string | null;
   content_columns: string[];
   metadata_columns: string[];
+  /** The MySQL type of each metadata column, recorded at INSERT (filters compare by it); absent: guessed from the stored values. */
+  metadata_types?: Record<string, MysqlType>;
   id_column: string;
   preprocessing: { chunk_size: number; chunk_overlap: number };
   /** Learned at creation by embedding once. */
   dimension: number;
-  /** Each metadata column's MySQL type, recorded at INSERT from the rows' producer: filters compare by it. */
-  metadata_types?: Record<string, MysqlType>;
   /** `reranking_model = {...}`: reorders the top candidates of each search. Absent in KBs made before it existed. */
   reranking_model?: RerankingModelSpec | null;
 }

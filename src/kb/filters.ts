@@ -101,6 +101,9 @@ export function conditionSupport(c: KbCondition, cols: KbColumns): 'exact' | 'un
   if (!col) return 'unsupported';
   if (c.op === 'IS NULL' || c.op === 'IS NOT NULL') return 'exact';
   const kind = columnKind(col, cols);
+  // A metadata column with no recorded type (a KB filled before types were kept): the local
+  // engine compares it by the type guessed from its values, which a store cannot know.
+  if (kind === 'unknown' && col !== 'id') return 'unsupported';
   const values = Array.isArray(c.value) ? c.value : [c.value];
   if (c.op === 'BETWEEN' || c.op === 'NOT BETWEEN') {
     if (!Array.isArray(c.value) || c.value.length !== 2) return 'unsupported';

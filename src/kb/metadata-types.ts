@@ -6,9 +6,9 @@ import { kindOf } from './filters.js';
 /**
  * The MySQL type of each metadata column, learned as rows are inserted, so filters compare
  * them as the source did (a DECIMAL arrives as text and must still compare as a number).
- * A SELECT's result columns say it for sure; rows of VALUES say it only for numbers and
- * booleans (a quoted '7.25' is text in MySQL too, but is not enough to call a column text
- * that an earlier SELECT typed). Returns the rows to ingest (the same rows, observed) and,
+ * A SELECT's result columns say it for sure; rows of VALUES say it by their values (numbers,
+ * booleans, text), but quoted text ('7.25') does not turn a column an earlier INSERT typed
+ * into text. Returns the rows to ingest (the same rows, observed) and,
  * once they are read, the definition's types merged with what was seen, or null if unchanged.
  */
 export function observeMetadataTypes(
@@ -20,7 +20,7 @@ export function observeMetadataTypes(
   const seen = new Map<string, MysqlType>();
   def.metadata_columns.forEach((c, i) => {
     const t = at[i] >= 0 ? src.types?.[at[i]] : null;
-    if (t) seen.set(c, t);
+    if (t && RECORDED.has(t)) seen.set(c, t === 'ENUM' || t === 'SET' ? 'VARCHAR' : t);
   });
   const guess = def.metadata_columns.filter((c, i) => at[i] >= 0 && !seen.has(c));
   async function* observed(): AsyncIterable<unknown[][]> {
@@ -40,7 +40,9 @@ export function observeMetadataTypes(
     merged: () => {
       const before = def.metadata_types ?? {};
       const out: Record<string, MysqlType> = { ...before };
-      for (const [c, t] of seen) out[c] = before[c] ? widen(before[c], t) : t;
+      // A value of VALUES says less than a recorded type: quoted text ('7.25') does not make a typed column text.
+      for (const [c, t] of seen)
+        out[c] = !before[c] ? t : guess.includes(c) && t === 'VARCHAR' ? before[c] : widen(before[c], t);
       return JSON.stringify(out) === JSON.stringify(before) ? null : out;
     },
   };
@@ -50,8 +52,31 @@ function typeOfValue(v: unknown): MysqlType | null {
   if (typeof v === 'bigint') return 'BIGINT';
   if (typeof v === 'number') return Number.isInteger(v) ? 'BIGINT' : 'DOUBLE';
   if (typeof v === 'boolean') return 'BOOLEAN';
+  if (typeof v === 'string') return 'VARCHAR';
   return null;
 }
+
+/** Types kept as the rows' producer gave them (binary values are stored as base64 text: not kept). */
+const RECORDED = new Set<MysqlType>([
+  'TINYINT',
+  'SMALLINT',
+  'INT',
+  'BIGINT',
+  'DECIMAL',
+  'FLOAT',
+  'DOUBLE',
+  'BOOLEAN',
+  'CHAR',
+  'VARCHAR',
+  'TEXT',
+  'DATE',
+  'DATETIME',
+  'TIMESTAMP',
+  'YEAR',
+  'JSON',
+  'ENUM',
+  'SET',
+]);
 
 const NUMBER_RANK: MysqlType[] = [
   'BOOLEAN',

@@ -3,9 +3,11 @@ import type { Logger } from 'pino';
 import type { SourceManager } from '../catalog/source-manager-types.js';
 import { CatalogConflictError, type CatalogStore, type KnowledgeBaseRecord } from '../catalog/types.js';
 import { ErrorCode, SqlError } from '../core/errors.js';
-import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../core/types.js';
+import type { CanonicalValue, ColumnInfo, FieldInfo, MysqlType, Row } from '../core/types.js';
 import type { QueryContext, SqlEngine } from '../sql/engine-types.js';
 import type {
+  KbCondition,
+  KbFilter,
   KbInsertCounts,
   KbInsertOptions,
   KbRowSource,
@@ -24,8 +26,9 @@ import {
 } from './embed/index.js';
 import { metered } from './embed/metered.js';
 import { evaluate } from './evaluate.js';
-import { resolveConditions } from './filters.js';
+import { conditionSupport, resolveConditions } from './filters.js';
 import { ingest, text } from './ingest.js';
+import { MetadataKinds } from './metadata-guess.js';
 import { observeMetadataTypes } from './metadata-types.js';
 import type { KbMeter } from './meter.js';
 import { parseRerankSpec, Reranker, rerankHits, shownReranker } from './rerank/index.js';
@@ -55,6 +58,8 @@ export interface KbServiceOptions {
   catalogUrl?: string | null;
   /** GET /metrics: searches, rows ingested, embedding calls (observe/kb-metrics.ts); absent: nothing counted. */
   meter?: KbMeter;
+  /** kb.max_results (10000). */
+  maxResults?: number;
 }
 
 /**
@@ -68,8 +73,12 @@ export class KbService implements KnowledgeBases {
   private readonly stores: KbStores;
   /** One write at a time per KB: two INSERTs into one KB must not interleave their upserts. */
   private readonly locks = new Map<string, Promise<unknown>>();
+  /** Kinds of the stored metadata values, for columns without a recorded type (by KB id; widened by each INSERT). */
+  private readonly guessed = new Map<string, Promise<MetadataKinds>>();
+  readonly maxResults: number;
 
   constructor(private readonly o: KbServiceOptions) {
+    this.maxResults = o.maxResults ?? 10000;
     this.stores = new KbStores({
       storageDir: o.storageDir,
       sources: o.sources ?? noSources,
@@ -412,18 +421,8 @@ export class KbService implements KnowledgeBases {
         hits = aboveThreshold(await rerankHits(kb.reranker, req.query, first, k, signal), req.minRelevance);
       } else hits = await rank(store, resolved, q, mode);
     }
-    const metaTypes = meta.map(
-      (c) => kb.def.metadata_types?.[c] ?? typeOf(hits.map((h) => h.metadata[c] ?? null)),
-    );
-    const columns = fields([
-      ['id', 'VARCHAR'],
-      ['chunk_id', 'VARCHAR'],
-      ['chunk_content', 'TEXT'],
-      ['metadata', 'JSON'],
-      ...meta.map((c, i): [string, MysqlType] => [c, metaTypes[i]]),
-      ['distance', 'DOUBLE'],
-      ['relevance', 'DOUBLE'],
-    ]);
+    const columns = await this.columns(name);
+    const metaTypes = columns.slice(4, 4 + meta.length).map((c) => c.type);
     const rows: Row[] = hits.map((h) => [
       h.id,
       h.chunkId,
@@ -433,11 +432,62 @@ export class KbService implements KnowledgeBases {
       h.distance,
       h.relevance,
     ]);
-    return { columns, rows };
+    return { columns: columns.map(({ name, type }) => ({ name, type })), rows };
   }
 
-  async insert(name: string, src: KbRowSource, opts: KbInsertOptions): Promise<KbInsertCounts> {
+  /**
+   * The relation a search of `name` is (the one place that decides it): id, chunk_id,
+   * chunk_content, metadata, each metadata column with its recorded type (else guessed from
+   * the stored values), distance, relevance.
+   */
+  async columns(name: string): Promise<ColumnInfo[]> {
     const kb = this.get(name);
+    const meta = kb.def.metadata_columns;
+    const recorded = kb.def.metadata_types ?? {};
+    const guess = meta.every((c) => recorded[c]) ? null : await this.guess(kb);
+    const col = (n: string, type: MysqlType): ColumnInfo => ({
+      name: n,
+      type,
+      nativeType: type,
+      nullable: true,
+    });
+    return [
+      col('id', 'VARCHAR'),
+      col('chunk_id', 'VARCHAR'),
+      col('chunk_content', 'TEXT'),
+      col('metadata', 'JSON'),
+      ...meta.map((c) => col(c, recorded[c] ?? guess?.type(c) ?? 'VARCHAR')),
+      col('distance', 'DOUBLE'),
+      col('relevance', 'DOUBLE'),
+    ];
+  }
+
+  /** Kinds of the stored metadata values: read once per KB, then widened by each INSERT. */
+  private guess(kb: Kb): Promise<MetadataKinds> {
+    let p = this.guessed.get(kb.rec.id);
+    if (!p) {
+      p = (async () => {
+        const kinds = new MetadataKinds();
+        for (const r of await (await kb.store).scan([], null))
+          for (const c of kb.def.metadata_columns) kinds.observe(c, r.metadata[c]);
+        return kinds;
+      })();
+      p.catch(() => this.guessed.delete(kb.rec.id));
+      this.guessed.set(kb.rec.id, p);
+    }
+    return p;
+  }
+
+  filterSupport(name: string, c: KbCondition): 'exact' | 'inexact' | 'unsupported' {
+    const def = this.get(name).def;
+    return conditionSupport(c, { metadata: def.metadata_columns, types: def.metadata_types });
+  }
+
+  async insert(name: string, rows: KbRowSource, opts: KbInsertOptions): Promise<KbInsertCounts> {
+    const kb = this.get(name);
+    // The metadata values go by: their kinds widen the guessed types without a re-read.
+    const seen = new MetadataKinds();
+    const src = observed(rows, kb.def.metadata_columns, seen);
     const prev = this.locks.get(kb.rec.id) ?? Promise.resolve();
     const run = prev
       .catch(() => {})
@@ -469,6 +519,15 @@ export class KbService implements KnowledgeBases {
     try {
       return await run;
     } finally {
+      const cached = this.guessed.get(kb.rec.id);
+      if (cached)
+        this.guessed.set(
+          kb.rec.id,
+          cached.then((k) => {
+            k.merge(seen);
+            return k;
+          }),
+        );
       if (this.locks.get(kb.rec.id) === run) this.locks.delete(kb.rec.id);
     }
   }
@@ -519,19 +578,46 @@ function checkDimension(kb: Kb, v: Float32Array): void {
     );
 }
 
-function typeOf(values: unknown[]): MysqlType {
-  const present = values.filter((v) => v !== null && v !== undefined);
-  if (present.length === 0) return 'VARCHAR';
-  if (present.every((v) => typeof v === 'number' && Number.isInteger(v))) return 'BIGINT';
-  if (present.every((v) => typeof v === 'number')) return 'DOUBLE';
-  if (present.every((v) => typeof v === 'boolean')) return 'BOOLEAN';
-  return 'VARCHAR';
+/** The rows as they go by, each metadata value's kind noted in `seen`. */
+function observed(src: KbRowSource, metadata: string[], seen: MetadataKinds): KbRowSource {
+  const lower = src.columns.map((c) => c.toLowerCase());
+  const at = metadata.map((c) => [c, lower.indexOf(c.toLowerCase())] as const).filter(([, i]) => i >= 0);
+  if (at.length === 0) return src;
+  async function* batches() {
+    for await (const batch of src.batches) {
+      for (const row of batch) for (const [c, i] of at) seen.observe(c, row[i]);
+      yield batch;
+    }
+  }
+  return { ...src, batches: batches() };
 }
 
+/** A stored metadata value as a value of its column's type (one that does not fit is NULL, as a failed cast). */
 function canonical(v: unknown, type: MysqlType): CanonicalValue {
   if (v === null || v === undefined) return null;
-  if (type === 'VARCHAR') return typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return v as CanonicalValue;
+  switch (type) {
+    case 'TINYINT':
+    case 'SMALLINT':
+    case 'INT':
+    case 'BIGINT':
+    case 'YEAR': {
+      const n = typeof v === 'boolean' ? Number(v) : Number(v);
+      return Number.isSafeInteger(n) ? n : null;
+    }
+    case 'FLOAT':
+    case 'DOUBLE': {
+      const n = Number(v);
+      return typeof v !== 'object' && String(v).trim() !== '' && Number.isFinite(n) ? n : null;
+    }
+    case 'DECIMAL': {
+      const t = String(v).trim();
+      return /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t) ? t : null;
+    }
+    case 'BOOLEAN':
+      return typeof v === 'boolean' ? v : Boolean(Number(v));
+    default:
+      return typeof v === 'object' ? JSON.stringify(v) : String(v);
+  }
 }
 
 function fields(list: [string, MysqlType][]): FieldInfo[] {

@@ -784,6 +784,11 @@ export class Engine implements SqlEngine, ExecutionContext {
     };
   }
 
+  kbColumns(name: string): Promise<ColumnInfo[]> | null {
+    const kb = this.deps.kb;
+    return kb?.has(name) ? kb.columns(name) : null;
+  }
+
   /** Attach the knowledge-base service (it needs this engine to read sources, so it comes second). */
   attachKnowledgeBases(kb: KnowledgeBases): void {
     this.deps.kb = kb;
@@ -810,6 +815,13 @@ export class Engine implements SqlEngine, ExecutionContext {
       knownValues: (s, schema, table, cols) => this.knownValues(s, schema, table, cols),
       tableType: (s, schema, table) => this.tableType(s, schema, table),
       defaultSource: async () => (ctx.db ? this.deps.sources.get(ctx.db).catch(() => null) : null),
+      kb: kb
+        ? {
+            columns: (n) => kb.columns(n),
+            filterSupport: (n, c) => kb.filterSupport(n, c),
+            maxResults: kb.maxResults ?? 10000,
+          }
+        : undefined,
     });
   }
 

@@ -3,7 +3,7 @@
  * knowledge-base service (`src/kb/`) sits above the engine and implements this; the engine
  * only dispatches to it, so the two never import each other.
  */
-import type { CanonicalValue, FieldInfo, MysqlType, Row } from '../core/types.js';
+import type { CanonicalValue, ColumnInfo, FieldInfo, MysqlType, Row } from '../core/types.js';
 import type { QueryContext } from './engine-types.js';
 import type { KbStatement } from './parse/index.js';
 
@@ -35,6 +35,7 @@ export type KbCondition = KbFilter | { and: KbCondition[] } | { or: KbCondition[
 export interface KbSearch {
   /** `content = '...'`; null: the KB is filtered like a table. */
   query: string | null;
+  /** Conditions the KB agreed to evaluate before ranking (ANDed). */
   filters: KbCondition[];
   /** `relevance >= x` (or `>`). */
   minRelevance: number | null;
@@ -84,6 +85,12 @@ export interface KnowledgeBases {
   /** CREATE / DROP / ALTER / DESCRIBE / SHOW / EVALUATE. */
   run(stmt: KbStatement, ctx: QueryContext): Promise<KbRows | { affected: number }>;
   search(name: string, req: KbSearch, signal?: AbortSignal): Promise<KbRows>;
+  /** The columns a search of `name` returns (the relation's type), in order. */
+  columns(name: string): Promise<ColumnInfo[]>;
+  /** Whether the KB evaluates condition `c` before ranking exactly, inexactly (re-checked locally) or not at all. */
+  filterSupport(name: string, c: KbCondition): 'exact' | 'inexact' | 'unsupported';
+  /** kb.max_results: the most hits one search may return (a larger LIMIT or answer is 1210). */
+  readonly maxResults?: number;
   /** INSERT INTO kb: rows upserted by id, in batches. */
   insert(name: string, rows: KbRowSource, opts: KbInsertOptions): Promise<KbInsertCounts>;
   /** DELETE FROM kb WHERE id = ... / id IN (...): returns documents deleted. */

@@ -26,6 +26,8 @@ export interface ExecutionContext {
   listDatabases(): Promise<string[]>;
   listTables(db: string): Promise<TableInfo[]>;
   columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]>;
+  /** The columns of knowledge base `name` (a search's relation), or null when there is no such KB. */
+  kbColumns?(name: string): Promise<ColumnInfo[]> | null;
 }
 
 /** What a statement produced before encoding: rows to stream, a small table, or an ok. */

@@ -2,7 +2,7 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import type { QueryContext } from '../engine-types.js';
 import type { Statement } from '../parse/index.js';
-import type { Plan } from '../plan/plan-types.js';
+import type { KbPart, Plan } from '../plan/plan-types.js';
 import type { ExecutionContext } from './context.js';
 import type { MemTable } from './show.js';
 
@@ -21,8 +21,7 @@ export async function explain(c: ExecutionContext, stmt: Statement, ctx: QueryCo
     });
     for (const r of plan.info)
       rows.push([i++, 'information_schema', `catalog -> __info_${r.table.toLowerCase()}`, '']);
-    for (const k of plan.kb)
-      rows.push([i++, `knowledge_base ${k.ref.table}`, `search -> ${k.temp}`, JSON.stringify(k.search)]);
+    for (const k of plan.kb) rows.push([i++, `knowledge_base ${k.ref.table}`, kbAgreement(k), kbRequest(k)]);
     rows.push([i, 'local', 'duckdb', plan.localSql]);
   }
   return {
@@ -58,4 +57,21 @@ function fragmentAgreement(plan: Extract<Plan, { kind: 'local' }>, n: number): s
       );
   }
   return parts.join('; ');
+}
+
+/** What a search was asked, as EXPLAIN shows it: where k came from, and the conditions it took. */
+function kbAgreement(k: KbPart): string {
+  const exact = k.pushed.filter((x) => x.support === 'exact');
+  const inexact = k.pushed.filter((x) => x.support === 'inexact');
+  const parts = [`search -> ${k.temp}`, k.k.why];
+  parts.push(exact.length ? `exact filters: ${exact.map((x) => x.text).join(' AND ')}` : 'no exact filters');
+  if (inexact.length)
+    parts.push(`inexact filters (re-checked locally): ${inexact.map((x) => x.text).join(' AND ')}`);
+  if (k.local.length) parts.push(`filtered locally before k: ${k.local.join(' AND ')}`);
+  return parts.join('; ');
+}
+
+function kbRequest(k: KbPart): string {
+  const { limit: _, ...rest } = k.search;
+  return JSON.stringify({ ...rest, ...(k.queries.length > 1 ? { query: k.queries } : {}) });
 }

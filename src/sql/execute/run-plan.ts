@@ -2,14 +2,17 @@ import { execFile } from 'node:child_process';
 import { constants, createWriteStream } from 'node:fs';
 import { lstat, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import type { ColumnOrigin, FieldInfo, MysqlType, Row } from '../../core/types.js';
 import { epochMs, type FragmentReport } from '../../observe/statement.js';
 import type { HeldConnection, QueryStream, Source } from '../../sources/types.js';
 import type { ResultType } from '../dialects/infer.js';
 import type { KbSearch } from '../kb-port.js';
-import type { DynamicFilter } from '../plan/plan-types.js';
+import { tooMany } from '../plan/kb-k.js';
+import type { DynamicFilter, KbPart } from '../plan/plan-types.js';
 import type { Fragment, Plan } from '../plan/planner.js';
+import { fetchHits, loadHits, loadSearch, nextLimit } from './kb-load.js';
 import type { LocalEngine } from './local.js';
 import { localError } from './local.js';
 import { dq, loadBatches, loadCsvFile } from './local-load.js';
@@ -123,6 +126,7 @@ async function runPlanned(plan: Plan, local: LocalEngine, opts: RunOptions): Pro
     opts.onProgress?.(loaded);
   };
   const streams: QueryStream[] = [];
+  const kbState = new Map<KbPart, { limit: number | null; exhausted: boolean }>();
   try {
     // A fragment narrowed by a dynamic filter waits for the side whose keys it takes.
     const loaded = new Map<number, Promise<void>>();
@@ -209,10 +213,9 @@ async function runPlanned(plan: Plan, local: LocalEngine, opts: RunOptions): Pro
       loads.push(
         (async () => {
           if (!opts.kbRows) throw new SqlError(1235, 'Knowledge bases are not available in this server');
-          const { columns, rows } = await opts.kbRows(k.ref.table, k.search, opts.signal);
           const conn = await local.connect();
           try {
-            await loadBatches(conn, schema, k.temp, columns, one(rows));
+            kbState.set(k, await loadSearch(conn, schema, k, opts.kbRows, opts.signal));
           } finally {
             conn.closeSync();
           }
@@ -232,7 +235,10 @@ async function runPlanned(plan: Plan, local: LocalEngine, opts: RunOptions): Pro
   try {
     // Fragments are named unqualified in the local SQL; the search path finds this query's.
     await conn.run(`SET search_path = '${schema},main'`);
-    inner = await local.query(conn, plan.localSql, true, opts.signal);
+    const batched = plan.kb.find((k) => k.k.kind === 'batches');
+    inner = batched
+      ? await untilComplete(local, conn, schema, plan.localSql, batched, kbState.get(batched)!, opts)
+      : await local.query(conn, plan.localSql, true, opts.signal);
   } catch (e) {
     await drop().catch(() => {});
     throw e;
@@ -258,6 +264,48 @@ async function runPlanned(plan: Plan, local: LocalEngine, opts: RunOptions): Pro
       await cleanup();
     },
   };
+}
+
+/**
+ * A statement over a search fetched in growing batches (kb-k.ts): run it; when it yields
+ * fewer rows than its LIMIT and the search has more hits, fetch BATCH_GROWTH times more and
+ * run it again. Its rows are ordered by rank, so once it has its rows, hits further down
+ * cannot change them.
+ */
+async function untilComplete(
+  local: LocalEngine,
+  conn: DuckDBConnection,
+  schema: string,
+  sql: string,
+  k: KbPart,
+  state: { limit: number | null; exhausted: boolean },
+  opts: RunOptions,
+): Promise<QueryStream> {
+  const want = k.k.kind === 'batches' ? k.k.want : 0;
+  try {
+    return await batches();
+  } catch (e) {
+    conn.closeSync();
+    throw e;
+  }
+  async function batches(): Promise<QueryStream> {
+    for (;;) {
+      const stream = await local.query(conn, sql, false, opts.signal);
+      const rows: Row[] = [];
+      for await (const b of stream.batches) rows.push(...b);
+      if (rows.length >= want || state.exhausted || state.limit === null) {
+        conn.closeSync();
+        return { columns: stream.columns, batches: one(rows), cancel: async () => {} };
+      }
+      const next = nextLimit(k, state.limit);
+      if (next === null)
+        throw tooMany(k.ref.table, `the LIMIT ${want} needs more than ${k.maxResults} hits`, k.maxResults);
+      const hits = await fetchHits(k, next, opts.kbRows!, opts.signal);
+      state.limit = next;
+      state.exhausted = hits.exhausted;
+      await loadHits(conn, schema, k, hits, null);
+    }
+  }
 }
 
 /**

@@ -11,6 +11,11 @@ import { INFO_SCHEMA_TABLES } from './info-schema.js';
 import { likePredicate, memTable, whereFilter } from './show.js';
 
 /** CREATE/DROP DATABASE, SHOW, DESCRIBE, USE, SET: statements answered by the engine itself. */
+/** A table name that may be a knowledge base: unqualified, or in MindsDB's project `mindsdb`. */
+function kbNamed(t: { db: string | null; schema: string | null }): boolean {
+  return !t.schema && (!t.db || t.db.toLowerCase() === 'mindsdb');
+}
+
 export async function runService(
   engine: ExecutionContext,
   stmt: Statement,
@@ -108,11 +113,17 @@ export async function runService(
     }
     case 'show_columns':
     case 'describe': {
-      const { source, table } = await resolveTable(engine, stmt.table, ctx);
       const like = likePredicate(stmt.kind === 'show_columns' ? stmt.like : null);
-      const cols = (await source.listColumns(table.table, table.schema ?? undefined)).filter((c) =>
-        like(c.name),
-      );
+      // `DESCRIBE kb`: a knowledge base's search is a relation with columns, like a table.
+      const kbCols = kbNamed(stmt.table) ? engine.kbColumns?.(stmt.table.table) : null;
+      const cols = (
+        kbCols
+          ? await kbCols
+          : await (async () => {
+              const { source, table } = await resolveTable(engine, stmt.table, ctx);
+              return source.listColumns(table.table, table.schema ?? undefined);
+            })()
+      ).filter((c) => like(c.name));
       const full = stmt.kind === 'show_columns' && stmt.full;
       const head: [string, 'VARCHAR'][] = [
         ['Field', 'VARCHAR'],

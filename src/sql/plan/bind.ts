@@ -62,8 +62,8 @@ export function bindTables(
       });
       continue;
     }
-    // An unqualified knowledge-base name is the KB, whatever the default database holds.
-    if (!db && isKb?.(table)) {
+    // An unqualified knowledge-base name (or MindsDB's `mindsdb.kb`) is the KB, whatever the default database holds.
+    if ((!db || db.toLowerCase() === 'mindsdb') && isKb?.(table)) {
       refs.push({ node, index, kind: 'kb', source: null, schema: null, table, qualifier });
       continue;
     }

@@ -12,7 +12,8 @@
 
 import type { MysqlType } from '../../core/types.js';
 import type { Expr, FromItem, SqlStatement } from '../ast/nodes.js';
-import { conjuncts, nameOf } from '../ast/walk.js';
+import { nameOf } from '../ast/walk.js';
+import { joinConjuncts, nullSideItems } from './conjuncts.js';
 import type { DynamicFilter, Fragment } from './plan-types.js';
 
 /** Keys sent as one IN list: beyond this the other side is read whole. */
@@ -29,15 +30,9 @@ export function planDynamicFilters(ast: SqlStatement, fragments: Fragment[]): Dy
   if (fragments.length < 2 || ast.type !== 'select' || ast._next || !Array.isArray(ast.from)) return [];
   const from: FromItem[] = ast.from;
   if (from.some((n) => /RIGHT|FULL/i.test(String(n.join ?? '')) || n.type === 'join_group')) return [];
-  const nullSide = new Set(from.filter((n) => /LEFT/i.test(String(n.join ?? ''))));
+  const { nullSide } = nullSideItems(from);
   // Equalities and the probe sides they may narrow (null: either side).
-  const pairs: { eq: Expr; probeItem: FromItem | null }[] = [];
-  for (const eq of conjuncts(ast.where)) pairs.push({ eq, probeItem: null });
-  for (const item of from) {
-    if (!item.on || !item.join) continue;
-    const left = /LEFT/i.test(String(item.join));
-    for (const eq of conjuncts(item.on)) pairs.push({ eq, probeItem: left ? item : null });
-  }
+  const pairs = joinConjuncts(from, ast.where);
   const out: DynamicFilter[] = [];
   const probed = new Set<number>();
   for (const { eq, probeItem } of pairs) {

@@ -25,11 +25,12 @@ import {
   type SqlStatement,
   type TableItem,
 } from '../ast/nodes.js';
-import { andAll, clone, columnRefs, conjuncts, hasSubquery, nameOf, visit } from '../ast/walk.js';
+import { andAll, clone, columnRefs, hasSubquery, visit } from '../ast/walk.js';
 import { displayName } from '../dialects/display.js';
 import { compileChecked, UnsupportedError } from '../dialects/index.js';
 import type { BoundRef } from './bind.js';
 import type { ColumnLookup, LookupTable } from './column-lookup.js';
+import { type Candidate, candidateConjuncts, touchesOnly } from './conjuncts.js';
 
 export type FilterSupport = 'exact' | 'inexact' | 'unsupported';
 
@@ -39,13 +40,6 @@ export interface PushedFilter {
   support: Exclude<FilterSupport, 'unsupported'>;
   /** Why it is inexact (the target's approximation, or the source's declaration). */
   why?: string;
-}
-
-/** One conjunct that may filter a table, and where it sits in the local statement. */
-interface Candidate {
-  node: Expr;
-  /** Remove it from the local statement (called once it is pushed exactly). */
-  drop: () => void;
 }
 
 export interface FragmentDraft {
@@ -73,7 +67,7 @@ export function negotiateFilters(
   optsFor: OptsFor,
   lookupOf: (t: LookupTable) => ColumnLookup,
 ): FragmentDraft[] {
-  const candidates = candidateConjuncts(ast, local);
+  const candidates = topLevelCandidates(ast, local);
   const drafts: FragmentDraft[] = [];
   const dropped = new Set<Candidate>();
   for (const r of refs) {
@@ -127,68 +121,14 @@ function offer(
   return { support: 'exact' };
 }
 
-/** Whether every column the conjunct reads belongs to `table` (unqualified ones to no other table). */
-function touchesOnly(cj: Expr, table: LookupTable, all: LookupTable[]): boolean {
-  const q = table.qualifier.toLowerCase();
-  const has = (t: LookupTable, col: string) => t.cols.some((c) => c.name.toLowerCase() === col);
-  return columnRefs(cj).every((c) => {
-    const t = nameOf(c.table)?.toLowerCase() ?? null;
-    const col = (nameOf(c.column) ?? '').toLowerCase();
-    if (t !== null) return t === q && has(table, col);
-    return has(table, col) && !all.some((o) => o !== table && has(o, col));
-  });
-}
-
 /**
- * The conjuncts that may filter each top-level FROM item, by item node: WHERE conjuncts for
- * items on no outer join's null side; ON conjuncts of inner joins likewise; and a LEFT
- * JOIN's own ON conjuncts for its (null-supplying) right side. Nested join groups and
- * RIGHT/FULL joins offer nothing but WHERE conjuncts of items outside them.
+ * The conjuncts that may filter each top-level FROM item (conjuncts.ts); a set operation's
+ * members are offered nothing.
  */
-function candidateConjuncts(ast: SqlStatement, local: SqlStatement): Map<FromItem, Candidate[]> {
-  const out = new Map<FromItem, Candidate[]>();
-  if (ast.type !== 'select' || local.type !== 'select' || ast._next || !Array.isArray(ast.from)) return out;
-  const from: FromItem[] = ast.from;
-  const localFrom: FromItem[] = local.from ?? [];
-  const rightOrFull = from.some((n) => /RIGHT|FULL/i.test(String(n.join ?? '')));
-  const nullSide = new Set<FromItem>();
-  for (const n of from) if (/LEFT/i.test(String(n.join ?? ''))) nullSide.add(n);
-  if (rightOrFull) for (const n of from) nullSide.add(n);
-  const add = (item: FromItem, c: Candidate) => {
-    if (item.type === 'join_group' || item.expr) return;
-    const list = out.get(item) ?? [];
-    list.push(c);
-    out.set(item, list);
-  };
-  const where = clauseConjuncts(ast, local, 'where');
-  for (const c of where) for (const item of from) if (!nullSide.has(item)) add(item, c);
-  if (rightOrFull) return out;
-  from.forEach((item, i) => {
-    if (!item.on || !item.join) return;
-    const on = clauseConjuncts(item, localFrom[i], 'on');
-    if (/LEFT/i.test(String(item.join))) for (const c of on) add(item, c);
-    else for (const c of on) for (const other of from) if (!nullSide.has(other)) add(other, c);
-  });
-  return out;
-}
-
-/** Conjuncts of `node[key]`, each able to remove its counterpart from `localNode[key]`. */
-function clauseConjuncts(
-  node: { where?: Expr | null; on?: Expr | null },
-  localNode: { where?: Expr | null; on?: Expr | null },
-  key: 'where' | 'on',
-): Candidate[] {
-  const list = conjuncts(node[key]);
-  const localList = conjuncts(localNode[key]);
-  if (list.length !== localList.length) return [];
-  const keep = new Set(localList);
-  return list.map((cj, i) => ({
-    node: cj,
-    drop: () => {
-      keep.delete(localList[i]);
-      localNode[key] = keep.size ? andAll([...keep]) : null;
-    },
-  }));
+function topLevelCandidates(ast: SqlStatement, local: SqlStatement): Map<FromItem, Candidate[]> {
+  if (ast.type !== 'select' || local.type !== 'select' || ast._next || !Array.isArray(ast.from))
+    return new Map();
+  return candidateConjuncts(ast, local);
 }
 
 /**

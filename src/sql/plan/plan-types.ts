@@ -7,14 +7,39 @@
 import type { ColumnInfo, ColumnOrigin } from '../../core/types.js';
 import type { Source } from '../../sources/types.js';
 import type { ResultType } from '../dialects/infer.js';
-import type { KbSearch } from '../kb-port.js';
+import type { KbCondition, KbSearch } from '../kb-port.js';
 import type { BoundRef } from './bind.js';
 import type { PushedFilter } from './fragments.js';
+import type { KDecision } from './kb-k.js';
 
 export interface KbPart {
   ref: BoundRef;
   temp: string;
   search: KbSearch;
+  /** `content IN (...)`: one search per question, each chunk once with its best relevance; [] without a question. */
+  queries: string[];
+  /** How many hits to fetch, and why (kb-k.ts; EXPLAIN says it). */
+  k: KDecision;
+  /** Conditions the KB agreed to evaluate (EXPLAIN). */
+  pushed: { text: string; support: 'exact' | 'inexact' }[];
+  /** Conditions on the KB alone filtered locally before k counts the hits (EXPLAIN; `prefilter`). */
+  local: string[];
+  /** The relation's columns: the local table is loaded with exactly these. */
+  columns: ColumnInfo[];
+  /** kb.max_results. */
+  maxResults: number;
+  /**
+   * DuckDB SQL keeping the hits (loaded as `<temp>__hits`) that pass the conditions on the
+   * KB alone that it did not take exactly, in rank order; null when it took them all.
+   */
+  prefilter: string | null;
+}
+
+/** What the planner asks of knowledge bases (kb-port.ts KnowledgeBases). */
+export interface KbLookup {
+  columns(name: string): Promise<ColumnInfo[]>;
+  filterSupport(name: string, c: KbCondition): 'exact' | 'inexact' | 'unsupported';
+  maxResults: number;
 }
 
 export interface Fragment {
@@ -68,6 +93,8 @@ export interface PlanLookup {
   defaultSource?(): Promise<Source | null>;
   /** Whether a table is a base table or a view (TableInfo.type), cached; null when unknown. */
   tableType?(source: Source, schema: string | null, table: string): Promise<string | null>;
+  /** Knowledge bases, when the statement reads one. */
+  kb?: KbLookup;
   /** Spellings of text columns the source's statistics know (Source.knownValues), cached. */
   knownValues?(
     source: Source,

@@ -1,9 +1,10 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import { tableName } from '../../core/sql-text.js';
-import type { DialectName } from '../../core/types.js';
+import type { ColumnInfo, DialectName } from '../../core/types.js';
 import type { Source } from '../../sources/types.js';
 import type { ColumnRef, Expr, FromItem, SqlStatement, TableItem } from '../ast/nodes.js';
 import { clone, columnRefs, nameOf, tableItems, visit } from '../ast/walk.js';
+import { displayName } from '../dialects/display.js';
 import { canCompile, compile, UnsupportedError } from '../dialects/index.js';
 import { type ResultType, resultTypes } from '../dialects/infer.js';
 import type { CompileOptions } from '../dialects/types.js';
@@ -11,7 +12,7 @@ import type { BoundRef } from './bind.js';
 import { ColumnLookup, type LookupTable } from './column-lookup.js';
 import { planDynamicFilters } from './dynamic-filters.js';
 import { fragmentAst, guaranteedLimit, negotiateFilters } from './fragments.js';
-import { takeKbSearch } from './kb-search.js';
+import { orderByRank, planKbSearch, selectBlocks } from './kb-search.js';
 import { literalComparedColumns, textColumnsOf } from './known-values.js';
 import { hasNaturalJoin, resolveNaturalJoins } from './natural.js';
 import { resultOrigins } from './origins.js';
@@ -54,17 +55,12 @@ export function tryCompileFor(ast: SqlStatement, dialect: DialectName): string |
 export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: PlanLookup): Promise<Plan> {
   const sourceRefs = refs.filter((r) => r.kind === 'source');
   const info = refs.filter((r) => r.kind === 'information_schema');
-  const kbRefs = refs.filter((r) => r.kind === 'kb');
-  // Each KB's part of the WHERE (question, filters, ranking) is its own; the rest stays.
-  const kb: KbPart[] = kbRefs.map((r) => ({
-    ref: r,
-    temp: `__kb${r.index}`,
-    search: takeKbSearch(ast, r, refs),
-  }));
   const names = new Set(sourceRefs.map((r) => r.source!.toLowerCase()));
   const sources = new Map<string, Source>();
   for (const n of names) sources.set(n, await lookup.source(n));
   const sourceOf = (r: BoundRef) => sources.get(r.source!.toLowerCase())!;
+  // Each search takes its part of its own block (question, conditions, ranking; kb-search.ts).
+  const kb = await planKbParts(ast, refs, sourceRefs, sourceOf, lookup);
   if (hasNaturalJoin(ast)) {
     for (const s of sources.values()) if (s.dialect === null) throw notSql(s);
     const tables = await lookupTables(ast, sourceRefs, sourceOf, lookup);
@@ -108,7 +104,7 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
   for (const s of sources.values()) if (s.dialect === null) throw notSql(s);
 
   const tables = await lookupTables(ast, sourceRefs, sourceOf, lookup);
-  checkColumns(ast, refs, sourceRefs, tables);
+  checkColumns(ast, refs, sourceRefs, tables, kb);
   const origins = resultOrigins(ast, sourceRefs, tables, (r) => sourceOf(r).name);
   const local = clone(ast);
   const byIndex = new Map(sourceRefs.map((r) => [r.index, sourceOf(r)]));
@@ -162,12 +158,16 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
       cols: [],
       rowMarker: 'rowid',
     })),
-    ...kb.map((k) => ({ qualifier: k.ref.qualifier, table: k.temp, cols: [], rowMarker: 'rowid' })),
+    ...kb.map((k) => ({ qualifier: k.ref.qualifier, table: k.temp, cols: k.columns, rowMarker: 'rowid' })),
   ]);
+  // A block that reads a search and does not order its rows returns them in relevance order.
+  const blocks = selectBlocks(local);
+  for (const k of kb) if (k.order !== null) orderByRank(blocks[k.order].block, k.ref.qualifier);
   // The local engine keeps MySQL's collation unless every source of the statement chose its own.
   const all = [...sources.values()];
   const localCollation = all.length > 0 && all.every((s) => s.collation === 'source') ? 'source' : 'mysql';
   const localOpts = compileOpts('duckdb', localLookup, localCollation);
+  for (const k of kb) if (k.conds.length) k.prefilter = compile(prefilterAst(k), 'duckdb', localOpts);
   // Compiled once: the text, or why the local engine cannot say it.
   let localSql: string;
   try {
@@ -186,12 +186,67 @@ export async function planQuery(ast: SqlStatement, refs: BoundRef[], lookup: Pla
     kind: 'local',
     fragments,
     info,
-    kb,
+    kb: kb.map(({ order: _o, conds: _c, ...k }) => k),
     localSql,
     dynamic: planDynamicFilters(ast, fragments),
     retype: retypes(ast),
     origins,
   };
+}
+
+/** A KB's part as planned, before its local texts are compiled. */
+type KbDraft = KbPart & { order: number | null; conds: Expr[] };
+
+/** Each knowledge base of the statement planned as a search of its own block (kb-search.ts). */
+async function planKbParts(
+  ast: SqlStatement,
+  refs: BoundRef[],
+  sourceRefs: BoundRef[],
+  sourceOf: (r: BoundRef) => Source,
+  lookup: PlanLookup,
+): Promise<KbDraft[]> {
+  const kbRefs = refs.filter((r) => r.kind === 'kb');
+  if (kbRefs.length === 0) return [];
+  const kb = lookup.kb;
+  if (!kb) throw new SqlError(ErrorCode.NOT_SUPPORTED, 'Knowledge bases are not available in this server');
+  // Columns of the other tables, so an unqualified column is known to be the KB's or not.
+  const known = new Map<FromItem, ColumnInfo[]>();
+  await Promise.all([
+    ...kbRefs.map(async (r) => known.set(r.node, await kb.columns(r.table))),
+    ...sourceRefs.map(async (r) =>
+      known.set(r.node, await lookup.columns(sourceOf(r), r.schema, r.table).catch(() => [])),
+    ),
+  ]);
+  return kbRefs.map((r) => {
+    const columns = known.get(r.node)!;
+    const p = planKbSearch(ast, r, refs, {
+      columns,
+      support: (c) => kb.filterSupport(r.table, c),
+      maxResults: kb.maxResults,
+      columnsOf: (item) => known.get(item) ?? null,
+    });
+    return {
+      ref: r,
+      temp: `__kb${r.index}`,
+      search: p.search,
+      queries: p.queries,
+      k: p.k,
+      pushed: p.pushed,
+      columns,
+      maxResults: kb.maxResults,
+      prefilter: null,
+      local: p.prefilter.map((c) => displayName(c)),
+      conds: p.prefilter,
+      order: p.orderBlock,
+    };
+  });
+}
+
+/** `SELECT * FROM <temp>__hits AS q WHERE <conds> ORDER BY q.rowid`: the hits that pass, in rank order. */
+function prefilterAst(k: KbDraft): SqlStatement {
+  const ast = fragmentAst({ ...k.ref, schema: null, table: `${k.temp}__hits` }, ['*'], k.conds, null);
+  orderByRank(ast, k.ref.qualifier);
+  return ast;
 }
 
 function retypes(ast: SqlStatement): ResultType[] | undefined {
@@ -246,13 +301,21 @@ function checkColumns(
   refs: BoundRef[],
   sourceRefs: BoundRef[],
   tables: Map<number, LookupTable>,
+  kb: KbDraft[],
 ): void {
   for (const c of columnRefs(ast)) {
     const q = nameOf(c.table)?.toLowerCase();
     const col = nameOf(c.column) ?? '';
     if (!q || col === '*') continue;
     const owners = refs.filter((r) => r.qualifier.toLowerCase() === q);
-    if (owners.length !== 1 || !sourceRefs.includes(owners[0])) continue;
+    if (owners.length !== 1) continue;
+    const search = kb.find((k) => k.ref === owners[0]);
+    if (search && !search.columns.some((x) => x.name.toLowerCase() === col.toLowerCase()))
+      throw new SqlError(
+        ErrorCode.UNKNOWN_COLUMN,
+        `Unknown column '${owners[0].qualifier}.${col}': knowledge base '${search.ref.table}' has the columns ${search.columns.map((x) => x.name).join(', ')}`,
+      );
+    if (!sourceRefs.includes(owners[0])) continue;
     const r = owners[0];
     if (!tables.get(r.index)!.cols.some((x) => x.name.toLowerCase() === col.toLowerCase()))
       throw new SqlError(

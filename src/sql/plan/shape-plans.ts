@@ -281,7 +281,7 @@ function structureOf(p: LocalPlan): string {
       f.filters.map((x) => [x.support, x.why ?? null]),
     ]),
     info: p.info.map(ref),
-    kb: p.kb.map((k) => [ref(k.ref), k.temp, k.search]),
+    kb: p.kb.map((k) => [ref(k.ref), k.temp, k.search, k.queries, k.k, k.pushed, k.columns, k.prefilter]),
     dynamic: p.dynamic,
     retype: p.retype ?? null,
   });

@@ -119,7 +119,7 @@ export function testConfig(o: AppOptions): Config {
       max_request_bytes: o.maxRequestBytes ?? 1_048_576,
       max_response_bytes: o.maxResponseBytes ?? 10_485_760,
     },
-    kb: { allow_private_networks: false, allowed_hosts: [] },
+    kb: { allow_private_networks: false, allowed_hosts: [], max_results: 10_000 },
     files: { max_upload_bytes: 1_048_576 },
     sources: { pool_wait_timeout_ms: 30_000 },
     query: { timeout_ms: 300_000, max_fragment_rows: 10_000_000, audit_log: null },

@@ -64,7 +64,7 @@ export function testConfig(mcp: Partial<Config['api']['mcp']> = {}): Config {
       max_request_bytes: 1048576,
       max_response_bytes: 10485760,
     },
-    kb: { allow_private_networks: false, allowed_hosts: [] },
+    kb: { allow_private_networks: false, allowed_hosts: [], max_results: 10_000 },
     files: { max_upload_bytes: 104857600 },
     sources: { pool_wait_timeout_ms: 30_000 },
     query: { timeout_ms: 300_000, max_fragment_rows: 10_000_000, audit_log: null },
