@@ -1,13 +1,14 @@
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { localPrincipal } from '../auth/principal.js';
 import { readStatement, sourcesOf } from '../observe/redact.js';
-import type { ExecOptions, QueryContext } from '../sql/engine-types.js';
+import type { ExecOptions, QueryContext, StatementPrincipal } from '../sql/engine-types.js';
 import type { ErrorResult, Result } from '../sql/result.js';
 import type { McpDeps } from './deps.js';
 import { ResultHandles } from './result-handles.js';
 import { type PageRequest, pageAnswer, parsePageRequest, rowTooLarge, unknownHandle } from './result-page.js';
 import { queryOutputSchema } from './result-schema.js';
-import { LOCAL_OWNER, ownerOf } from './transports/auth-info.js';
+import { LOCAL_OWNER, ownerOf, principalOf } from './transports/auth-info.js';
 import { type HandleView, NOTE_RESERVE_BYTES, truncationFields, withTruncation } from './truncation.js';
 
 const QUERY_DESCRIPTION = `Run one SQL statement (MySQL syntax) against the connected data sources and return the result.
@@ -104,6 +105,7 @@ export function registerQueryTool(
         onProgress: progress,
         timeoutMs,
         principal: ctx.http?.authInfo?.clientId ?? null,
+        runAs: principalOf(ctx.http?.authInfo),
         owner: ownerOf(ctx.http?.authInfo),
       });
       return toToolResult(result, deps);
@@ -122,6 +124,8 @@ export interface QueryCall {
   timeoutMs?: number;
   /** Who is calling (audit log); null without auth. */
   principal?: string | null;
+  /** Who the statement runs as (QueryContext.principal); `local` when absent. */
+  runAs?: StatementPrincipal;
   /** Who owns the result handles this call makes and may read (auth-info.ts `principalKey`); `local` without auth. */
   owner?: string;
 }
@@ -160,7 +164,10 @@ export async function callQueryTool(
   const owner = call.owner ?? LOCAL_OWNER;
   const page = parsePageRequest(args.query);
   if (page) return readHandle(deps, args.query, page, call, owner);
-  const qctx: QueryContext = { db: args.context?.db ?? session.db };
+  const qctx: QueryContext = {
+    db: args.context?.db ?? session.db,
+    principal: call.runAs ?? localPrincipal(),
+  };
   const handles = resultHandles(deps);
   let kept: Promise<HandleView | null> = Promise.resolve(null);
   const result = await runQuery(deps, args.query, qctx, call, {
