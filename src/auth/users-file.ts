@@ -52,6 +52,7 @@ export function parseUsersFile(
     const { username, password_hash: hashText, groups = [] } = e;
     if (typeof username !== 'string' || !username) throw bad('username must be a non-empty string');
     // The wire protocol sends names NUL-terminated; a name is one printable line.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused.
     if (username.length > 128 || username !== username.trim() || /[\u0000-\u001f\u007f]/.test(username))
       throw bad('username must be at most 128 characters, without control characters or surrounding spaces');
     if (username === adminUsername)
