@@ -4,6 +4,7 @@
  * logged in, the fast-path digest); an unknown user goes through the same exchange as a file
  * user and is refused at its end, after a check as slow as a real one.
  */
+import { isUtf8 } from 'node:buffer';
 import type { UserDirectory } from '../auth/users.js';
 import { clearCredential, type WireCredential } from './handshake.js';
 
@@ -13,6 +14,8 @@ export function credentialOf(users: UserDirectory, user: string): WireCredential
   return {
     password: null,
     sha2Digest: () => (account ? users.sha2Digest(account) : null),
-    verify: async (sent) => (await users.verify(user, sent.toString('utf8'))) !== null,
+    // PyMySQL sends a str password as latin-1: bytes that are not UTF-8 are read so.
+    verify: async (sent) =>
+      (await users.verify(user, sent.toString(isUtf8(sent) ? 'utf8' : 'latin1'))) !== null,
   };
 }
