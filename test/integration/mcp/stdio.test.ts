@@ -74,6 +74,9 @@ describe('stdio transport', () => {
       assert.deepEqual(resultOf(call), { type: 'table', column_names: ['name'], data: [['Bob']] });
       const bad = await client.callTool({ name: 'query', arguments: { query: 'SELECT FROM' } });
       assert.equal(bad.isError, true);
+      // stdio has no auth: its statements run as `local` (SPEC section 12).
+      const who = await client.callTool({ name: 'query', arguments: { query: 'SELECT CURRENT_USER() AS u' } });
+      assert.deepEqual(resultOf(who).data, [['local']]);
     } finally {
       await client.close();
     }
