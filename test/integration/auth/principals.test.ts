@@ -17,7 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import mysql from 'mysql2/promise';
 import { hashPassword } from '../../../src/auth/password-hash.js';
 import { loadConfig } from '../../../src/config/load.js';
-import { DEBIAN_PYTHON } from '../../helpers/debian-clients.js';
+import { DEBIAN_PYTHON, ensureJavaClients } from '../../helpers/debian-clients.js';
 import { captureLogger, loginToken, start, startTestServer, type TestServer } from './helpers/server.js';
 
 const run = promisify(execFile);
@@ -25,6 +25,8 @@ const WHO = 'SELECT CURRENT_USER() AS u, CURRENT_GROUPS() AS g';
 const ADMIN = { user: 'boss', password: 'boss password' };
 const ANA = { user: 'ana', password: 'ana pässword 1' };
 const BO = { user: 'bo', password: 'bo password' };
+/** Only Connector/J logs in as jo (its URL takes no spaces in a password). */
+const JO = { user: 'jo', password: 'jo-Pa55' };
 
 const dir = mkdtempSync(join(tmpdir(), 'tributary-principals-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -147,6 +149,7 @@ describe('token auth with a users file', () => {
     await writeUsers(usersFile, [
       { username: ANA.user, password: ANA.password, groups: ['support', 'eu'] },
       { username: BO.user, password: BO.password },
+      { username: JO.user, password: JO.password, groups: ['finance'] },
     ]);
     server = await startTestServer({
       TRIBUTARY_USERNAME: ADMIN.user,
@@ -230,6 +233,33 @@ describe('token auth with a users file', () => {
       mysql.createConnection({ host: '127.0.0.1', port, user: BO.user, password: ANA.password }),
       (e: { errno?: number }) => e.errno === 1045,
     );
+  });
+
+  test('MariaDB Connector/J logs in as a file user over TLS or with allowPublicKeyRetrieval, then by the fast path', async () => {
+    const java = ensureJavaClients();
+    const classes = mkdtempSync(join(tmpdir(), 'tributary-principals-jdbc-'));
+    try {
+      const source = new URL('../wire/jdbc/WhoAmI.java', import.meta.url).pathname;
+      execFileSync(java.javac, ['-d', classes, '-cp', java.jar, source], { stdio: 'pipe', timeout: 120_000 });
+      const who = async (password: string, options = '') => {
+        const url = `jdbc:mariadb://127.0.0.1:${port}/?user=${JO.user}&password=${password}${options}`;
+        const r = await run(java.java, ['-cp', `${java.jar}:${classes}`, 'WhoAmI', url], { timeout: 60_000 });
+        return r.stdout.trim();
+      };
+      // Before any login of jo, a plain connection needs the server's RSA key, which Connector/J
+      // fetches only when allowed: it refuses on its own side.
+      assert.match(await who(JO.password), /^ERR 0 .*RSA public key is not available client side/);
+      assert.equal(await who(JO.password, '&allowPublicKeyRetrieval=true'), 'jo|finance');
+      assert.equal(await who(JO.password, '&useSsl=true&trustServerCertificate=true'), 'jo|finance');
+      assert.match(
+        await who('wrong', '&allowPublicKeyRetrieval=true'),
+        /^ERR 1045 .*Access denied for user 'jo'/,
+      );
+      // Logged in once: the fast path needs neither TLS nor the key.
+      assert.equal(await who(JO.password), 'jo|finance');
+    } finally {
+      rmSync(classes, { recursive: true, force: true });
+    }
   });
 
   test('a changed file applies to the next statement: groups, a removed user; a bad file keeps the users', async () => {
