@@ -52,7 +52,33 @@ export function parsePasswordHash(text: string): PasswordHash | string {
   return { N, r, p, salt, hash };
 }
 
-function derive(password: string, salt: Buffer, keylen: number, o: { N: number; r: number; p: number }) {
+/**
+ * At most this many checks run at once (each holds 32 MiB, more for a costlier hash), so a
+ * burst of logins from many addresses waits in line instead of taking the memory.
+ */
+const MAX_CONCURRENT = 4;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function derive(
+  password: string,
+  salt: Buffer,
+  keylen: number,
+  o: { N: number; r: number; p: number },
+) {
+  // A finished check hands its slot straight to the next in line.
+  if (running >= MAX_CONCURRENT) await new Promise<void>((r) => waiting.push(r));
+  else running++;
+  try {
+    return await scryptOnce(password, salt, keylen, o);
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
+function scryptOnce(password: string, salt: Buffer, keylen: number, o: { N: number; r: number; p: number }) {
   return new Promise<Buffer>((resolve, reject) => {
     scrypt(
       Buffer.from(password, 'utf8'),

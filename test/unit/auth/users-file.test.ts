@@ -37,6 +37,18 @@ describe('password hashes', () => {
     assert.notEqual(await hashPassword('pässword 1'), text);
   });
 
+  test('many checks at once all answer (four run at a time, the rest wait in line)', async () => {
+    const h = parsePasswordHash(await hashPassword('pw'));
+    assert.ok(typeof h !== 'string');
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => verifyPassword(i % 2 ? 'pw' : 'no', h)),
+    );
+    assert.deepEqual(
+      answers,
+      Array.from({ length: 10 }, (_, i) => i % 2 === 1),
+    );
+  });
+
   test('hashes a file may not hold are refused with the reason', () => {
     const salt = 'c2FsdHNhbHRzYWx0c2FsdA';
     const hash = 'aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaGhhc2g';
