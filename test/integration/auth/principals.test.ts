@@ -13,10 +13,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import mysql from 'mysql2/promise';
 import { hashPassword } from '../../../src/auth/password-hash.js';
 import { loadConfig } from '../../../src/config/load.js';
+import { runCli } from '../../helpers/cli.js';
 import { DEBIAN_PYTHON, ensureJavaClients } from '../../helpers/debian-clients.js';
 import { captureLogger, loginToken, start, startTestServer, type TestServer } from './helpers/server.js';
 
@@ -68,19 +70,24 @@ async function until(check: () => Promise<boolean>, what: string, ms = 5_000): P
   }
 }
 
-async function mcpWho(url: string, token: string | null): Promise<unknown> {
-  const client = new Client({ name: 'principals-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${url}/mcp/streamable`), {
-      requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
-    }),
-  );
-  try {
-    const r = await client.callTool({ name: 'query', arguments: { query: WHO } });
-    return (r.structuredContent as { result: { data: unknown } }).result.data;
-  } finally {
-    await client.close();
+/** Who the MCP query tool runs as, over Streamable HTTP and over SSE (each answer, in that order). */
+async function mcpWho(url: string, token: string | null): Promise<unknown[]> {
+  const init = token ? { headers: { authorization: `Bearer ${token}` } } : {};
+  const out: unknown[] = [];
+  for (const transport of [
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp/streamable`), { requestInit: init }),
+    new SSEClientTransport(new URL(`${url}/mcp/sse`), { requestInit: init }),
+  ]) {
+    const client = new Client({ name: 'principals-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const r = await client.callTool({ name: 'query', arguments: { query: WHO } });
+      out.push((r.structuredContent as { result: { data: unknown } }).result.data);
+    } finally {
+      await client.close();
+    }
   }
+  return out;
 }
 
 async function mariadb(port: number, user: string, password: string, extra: string[] = []) {
@@ -192,9 +199,18 @@ describe('token auth with a users file', () => {
     assert.equal(answers[0][0], 401);
   });
 
-  test('MCP over Streamable HTTP runs as the token user', async () => {
+  test('MCP over Streamable HTTP and SSE runs as the token user', async () => {
     const token = await loginToken(server.url, ANA.user, ANA.password);
-    assert.deepEqual(await mcpWho(server.url, token), [['ana', 'support,eu']]);
+    assert.deepEqual(await mcpWho(server.url, token), [[['ana', 'support,eu']], [['ana', 'support,eu']]]);
+  });
+
+  test('the CLI with --url runs as the user of its token', async () => {
+    const token = await loginToken(server.url, ANA.user, ANA.password);
+    const r = await runCli(['query', '--json', '--url', server.url, '--token', token, WHO], {
+      storageDir: dir,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).data, [['ana', 'support,eu']]);
   });
 
   test('the mariadb CLI logs in as a file user (caching_sha2_password, or switched to it), with and without TLS', async () => {
@@ -349,7 +365,7 @@ describe('auth off: every face runs as local', () => {
 
   test('HTTP, MCP and the MySQL listener', async () => {
     assert.deepEqual((await sqlAs(server.url, null, WHO)).body.data, [['local', '']]);
-    assert.deepEqual(await mcpWho(server.url, null), [['local', '']]);
+    assert.deepEqual(await mcpWho(server.url, null), [[['local', '']], [['local', '']]]);
     const c = await mysql.createConnection({
       host: '127.0.0.1',
       port: server.running.mysql!.port,
