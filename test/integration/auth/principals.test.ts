@@ -243,6 +243,9 @@ describe('token auth with a users file', () => {
       });
       const [rows] = await c.query<mysql.RowDataPacket[]>(WHO);
       assert.deepEqual({ ...rows[0] }, { u: 'bo', g: '' });
+      // A prepared statement (COM_STMT_PREPARE / EXECUTE) runs as the same principal.
+      const [prepared] = await c.execute<mysql.RowDataPacket[]>(`${WHO} WHERE ? = 1`, [1]);
+      assert.deepEqual({ ...prepared[0] }, { u: 'bo', g: '' });
       await c.end();
     }
     await assert.rejects(
