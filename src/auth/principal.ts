@@ -1,3 +1,4 @@
+import type { Config } from '../config/types.js';
 import type { Principal } from './types.js';
 
 /**
@@ -20,4 +21,12 @@ export function localPrincipal(): RunAs {
 /** An authenticated caller as the engine sees it; null (auth off) is `local`. */
 export function runAs(p: Principal | null): RunAs {
   return p ? { user: p.id, groups: p.groups, admin: p.admin } : localPrincipal();
+}
+
+/**
+ * Whether callers must authenticate (token auth or OAuth configured). A face that finds no
+ * principal on a request while this holds refuses it rather than run it as `local`.
+ */
+export function authIsOn(config: Pick<Config, 'auth' | 'api'>): boolean {
+  return !!(config.auth.username && config.auth.password) || config.api.mcp.oauth.enabled;
 }

@@ -1,6 +1,6 @@
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { localPrincipal } from '../auth/principal.js';
+import { authIsOn, localPrincipal } from '../auth/principal.js';
 import { readStatement, sourcesOf } from '../observe/redact.js';
 import type { ExecOptions, QueryContext, StatementPrincipal } from '../sql/engine-types.js';
 import type { ErrorResult, Result } from '../sql/result.js';
@@ -105,7 +105,7 @@ export function registerQueryTool(
         onProgress: progress,
         timeoutMs,
         principal: ctx.http?.authInfo?.clientId ?? null,
-        runAs: principalOf(ctx.http?.authInfo),
+        runAs: callPrincipal(principalOf(ctx.http?.authInfo), ctx.http !== undefined, deps),
         owner: ownerOf(ctx.http?.authInfo),
       });
       return toToolResult(result, deps);
@@ -124,8 +124,11 @@ export interface QueryCall {
   timeoutMs?: number;
   /** Who is calling (audit log); null without auth. */
   principal?: string | null;
-  /** Who the statement runs as (QueryContext.principal); `local` when absent. */
-  runAs?: StatementPrincipal;
+  /**
+   * Who the statement runs as (QueryContext.principal); `local` when absent. Null: an HTTP
+   * call with auth on that carries no principal, refused (never run as `local`).
+   */
+  runAs?: StatementPrincipal | null;
   /** Who owns the result handles this call makes and may read (auth-info.ts `principalKey`); `local` without auth. */
   owner?: string;
 }
@@ -164,6 +167,7 @@ export async function callQueryTool(
   const owner = call.owner ?? LOCAL_OWNER;
   const page = parsePageRequest(args.query);
   if (page) return readHandle(deps, args.query, page, call, owner);
+  if (call.runAs === null) return NO_PRINCIPAL;
   const qctx: QueryContext = {
     db: args.context?.db ?? session.db,
     principal: call.runAs ?? localPrincipal(),
@@ -186,6 +190,25 @@ export async function callQueryTool(
   if (result.data.length === 0) return rowTooLarge(maxBytes);
   return withTruncation(result, truncationFields(0, result.data.length, await kept));
 }
+
+/**
+ * Who a call runs as: the principal its request carries; without one, `local` over stdio or
+ * with auth off, and null (refused) over HTTP with auth on.
+ */
+export function callPrincipal(
+  carried: StatementPrincipal | null,
+  overHttp: boolean,
+  deps: McpDeps,
+): StatementPrincipal | null {
+  if (carried) return carried;
+  return overHttp && authIsOn(deps.config) ? null : localPrincipal();
+}
+
+const NO_PRINCIPAL: ErrorResult = {
+  type: 'error',
+  error_code: 1045,
+  error_message: 'Access denied: this call carries no authenticated user',
+};
 
 /** The store of result handles of these deps, made on first use (one per server). */
 function resultHandles(deps: McpDeps): ResultHandles {

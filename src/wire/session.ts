@@ -273,8 +273,9 @@ export class Session implements Killable {
       this.out.begin().bytes(s.payload).end();
       if (s.kind === 'send') return;
     }
-    await this.deps.loginLimiter?.reset(this.limitKey());
+    // A user the users file dropped while it logged in is refused all the same.
     if (!this.refreshPrincipal()) return this.deny(this.deniedMessage(usedPassword));
+    await this.deps.loginLimiter?.reset(this.limitKey());
     return this.accept(this.pendingDb);
   }
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { localPrincipal, type RunAs, runAs } from '../../auth/principal.js';
+import { type RunAs, runAs } from '../../auth/principal.js';
 import type { Principal } from '../../auth/types.js';
 
 /**
@@ -32,15 +32,15 @@ export function attachAuth(req: IncomingMessage, p: Principal | null): void {
 
 /**
  * Who a tool call runs as, from an SDK AuthInfo (or a request's `auth`): the principal
- * attachAuth put there; `local` without one (stdio, or HTTP with auth off).
+ * attachAuth put there; null without one (stdio, or HTTP with auth off: then `local`).
  */
-export function principalOf(auth: { extra?: Record<string, unknown> } | undefined): RunAs {
+export function principalOf(auth: { extra?: Record<string, unknown> } | undefined): RunAs | null {
   const p = auth?.extra?.principal as RunAs | undefined;
-  return p && typeof p.user === 'string' ? p : localPrincipal();
+  return p && typeof p.user === 'string' ? p : null;
 }
 
-/** The principal a request carries (attachAuth), for the direct path. */
-export function authPrincipal(req: IncomingMessage): RunAs {
+/** The principal a request carries (attachAuth), for the direct path; null without one. */
+export function authPrincipal(req: IncomingMessage): RunAs | null {
   return principalOf((req as IncomingMessage & { auth?: { extra?: Record<string, unknown> } }).auth);
 }
 

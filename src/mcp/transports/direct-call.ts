@@ -46,7 +46,8 @@ export type DirectMatch =
       version: string;
       timeoutMs?: number;
       principal: string | null;
-      runAs: StatementPrincipal;
+      /** Null when the request carries none (the runner decides: `local`, or refused). */
+      runAs: StatementPrincipal | null;
       owner: string;
     }
   | { kind: 'cancel'; requestId: string | number }
