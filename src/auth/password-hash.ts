@@ -1,8 +1,8 @@
 /**
  * Password hashes of auth.users_file (docs/reference/http.md#more-users): scrypt from node:crypto,
  * written `scrypt$N=32768,r=8,p=1$<salt>$<hash>` (salt 16 bytes, hash 32 bytes, both base64url).
- * N=2^15, r=8, p=1 is RFC 7914's interactive-login cost: 32 MiB and about 50-100 ms a check on
- * one core, so a login costs a guesser as much as it costs us. A hash with other parameters is
+ * N=2^15, r=8, p=1 (twice the N scrypt's paper gave for interactive logins in 2009): 32 MiB and
+ * about 0.1-0.2 s a check on one core here, so each guess costs a guesser as much as it costs us. A hash with other parameters is
  * read with its own, within the bounds below (a file may not make one check take gigabytes).
  */
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
