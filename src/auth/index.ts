@@ -6,10 +6,13 @@ import { OAuthAuthenticator } from './oauth/authenticator.js';
 import { isLoopbackHost, issuerUrlProblem } from './oauth/url-policy.js';
 import { TokenAuthenticator } from './tokens.js';
 import { type Authenticator, AuthenticatorChain } from './types.js';
+import { UserDirectory } from './users.js';
+import { UsersFileError } from './users-file.js';
 
 export { OAuthAuthenticator } from './oauth/authenticator.js';
 export { TokenAuthenticator } from './tokens.js';
 export type { Authenticator, AuthOutcome, Principal } from './types.js';
+export { UserDirectory } from './users.js';
 
 export type AuthMode = 'none' | 'token' | 'oauth' | 'token+oauth';
 
@@ -31,6 +34,11 @@ export function checkAuthConfig(config: Config): void {
       `${missing} is not set: TRIBUTARY_USERNAME and TRIBUTARY_PASSWORD switch on token auth together (set both or neither)`,
     );
   }
+  if (config.auth.users_file && !(username && password)) {
+    throw new ConfigError(
+      'auth.users_file (TRIBUTARY_USERS_FILE) adds token-auth users: set TRIBUTARY_USERNAME and TRIBUTARY_PASSWORD (the admin) too',
+    );
+  }
   if (!(config.auth.token_ttl_hours > 0)) {
     throw new ConfigError('auth.token_ttl_hours (TRIBUTARY_TOKEN_TTL_HOURS) must be a positive number');
   }
@@ -49,6 +57,11 @@ export function checkAuthConfig(config: Config): void {
     const missing = oauth.client_id ? 'TRIBUTARY_MCP_OAUTH_CLIENT_SECRET' : 'TRIBUTARY_MCP_OAUTH_CLIENT_ID';
     throw new ConfigError(
       `${missing} is not set: the OAuth client id and secret (used for token introspection) go together`,
+    );
+  }
+  if (!oauth.groups_claim?.trim()) {
+    throw new ConfigError(
+      'TRIBUTARY_MCP_OAUTH_GROUPS_CLAIM (api.mcp.oauth.groups_claim) must name a claim, e.g. groups',
     );
   }
   if (!oauth.scope || /\s/.test(oauth.scope)) {
@@ -73,6 +86,8 @@ export function checkAuthConfig(config: Config): void {
 
 export interface AuthSetup {
   mode: AuthMode;
+  /** The token-auth users (TRIBUTARY_USERNAME and auth.users_file); null without token auth. */
+  users: UserDirectory | null;
   tokens: TokenAuthenticator | null;
   oauth: OAuthAuthenticator | null;
   /** Null in mode none. */
@@ -88,18 +103,18 @@ export function createAuth(
 ): AuthSetup {
   checkAuthConfig(config);
   const mode = authMode(config);
-  const tokens =
-    config.auth.username && config.auth.password
-      ? new TokenAuthenticator(
-          catalog,
-          {
-            username: config.auth.username,
-            password: config.auth.password,
-            ttlHours: config.auth.token_ttl_hours,
-          },
-          logger,
-        )
-      : null;
+  const { username, password, users_file: usersFile } = config.auth;
+  let users: UserDirectory | null = null;
+  try {
+    users = username && password ? new UserDirectory({ username, password }, usersFile, logger) : null;
+  } catch (e) {
+    // A bad users file stops start-up as any wrong setting does, naming the entry at fault.
+    if (e instanceof UsersFileError) throw new ConfigError(e.message);
+    throw e;
+  }
+  const tokens = users
+    ? new TokenAuthenticator(catalog, { users, ttlHours: config.auth.token_ttl_hours }, logger)
+    : null;
   const o = config.api.mcp.oauth;
   const oauth = o.enabled
     ? new OAuthAuthenticator(
@@ -108,13 +123,20 @@ export function createAuth(
           client:
             o.client_id && o.client_secret ? { clientId: o.client_id, clientSecret: o.client_secret } : null,
           scope: o.scope,
+          groupsClaim: o.groups_claim,
           resource,
         },
         logger,
       )
     : null;
   const members = [tokens, oauth].filter((a): a is NonNullable<typeof a> => a !== null);
-  return { mode, tokens, oauth, authenticator: members.length ? new AuthenticatorChain(members) : null };
+  return {
+    mode,
+    users,
+    tokens,
+    oauth,
+    authenticator: members.length ? new AuthenticatorChain(members) : null,
+  };
 }
 
 /** The start-up warning for an open server reachable from other machines (docs/reference/http.md#authentication "None"). */

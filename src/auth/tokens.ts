@@ -1,12 +1,13 @@
 import type { Logger } from 'pino';
 import type { CatalogStore, TokenRecord } from '../catalog/types.js';
 import { BoundedCache } from './cache.js';
-import { constantTimeEqual, newAccessToken, sha256Hex, TOKEN_PREFIX } from './secrets.js';
+import { newAccessToken, sha256Hex, TOKEN_PREFIX } from './secrets.js';
 import type { Authenticator, AuthOutcome } from './types.js';
+import type { UserDirectory } from './users.js';
 
 export interface TokenAuthOptions {
-  username: string;
-  password: string;
+  /** TRIBUTARY_USERNAME and the users of auth.users_file. */
+  users: UserDirectory;
   ttlHours: number;
   /** How long a valid lookup is trusted before the catalog is asked again (revocation on other replicas). */
   cacheMs?: number;
@@ -30,37 +31,28 @@ export class TokenAuthenticator implements Authenticator {
     this.cache = new BoundedCache(10_000, this.now);
   }
 
-  /** Checks both fields without short-circuiting, so timing says nothing about which one was wrong. */
-  credentialsMatch(username: string, password: string): boolean {
-    const userOk = constantTimeEqual(username, this.opts.username);
-    const passOk = constantTimeEqual(password, this.opts.password);
-    return userOk && passOk;
-  }
-
-  /** A new token for a correct username and password; null otherwise. */
+  /** A new token for a correct username and password; null otherwise (the same for an unknown user). */
   async login(username: string, password: string): Promise<{ token: string; expiresAt: Date } | null> {
-    if (!this.credentialsMatch(username, password)) return null;
+    const account = await this.opts.users.verify(username, password);
+    if (!account) return null;
     const token = newAccessToken();
     const created = this.now();
     const expiresAt = new Date(created + this.opts.ttlHours * 3_600_000);
     await this.catalog.putToken({
       hash: sha256Hex(token),
-      username: this.opts.username,
+      username: account.user,
       createdAt: new Date(created).toISOString(),
       expiresAt: expiresAt.toISOString(),
     });
-    this.logger.info(
-      { username: this.opts.username, expiresAt: expiresAt.toISOString() },
-      'access token issued',
-    );
+    this.logger.info({ username: account.user, expiresAt: expiresAt.toISOString() }, 'access token issued');
     return { token, expiresAt };
   }
 
   /** Revokes a token by its hash, here and in the catalog (other replicas drop it within cacheMs). */
-  async revoke(hash: string): Promise<void> {
+  async revoke(hash: string, username?: string): Promise<void> {
     this.cache.delete(hash);
     await this.catalog.deleteToken(hash);
-    this.logger.info({ username: this.opts.username }, 'access token revoked');
+    this.logger.info({ username }, 'access token revoked');
   }
 
   async authenticate(credential: string): Promise<AuthOutcome> {
@@ -78,13 +70,23 @@ export class TokenAuthenticator implements Authenticator {
       this.catalog.deleteToken(hash).catch(() => {});
       return { result: 'invalid', reason: 'access token expired' };
     }
-    // A token minted for a user name that is no longer configured is not honoured.
-    if (rec.username !== this.opts.username) {
+    // A token minted for a user no longer configured (removed from the users file, or a
+    // changed TRIBUTARY_USERNAME) is not honoured; groups are the file's now.
+    const account = this.opts.users.account(rec.username);
+    if (!account) {
       return { result: 'invalid', reason: 'access token belongs to a user no longer configured' };
     }
     return {
       result: 'ok',
-      principal: { kind: 'token', id: rec.username, scopes: [], tokenHash: hash, expiresAt },
+      principal: {
+        kind: 'token',
+        id: account.user,
+        groups: account.groups,
+        admin: account.admin,
+        scopes: [],
+        tokenHash: hash,
+        expiresAt,
+      },
     };
   }
 }

@@ -11,6 +11,10 @@ export interface Principal {
   kind: PrincipalKind;
   /** The user name (tokens) or the token's `sub`, else `client_id` (OAuth). */
   id: string;
+  /** The user's groups: from auth.users_file (tokens), the groups claim (OAuth). */
+  groups: string[];
+  /** TRIBUTARY_USERNAME with token auth: sees and may do everything. */
+  admin: boolean;
   scopes: string[];
   /** sha256 hex of a personal access token: what logout revokes. Absent for OAuth. */
   tokenHash?: string;

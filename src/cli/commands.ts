@@ -141,10 +141,23 @@ terminal, the statements are read and run without prompts.`,
     },
     notes: 'NAME defaults to the file name. Without --url the file is stored in this process.',
   },
+  'hash-password': {
+    name: 'hash-password',
+    usage: ['tributary hash-password < password.txt', 'tributary hash-password   (asks, without echo)'],
+    summary: 'print the password_hash of auth.users_file for a password read from stdin',
+    flags: { ...HELP_FLAG },
+    notes: `Reads the password as one line on standard input (its line end is not part of it) and
+prints scrypt$N=32768,r=8,p=1$<salt>$<hash>: scrypt (RFC 7914) with a 16-byte random salt and a
+32-byte hash, base64url. Put it in the users file:
+  [{"username": "ana", "password_hash": "scrypt$...", "groups": ["support"]}]
+Example:
+  printf '%s\n' "$ANA_PASSWORD" | tributary hash-password`,
+  },
   help: {
     name: 'help',
     usage: ['tributary help [COMMAND]'],
-    summary: "show the help of tributary or of one command ('query', 'sql', 'upload', 'serve')",
+    summary:
+      "show the help of tributary or of one command ('query', 'sql', 'upload', 'hash-password', 'serve')",
     flags: {},
   },
 };
@@ -168,8 +181,9 @@ export function commandHelp(name: string): string {
 
 /** `tributary --help`: every command and the server's flags. */
 export function mainHelp(): string {
+  const w = Math.max(...Object.keys(COMMANDS).map((n) => n.length)) + 2;
   const cmds = Object.values(COMMANDS)
-    .map((c) => `  ${c.name.padEnd(8)}${c.summary}`)
+    .map((c) => `  ${c.name.padEnd(w)}${c.summary}`)
     .join('\n');
   return `tributary ${VERSION}: federated SQL (MySQL syntax) over databases, APIs and files, for AI agents
 

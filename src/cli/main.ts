@@ -40,6 +40,11 @@ async function main(argv: string[]): Promise<number | undefined> {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
+  if (p.command === 'hash-password') {
+    // Needs no configuration: it only hashes what it reads.
+    const { runHashPassword } = await import('./hash-password-command.js');
+    return runHashPassword();
+  }
   const config = await configFor(p);
   switch (p.command) {
     case 'query': {

@@ -2,8 +2,10 @@
  * Where the CLI's statements run: in this process on the storage dir, or on a running server
  * (`--url`). Either way one session: a `USE` sticks for the statements after it.
  */
+import { localPrincipal } from '../auth/principal.js';
 import type { Config } from '../config/types.js';
 import { createLogger } from '../core/logger.js';
+import type { QueryContext } from '../sql/engine-types.js';
 import { type JsonHead, splitRows } from './json-rows.js';
 import type { Answer } from './output.js';
 
@@ -30,7 +32,8 @@ async function localSession(config: Config, db: string | undefined): Promise<Ses
     createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, 2, config.logFormat),
   );
   // The engine sets ctx.db on USE (and clears it on DROP DATABASE of the current one).
-  const ctx: { db?: string } = { db };
+  // In this process, on the storage dir: the operator's own, `local` as with auth off.
+  const ctx: QueryContext = { db, principal: localPrincipal() };
   return {
     get db() {
       return ctx.db;

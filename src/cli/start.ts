@@ -188,8 +188,7 @@ async function startMysql(deps: AppDeps, app: FastifyInstance): Promise<WireServ
   const { config } = deps;
   const m = config.api.mysql;
   if (!m.enabled) return null;
-  const { username, password } = config.auth;
-  const auth = username && password ? { username, password } : null;
+  const auth = securityRuntime(app, deps).auth.users;
   return startWireServer({
     host: config.api.http.host,
     port: m.port,

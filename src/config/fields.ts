@@ -62,6 +62,7 @@ export const FIELDS: readonly Field[] = [
   },
   { path: 'api.mcp.oauth.scope', kind: 'string', env: 'TRIBUTARY_MCP_OAUTH_SCOPE' },
   { path: 'api.mcp.oauth.public_url', kind: 'optUrl', env: 'TRIBUTARY_MCP_OAUTH_PUBLIC_URL' },
+  { path: 'api.mcp.oauth.groups_claim', kind: 'string', env: 'TRIBUTARY_MCP_OAUTH_GROUPS_CLAIM' },
   { path: 'api.mcp.max_rows', kind: 'posInt', env: 'TRIBUTARY_MCP_MAX_ROWS' },
   { path: 'api.mcp.max_result_bytes', kind: 'posInt', env: 'TRIBUTARY_MCP_MAX_RESULT_BYTES' },
   { path: 'api.mcp.result_handles.max_bytes', kind: 'posInt', env: 'TRIBUTARY_MCP_RESULT_HANDLES_MAX_BYTES' },
@@ -74,6 +75,7 @@ export const FIELDS: readonly Field[] = [
   { path: 'api.mcp.read_only', kind: 'bool', env: 'TRIBUTARY_MCP_READ_ONLY' },
   { path: 'api.mcp.session_idle_timeout_ms', kind: 'posInt', env: 'TRIBUTARY_MCP_SESSION_IDLE_TIMEOUT_MS' },
   { path: 'auth.token_ttl_hours', kind: 'posNumber', env: 'TRIBUTARY_TOKEN_TTL_HOURS' },
+  { path: 'auth.users_file', kind: 'optString', env: 'TRIBUTARY_USERS_FILE' },
   {
     path: 'passthrough.allow_private_networks',
     kind: 'bool',

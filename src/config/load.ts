@@ -64,6 +64,7 @@ const DEFAULTS: Record<string, unknown> = {
   'api.mcp.oauth.client_secret': null,
   'api.mcp.oauth.scope': 'mcp:tools',
   'api.mcp.oauth.public_url': null,
+  'api.mcp.oauth.groups_claim': 'groups',
   'api.mcp.max_rows': 10000,
   'api.mcp.max_result_bytes': 262144,
   'api.mcp.result_handles.max_bytes': 67108864,
@@ -72,6 +73,7 @@ const DEFAULTS: Record<string, unknown> = {
   'api.mcp.read_only': false,
   'api.mcp.session_idle_timeout_ms': 300000,
   'auth.token_ttl_hours': 720,
+  'auth.users_file': null,
   'passthrough.allow_private_networks': false,
   'passthrough.timeout_ms': 30000,
   'passthrough.max_request_bytes': 1048576,
@@ -115,7 +117,7 @@ type Tree = { [key: string]: unknown };
 type FileKeys = Pick<Config, 'api' | 'passthrough' | 'kb' | 'files' | 'sources' | 'query'> & {
   log_level: Config['logLevel'];
   log_format: Config['logFormat'];
-  auth: Pick<Config['auth'], 'token_ttl_hours'>;
+  auth: Pick<Config['auth'], 'token_ttl_hours' | 'users_file'>;
 };
 
 function setPath(obj: Tree, path: string, value: unknown): void {
@@ -319,6 +321,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
       username: username ?? null,
       password: password ?? null,
       token_ttl_hours: rest.auth.token_ttl_hours,
+      users_file: rest.auth.users_file ? resolve(expandHome(rest.auth.users_file)) : null,
     },
     passthrough: rest.passthrough,
     kb: rest.kb,

@@ -47,6 +47,8 @@ export interface Config {
         client_secret: string | null;
         scope: string;
         public_url: string | null;
+        /** The claim that holds the caller's groups (an array of strings, or one space-separated string). */
+        groups_claim: string;
       };
       max_rows: number;
       /** An MCP answer's JSON never passes this many bytes; rows past it are cut (and kept under a handle). */
@@ -62,6 +64,8 @@ export interface Config {
     username: string | null;
     password: string | null;
     token_ttl_hours: number;
+    /** More token-auth users (docs/reference/http.md#more-users); an absolute path. */
+    users_file: string | null;
   };
   passthrough: {
     allow_private_networks: boolean;

@@ -1,13 +1,14 @@
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { authIsOn, localPrincipal } from '../auth/principal.js';
 import { readStatement, sourcesOf } from '../observe/redact.js';
-import type { ExecOptions, QueryContext } from '../sql/engine-types.js';
+import type { ExecOptions, QueryContext, StatementPrincipal } from '../sql/engine-types.js';
 import type { ErrorResult, Result } from '../sql/result.js';
 import type { McpDeps } from './deps.js';
 import { ResultHandles } from './result-handles.js';
 import { type PageRequest, pageAnswer, parsePageRequest, rowTooLarge, unknownHandle } from './result-page.js';
 import { queryOutputSchema } from './result-schema.js';
-import { LOCAL_OWNER, ownerOf } from './transports/auth-info.js';
+import { LOCAL_OWNER, ownerOf, principalOf } from './transports/auth-info.js';
 import { type HandleView, NOTE_RESERVE_BYTES, truncationFields, withTruncation } from './truncation.js';
 
 const QUERY_DESCRIPTION = `Run one SQL statement (MySQL syntax) against the connected data sources and return the result.
@@ -104,6 +105,7 @@ export function registerQueryTool(
         onProgress: progress?.report,
         timeoutMs,
         principal: ctx.http?.authInfo?.clientId ?? null,
+        runAs: callPrincipal(principalOf(ctx.http?.authInfo), ctx.http !== undefined, deps),
         owner: ownerOf(ctx.http?.authInfo),
       });
       // The last count goes out before the result: a client drops progress that arrives after it.
@@ -124,6 +126,11 @@ export interface QueryCall {
   timeoutMs?: number;
   /** Who is calling (audit log); null without auth. */
   principal?: string | null;
+  /**
+   * Who the statement runs as (QueryContext.principal); `local` when absent. Null: an HTTP
+   * call with auth on that carries no principal, refused (never run as `local`).
+   */
+  runAs?: StatementPrincipal | null;
   /** Who owns the result handles this call makes and may read (auth-info.ts `principalKey`); `local` without auth. */
   owner?: string;
 }
@@ -162,7 +169,11 @@ export async function callQueryTool(
   const owner = call.owner ?? LOCAL_OWNER;
   const page = parsePageRequest(args.query);
   if (page) return readHandle(deps, args.query, page, call, owner);
-  const qctx: QueryContext = { db: args.context?.db ?? session.db };
+  if (call.runAs === null) return NO_PRINCIPAL;
+  const qctx: QueryContext = {
+    db: args.context?.db ?? session.db,
+    principal: call.runAs ?? localPrincipal(),
+  };
   const handles = resultHandles(deps);
   let kept: Promise<HandleView | null> = Promise.resolve(null);
   const result = await runQuery(deps, args.query, qctx, call, {
@@ -181,6 +192,25 @@ export async function callQueryTool(
   if (result.data.length === 0) return rowTooLarge(maxBytes);
   return withTruncation(result, truncationFields(0, result.data.length, await kept));
 }
+
+/**
+ * Who a call runs as: the principal its request carries; without one, `local` over stdio or
+ * with auth off, and null (refused) over HTTP with auth on.
+ */
+export function callPrincipal(
+  carried: StatementPrincipal | null,
+  overHttp: boolean,
+  deps: McpDeps,
+): StatementPrincipal | null {
+  if (carried) return carried;
+  return overHttp && authIsOn(deps.config) ? null : localPrincipal();
+}
+
+const NO_PRINCIPAL: ErrorResult = {
+  type: 'error',
+  error_code: 1045,
+  error_message: 'Access denied: this call carries no authenticated user',
+};
 
 /** The store of result handles of these deps, made on first use (one per server). */
 function resultHandles(deps: McpDeps): ResultHandles {

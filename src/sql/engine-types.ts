@@ -13,6 +13,16 @@ export type RelayOutcome = { type: 'relayed'; rows: number } | ErrorResult | nul
 /** Per-session state: the default database (context.db / USE). `USE x` mutates it. */
 export interface QueryContext {
   db?: string;
+  /** Who runs the statement (SPEC section 12): `local` with auth none; the user with token auth; the token's sub with OAuth. */
+  principal?: StatementPrincipal;
+}
+
+/** The principal a statement runs as (docs/reference/http.md#principals). */
+export interface StatementPrincipal {
+  user: string;
+  groups: string[];
+  /** TRIBUTARY_USERNAME with token auth, and `local` with auth none: sees and may do everything. */
+  admin: boolean;
 }
 
 export interface ExecOptions {

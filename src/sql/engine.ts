@@ -49,6 +49,7 @@ import {
   shapePlanSources,
   shapeSql,
 } from './plan/shape-plans.js';
+import { inlinePrincipalValues } from './principal-values.js';
 import { encodeRows, errorResult, type Result } from './result.js';
 
 const COLUMN_TTL_MS = 5000;
@@ -192,7 +193,7 @@ export class Engine implements SqlEngine, ExecutionContext {
   }
 
   async stream(sql0: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<RowStream | Result> {
-    const sql = readExecutableComments(sql0);
+    const sql = inlinePrincipalValues(readExecutableComments(sql0), ctx.principal);
     const [deadline, opts] = this.deadline(opts0, sql, ctx);
     const started = performance.now();
     const report = (rows: number, errorCode?: number, affectedRows?: number | null) =>
@@ -267,7 +268,7 @@ export class Engine implements SqlEngine, ExecutionContext {
   ): Promise<RelayOutcome> {
     // A held transaction's reads run on its connection, through the normal path.
     if (opts0.readOnly || opts0.transaction?.holding) return null;
-    const sql = readExecutableComments(sql0);
+    const sql = inlinePrincipalValues(readExecutableComments(sql0), ctx.principal);
     const pre = this.shapedNow(sql, ctx);
     let target = pre ? this.knownPushdownTarget(pre.shaped) : undefined;
     if (target === undefined) {
@@ -344,7 +345,7 @@ export class Engine implements SqlEngine, ExecutionContext {
    * is a measurable share of a point lookup.
    */
   async execute(sql0: string, ctx: QueryContext = {}, opts0: ExecOptions = {}): Promise<Result> {
-    const sql = readExecutableComments(sql0);
+    const sql = inlinePrincipalValues(readExecutableComments(sql0), ctx.principal);
     const [deadline, opts] = this.deadline(opts0, sql, ctx);
     const started = performance.now();
     let result: Result | undefined;

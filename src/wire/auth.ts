@@ -73,21 +73,41 @@ export function checkToken(plugin: string, password: string, scramble: Buffer, t
   return sameBytes(want, token);
 }
 
-/** The full path's answer: the password NUL-terminated (over TLS). */
-export function checkCleartext(password: string, data: Buffer): boolean {
-  const end = data.indexOf(0);
-  return sameBytes(Buffer.from(password, 'utf8'), end < 0 ? data : data.subarray(0, end));
+/**
+ * caching_sha2_password's fast path against a remembered SHA256(SHA256(pw)) (the server knows
+ * no clear password): the token XOR SHA256(digest + scramble) must hash to the digest.
+ */
+export function checkSha2Digest(digest: Buffer, scramble: Buffer, token: Buffer): boolean {
+  if (token.length !== 32) return false;
+  const stage1 = xor(token, sha256(digest, scramble));
+  return sameBytes(sha256(stage1), digest);
 }
 
-/** The full path without TLS: RSA-OAEP of (password + NUL) XOR the scramble, repeated. */
-export function checkRsa(password: string, scramble: Buffer, key: KeyObject, data: Buffer): boolean {
+/** SHA256(SHA256(pw)): what the fast path is checked against. */
+export function sha2Digest(password: string): Buffer {
+  return sha256(sha256(Buffer.from(password, 'utf8')));
+}
+
+/** The full path's answer over TLS: the password, NUL-terminated. */
+export function cleartextOf(data: Buffer): Buffer {
+  const end = data.indexOf(0);
+  return end < 0 ? data : data.subarray(0, end);
+}
+
+/** The full path's answer without TLS: RSA-OAEP of (password + NUL) XOR the scramble, repeated. Null when it does not decrypt. */
+export function rsaCleartextOf(scramble: Buffer, key: KeyObject, data: Buffer): Buffer | null {
   let plain: Buffer;
   try {
     plain = privateDecrypt({ key, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha1' }, data);
   } catch {
-    return false;
+    return null;
   }
-  return checkCleartext(password, xor(plain, scramble));
+  return cleartextOf(xor(plain, scramble));
+}
+
+/** The full path's answer against a known password (over TLS). */
+export function checkCleartext(password: string, data: Buffer): boolean {
+  return sameBytes(Buffer.from(password, 'utf8'), cleartextOf(data));
 }
 
 export interface RsaKeys {

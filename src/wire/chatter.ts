@@ -7,6 +7,8 @@
  */
 import { stringLiteral } from '../core/sql-text.js';
 import type { FieldInfo } from '../core/types.js';
+import type { StatementPrincipal } from '../sql/engine-types.js';
+import { principalFunction } from '../sql/principal-values.js';
 import { type TransactionStatement, transactionStatement } from './transaction.js';
 
 export interface SessionInfo {
@@ -22,6 +24,8 @@ export interface SessionInfo {
   readOnly: boolean;
   /** Session variables set with SET (lower-case names). */
   vars: Map<string, VarValue>;
+  /** Who the connection's statements run as (CURRENT_USER(), CURRENT_GROUPS()). */
+  principal?: StatementPrincipal;
 }
 
 /** A session variable's value (null: SQL NULL, as `SET character_set_results = NULL`). */
@@ -277,7 +281,9 @@ export function sessionFunction(name: string, s: SessionInfo): [unknown, FieldIn
     case 'SYSTEM_USER':
       return [`${s.user}@${s.host}`, 'VARCHAR'];
     case 'CURRENT_USER':
-      return [`${s.user}@%`, 'VARCHAR'];
+    case 'CURRENT_GROUPS':
+      // The account the statements run as: one rule for every face (sql/principal-values.ts).
+      return [principalFunction(name, s.principal ?? { user: s.user, groups: [], admin: false }), 'VARCHAR'];
     case 'CONNECTION_ID':
       return [s.connectionId, 'BIGINT'];
     case 'VERSION':

@@ -1,6 +1,7 @@
 import type { SecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Limiter } from '../auth/limiters.js';
+import type { UserDirectory } from '../auth/users.js';
 import type { SqlEngine } from '../sql/engine-types.js';
 
 /** A connection as another one's KILL sees it. */
@@ -15,8 +16,8 @@ export interface Killable {
 export interface WireDeps {
   engine: SqlEngine;
   logger: Logger;
-  /** The configured username and password (token auth); null: any user on loopback. */
-  auth: { username: string; password: string } | null;
+  /** The token-auth users (TRIBUTARY_USERNAME and auth.users_file); null: any user on loopback. */
+  auth: UserDirectory | null;
   /** Failed-login limiter shared with /api/login (null when auth is off). */
   loginLimiter: Limiter | null;
   readOnly: boolean;

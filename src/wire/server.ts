@@ -7,6 +7,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Limiter } from '../auth/limiters.js';
+import type { UserDirectory } from '../auth/users.js';
 import type { SqlEngine } from '../sql/engine-types.js';
 import { ProcessList } from '../sql/execute/processlist.js';
 import type { WireDeps } from './deps.js';
@@ -18,7 +19,8 @@ export interface WireOptions {
   port: number;
   engine: SqlEngine;
   logger: Logger;
-  auth: { username: string; password: string } | null;
+  /** The token-auth users; null: auth is off (any user on loopback). */
+  auth: UserDirectory | null;
   loginLimiter: Limiter | null;
   readOnly: boolean;
   tlsCert: string | null;

@@ -10,7 +10,7 @@ import { isKeyword, isPunct, type Token, tokenize } from '../sql/parse/lexer.js'
 import { type SessionInfo, sessionFunction, type VarValue, variables } from './chatter.js';
 
 const QUICK =
-  /@@|\b(?:DATABASE|SCHEMA|USER|SESSION_USER|SYSTEM_USER|CURRENT_USER|CONNECTION_ID|VERSION|LAST_INSERT_ID|FOUND_ROWS|ROW_COUNT)\b/i;
+  /@@|\b(?:DATABASE|SCHEMA|USER|SESSION_USER|SYSTEM_USER|CURRENT_USER|CURRENT_GROUPS|CONNECTION_ID|VERSION|LAST_INSERT_ID|FOUND_ROWS|ROW_COUNT)\b/i;
 
 /** Words that end a SELECT list at the depth it was opened. */
 const AFTER_LIST = new Set([

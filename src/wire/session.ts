@@ -7,6 +7,7 @@
  */
 import type { Socket } from 'node:net';
 import { TLSSocket } from 'node:tls';
+import { localPrincipal } from '../auth/principal.js';
 import { SqlError } from '../core/errors.js';
 import type { FieldInfo } from '../core/types.js';
 import type { QueryContext, RowStream } from '../sql/engine-types.js';
@@ -24,6 +25,7 @@ import {
   writeColumnDef,
   writeTextRow,
 } from './columns.js';
+import { credentialOf } from './credentials.js';
 import type { Killable, WireDeps } from './deps.js';
 import { type AuthStep, isSslRequest, PasswordExchange, parseHandshakeResponse } from './handshake.js';
 import { MalformedPacket, PacketIn, PacketOut, PacketParser, PacketTooLarge } from './packets.js';
@@ -231,13 +233,14 @@ export class Session implements Killable {
     const r = parseHandshakeResponse(payload);
     this.user = r.user;
     this.handshakeCharset = charsetOfCollation(r.collation);
-    const auth = this.deps.auth;
-    if (!auth) {
+    const users = this.deps.auth;
+    if (!users) {
       if (!isLoopback(this.address)) {
         return this.deny(
           `Access denied for user '${r.user}'@'${this.address}': without TRIBUTARY_USERNAME and TRIBUTARY_PASSWORD only loopback clients may connect`,
         );
       }
+      this.ctx.principal = localPrincipal();
       return this.accept(r.db);
     }
     const gate = await this.deps.loginLimiter?.consume(this.limitKey());
@@ -253,8 +256,7 @@ export class Session implements Killable {
     }
     this.phase = 'auth';
     this.pendingDb = r.db;
-    this.exchange = new PasswordExchange(auth.password, this.scramble, this.tls);
-    if (r.user !== auth.username) return this.deny(this.deniedMessage(r.token.length > 0));
+    this.exchange = new PasswordExchange(credentialOf(users, r.user), this.scramble, this.tls);
     await this.step(this.exchange.first(r.plugin, r.token), r.token.length > 0);
   }
 
@@ -271,8 +273,27 @@ export class Session implements Killable {
       this.out.begin().bytes(s.payload).end();
       if (s.kind === 'send') return;
     }
+    // A user the users file dropped while it logged in is refused all the same.
+    if (!this.refreshPrincipal()) return this.deny(this.deniedMessage(usedPassword));
     await this.deps.loginLimiter?.reset(this.limitKey());
     return this.accept(this.pendingDb);
+  }
+
+  /** The users file's version the connection's principal was read at. */
+  private usersVersion = -1;
+
+  /**
+   * The connection's principal from the users as they are now: groups follow a changed users
+   * file from the next statement on. False when the user is no longer configured.
+   */
+  private refreshPrincipal(): boolean {
+    const users = this.deps.auth;
+    if (!users) return true;
+    this.usersVersion = users.version;
+    const a = users.account(this.user);
+    if (!a) return false;
+    this.ctx.principal = { user: a.user, groups: a.groups, admin: a.admin };
+    return true;
   }
 
   private limitKey(): string {
@@ -320,6 +341,13 @@ export class Session implements Killable {
   // Not async, nor is `query`: each async layer that returns another's promise costs the
   // statement three microtask turns, and a point lookup goes through several.
   private command(payload: Buffer): Promise<void> | undefined {
+    const users = this.deps.auth;
+    if (users && users.version !== this.usersVersion && !this.refreshPrincipal()) {
+      writeError(this.out, 1045, `Access denied for user '${this.user}': the user is no longer configured`);
+      this.flush();
+      this.close();
+      return;
+    }
     const p = new PacketIn(payload);
     const cmd = p.int1();
     switch (cmd) {
@@ -407,6 +435,7 @@ export class Session implements Killable {
       tls: this.tls,
       readOnly: this.deps.readOnly,
       vars: this.vars,
+      principal: this.ctx.principal,
     };
   }
 

@@ -13,6 +13,8 @@ export interface OAuthOptions {
   /** Client credentials for introspection; without them only JWTs can be checked. */
   client: ClientCredentials | null;
   scope: string;
+  /** The claim holding the caller's groups (api.mcp.oauth.groups_claim); `groups` when absent. */
+  groupsClaim?: string;
   /** This server's resource URL, known only once listening when derived from the port. */
   resource: () => string;
   now?: () => number;
@@ -100,6 +102,7 @@ export class OAuthAuthenticator implements Authenticator {
       issuer: this.opts.issuer,
       resource: this.opts.resource(),
       scope: this.opts.scope,
+      groupsClaim: this.opts.groupsClaim ?? 'groups',
       nowMs: this.now(),
       selfContained,
     };

@@ -9,6 +9,8 @@ export interface ClaimRules {
   resource: string;
   /** The scope every token must carry. */
   scope: string;
+  /** The claim that names the caller's groups (api.mcp.oauth.groups_claim); none read when absent. */
+  groupsClaim?: string;
   nowMs: number;
   /**
    * JWTs must carry iss and exp (RFC 9068); introspection answers may leave them out, the
@@ -24,6 +26,17 @@ export function scopesOf(claims: Record<string, unknown>): string[] {
   if (typeof scp === 'string') out.push(...scp.split(/\s+/));
   else if (Array.isArray(scp)) out.push(...scp.filter((s): s is string => typeof s === 'string'));
   return [...new Set(out.filter(Boolean))];
+}
+
+/**
+ * The caller's groups from the claim `name`: an array of strings (Keycloak, Okta, Entra ID), or
+ * one space-separated string (as `scope` is written). Anything else there gives no groups.
+ */
+export function groupsOf(claims: Record<string, unknown>, name: string | undefined): string[] {
+  if (!name || !Object.hasOwn(claims, name)) return [];
+  const v = claims[name];
+  const list = typeof v === 'string' ? v.split(/\s+/) : Array.isArray(v) ? v : [];
+  return [...new Set(list.filter((g): g is string => typeof g === 'string' && g !== ''))];
 }
 
 const sameIssuer = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
@@ -60,6 +73,9 @@ export function checkClaims(claims: Record<string, unknown>, rules: ClaimRules):
   const principal: Principal = {
     kind: 'oauth',
     id: sub ?? clientId ?? 'unknown',
+    groups: groupsOf(claims, rules.groupsClaim),
+    // No OAuth caller is the admin: that is TRIBUTARY_USERNAME's alone.
+    admin: false,
     scopes,
     expiresAt: typeof exp === 'number' ? exp * 1000 : undefined,
   };

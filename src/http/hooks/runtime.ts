@@ -49,6 +49,7 @@ export function securityRuntime(app: FastifyInstance, deps: AppDeps): SecurityRu
   };
   runtimes.set(app, runtime);
   app.addHook('onClose', async () => {
+    auth.users?.close();
     await limiters.close();
   });
   return runtime;

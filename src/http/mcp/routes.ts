@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { callQueryTool, type SessionState } from '../../mcp/query-tool.js';
+import { callPrincipal, callQueryTool, type SessionState } from '../../mcp/query-tool.js';
 import { createMcpServerFactory } from '../../mcp/server.js';
 import { attachAuth, principalKey } from '../../mcp/transports/auth-info.js';
 import {
@@ -58,7 +58,11 @@ export function registerMcpRoutes(
     factory,
     log,
     opts,
-    (session, args, call) => callQueryTool(deps, session, args, call),
+    (session, args, call) => {
+      // Over HTTP: the request's principal; none is `local` only with auth off.
+      call.runAs = callPrincipal(call.runAs ?? null, true, deps);
+      return callQueryTool(deps, session, args, call);
+    },
     deps.observer?.metrics ? (n) => deps.observer?.metrics?.resultBytes('mcp', n) : undefined,
   );
   const sse = new SseEndpoint(factory, log, opts.keepAliveMs);

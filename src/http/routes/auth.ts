@@ -64,7 +64,7 @@ export function registerAuthRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   app.post('/api/logout', async (request, reply) => {
     const p = request.principal;
-    if (tokens && p?.kind === 'token' && p.tokenHash) await tokens.revoke(p.tokenHash);
+    if (tokens && p?.kind === 'token' && p.tokenHash) await tokens.revoke(p.tokenHash, p.id);
     return reply.code(204).send();
   });
 

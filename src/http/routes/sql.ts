@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { runAs } from '../../auth/principal.js';
 import type { RowStream } from '../../sql/engine-types.js';
 import { errorResult } from '../../sql/result.js';
 import type { AppDeps } from '../deps.js';
@@ -115,7 +116,8 @@ export function registerSqlRoutes(app: FastifyInstance, deps: AppDeps): void {
           `Invalid request: header ${TIMEOUT_HEADER} must be a positive integer (milliseconds)`,
         );
     }
-    const ctx = { db: parsed.data.context?.db };
+    // Who the statement runs as (the console's statements come here too): `local` with auth off.
+    const ctx = { db: parsed.data.context?.db, principal: runAs(request.principal) };
     const abort = new AbortController();
     // The response's 'close' before it finished means the client went away: stop the query.
     // (The request's own 'close' fires as soon as its body is read.)

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { type RunAs, runAs } from '../../auth/principal.js';
 import type { Principal } from '../../auth/types.js';
 
 /**
@@ -25,8 +26,22 @@ export function attachAuth(req: IncomingMessage, p: Principal | null): void {
       token: '',
       clientId: p.id,
       scopes: p.scopes,
-      extra: { owner: principalKey(p) },
+      extra: { owner: principalKey(p), principal: runAs(p) },
     };
+}
+
+/**
+ * Who a tool call runs as, from an SDK AuthInfo (or a request's `auth`): the principal
+ * attachAuth put there; null without one (stdio, or HTTP with auth off: then `local`).
+ */
+export function principalOf(auth: { extra?: Record<string, unknown> } | undefined): RunAs | null {
+  const p = auth?.extra?.principal as RunAs | undefined;
+  return p && typeof p.user === 'string' ? p : null;
+}
+
+/** The principal a request carries (attachAuth), for the direct path; null without one. */
+export function authPrincipal(req: IncomingMessage): RunAs | null {
+  return principalOf((req as IncomingMessage & { auth?: { extra?: Record<string, unknown> } }).auth);
 }
 
 /** The principal's id a request carries (attachAuth), for the direct path; null without auth. */

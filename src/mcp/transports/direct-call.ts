@@ -5,6 +5,7 @@ import {
   type JSONRPCMessage,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
+import type { StatementPrincipal } from '../../sql/engine-types.js';
 import type { Result } from '../../sql/result.js';
 import {
   callTimeoutMs,
@@ -14,7 +15,7 @@ import {
   type SessionState,
 } from '../query-tool.js';
 import { resultEnvelopeProblem } from '../result-schema.js';
-import { authClientId, authOwner } from './auth-info.js';
+import { authClientId, authOwner, authPrincipal } from './auth-info.js';
 import type { BoundedEventStore } from './event-store.js';
 import { jsonRpcError } from './http-util.js';
 
@@ -45,6 +46,8 @@ export type DirectMatch =
       version: string;
       timeoutMs?: number;
       principal: string | null;
+      /** Null when the request carries none (the runner decides: `local`, or refused). */
+      runAs: StatementPrincipal | null;
       owner: string;
     }
   | { kind: 'cancel'; requestId: string | number }
@@ -149,6 +152,7 @@ export class DirectSession {
       version: version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
       timeoutMs,
       principal: authClientId(req),
+      runAs: authPrincipal(req),
       owner: authOwner(req),
     };
   }
@@ -166,6 +170,7 @@ export class DirectSession {
         return this.call(m.id, m.args, m.version, res, {
           timeoutMs: m.timeoutMs,
           principal: m.principal,
+          runAs: m.runAs,
           owner: m.owner,
         });
     }
@@ -181,7 +186,7 @@ export class DirectSession {
     args: QueryArgs,
     version: string,
     res: ServerResponse,
-    who: Pick<QueryCall, 'timeoutMs' | 'principal' | 'owner'>,
+    who: Pick<QueryCall, 'timeoutMs' | 'principal' | 'runAs' | 'owner'>,
   ) {
     const ac = new AbortController();
     this.calls.set(id, ac);

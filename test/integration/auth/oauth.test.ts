@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { INTROSPECTION_CLIENT, startIssuer, type TestIssuer } from './helpers/issuer.js';
+import { AGENTS, GROUPS, INTROSPECTION_CLIENT, startIssuer, type TestIssuer } from './helpers/issuer.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 function oauthEnv(issuer: TestIssuer, extra: Record<string, string> = {}): Record<string, string> {
@@ -183,6 +183,57 @@ describe('OAuth 2.0 resource server against a real authorization server', () => 
       const r = await client.callTool({ name: 'query', arguments: { query: 'SELECT 1' } });
       assert.notEqual(r.isError, true);
       await client.close();
+    }
+  });
+
+  test('the statement runs as the token sub (else client_id) with the groups claim, over HTTP and MCP', async () => {
+    const who = 'SELECT CURRENT_USER() AS u, CURRENT_GROUPS() AS g';
+    // A JWT's groups claim is an array; the opaque token's (from introspection) a space-separated string.
+    for (const [kind, groups] of [
+      ['jwt', GROUPS.jwt.join(',')],
+      ['opaque', GROUPS.opaque.replace(' ', ',')],
+    ] as const) {
+      const token = await issuer.token(kind, resource, 'mcp:tools');
+      seen.push(token);
+      const res = await fetch(`${server.url}/api/sql/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(token) },
+        body: JSON.stringify({ query: who }),
+      });
+      // Client-credentials tokens have no sub: the principal is the client id.
+      assert.deepEqual(((await res.json()) as { data: unknown }).data, [[AGENTS[kind].id, groups]], kind);
+      const client = new Client({ name: 'auth-test', version: '1.0.0' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/streamable`), {
+          requestInit: { headers: bearer(token) },
+        }),
+      );
+      const r = await client.callTool({ name: 'query', arguments: { query: who } });
+      const result = (r.structuredContent as { result: { data: unknown } }).result;
+      assert.deepEqual(result.data, [[AGENTS[kind].id, groups]], kind);
+      await client.close();
+    }
+    // A JWT with a sub: the sub is the user; another claim name is read when configured.
+    const named = await startTestServer(oauthEnv(issuer, { TRIBUTARY_MCP_OAUTH_GROUPS_CLAIM: 'roles' }));
+    try {
+      const jwt = await issuer.mint({
+        iss: issuer.issuer,
+        sub: 'ana@example.com',
+        aud: `${named.url}/mcp/streamable`,
+        scope: 'mcp:tools',
+        roles: ['finance', 'eu', 7],
+        groups: ['ignored'],
+        exp: Math.floor(Date.now() / 1000) + 300,
+      });
+      seen.push(jwt);
+      const res = await fetch(`${named.url}/api/sql/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...bearer(jwt) },
+        body: JSON.stringify({ query: who }),
+      });
+      assert.deepEqual(((await res.json()) as { data: unknown }).data, [['ana@example.com', 'finance,eu']]);
+    } finally {
+      await named.close();
     }
   });
 

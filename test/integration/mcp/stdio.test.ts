@@ -194,6 +194,12 @@ describe('tributary --mcp-stdio (the real CLI)', () => {
         arguments: { query: 'SELECT name FROM shop.customers ORDER BY id LIMIT 1' },
       });
       assert.deepEqual(resultOf(call).data, [['Ada']]);
+      // stdio has no auth: its statements run as `local` (SPEC section 12).
+      const who = await client.callTool({
+        name: 'query',
+        arguments: { query: 'SELECT CURRENT_USER() AS u' },
+      });
+      assert.deepEqual(resultOf(who).data, [['local']]);
     } finally {
       await client.close();
     }

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
 import { sha256Hex } from '../../../src/auth/secrets.js';
 import { TokenAuthenticator } from '../../../src/auth/tokens.js';
+import { UserDirectory } from '../../../src/auth/users.js';
 import { EmbeddedCatalogStore } from '../../../src/catalog/embedded-store.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'tributary-tokens-'));
@@ -25,12 +26,12 @@ const PASSWORD = 'correct horse battery staple';
 let store: EmbeddedCatalogStore;
 let now = Date.parse('2030-01-01T00:00:00Z');
 
-function authenticator(opts: Partial<ConstructorParameters<typeof TokenAuthenticator>[1]> = {}) {
-  return new TokenAuthenticator(
-    store,
-    { username: 'admin', password: PASSWORD, ttlHours: 1, now: () => now, ...opts },
-    logger,
-  );
+function authenticator(
+  opts: Partial<ConstructorParameters<typeof TokenAuthenticator>[1]> & { username?: string } = {},
+) {
+  const { username = 'admin', ...rest } = opts;
+  const users = new UserDirectory({ username, password: PASSWORD }, null, logger);
+  return new TokenAuthenticator(store, { users, ttlHours: 1, now: () => now, ...rest }, logger);
 }
 
 before(async () => {

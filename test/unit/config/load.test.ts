@@ -57,10 +57,11 @@ describe('loadConfig defaults', () => {
       client_secret: null,
       scope: 'mcp:tools',
       public_url: null,
+      groups_claim: 'groups',
     });
     assert.equal(c.api.mcp.max_rows, 10000);
     assert.equal(c.api.mcp.read_only, false);
-    assert.deepEqual(c.auth, { username: null, password: null, token_ttl_hours: 720 });
+    assert.deepEqual(c.auth, { username: null, password: null, token_ttl_hours: 720, users_file: null });
     assert.deepEqual(c.passthrough, {
       allow_private_networks: false,
       timeout_ms: 30000,
@@ -160,6 +161,7 @@ describe('loadConfig precedence', () => {
         TRIBUTARY_MCP_OAUTH_CLIENT_SECRET: 'csecret',
         TRIBUTARY_MCP_OAUTH_SCOPE: 'data:read',
         TRIBUTARY_MCP_OAUTH_PUBLIC_URL: 'https://data.example.com',
+        TRIBUTARY_MCP_OAUTH_GROUPS_CLAIM: 'roles',
         TRIBUTARY_MCP_MAX_ROWS: '3',
         TRIBUTARY_MCP_READ_ONLY: 'TRUE',
         TRIBUTARY_PASSTHROUGH_ALLOW_PRIVATE_NETWORKS: 'y',
@@ -169,6 +171,7 @@ describe('loadConfig precedence', () => {
         TRIBUTARY_USERNAME: 'admin',
         TRIBUTARY_PASSWORD: ' pa ss ',
         TRIBUTARY_TOKEN_TTL_HOURS: '0.5',
+        TRIBUTARY_USERS_FILE: '/etc/tributary/users.json',
         TRIBUTARY_CATALOG_URL: 'postgres://postgres@127.0.0.1:5432/test',
         TRIBUTARY_REDIS_URL: 'redis://127.0.0.1:6379',
         TRIBUTARY_LOG_LEVEL: 'DEBUG',
@@ -194,6 +197,7 @@ describe('loadConfig precedence', () => {
       client_secret: 'csecret',
       scope: 'data:read',
       public_url: 'https://data.example.com',
+      groups_claim: 'roles',
     });
     assert.equal(c.api.mcp.max_rows, 3);
     assert.equal(c.api.mcp.read_only, true);
@@ -203,7 +207,12 @@ describe('loadConfig precedence', () => {
       max_request_bytes: 100,
       max_response_bytes: 200,
     });
-    assert.deepEqual(c.auth, { username: 'admin', password: ' pa ss ', token_ttl_hours: 0.5 });
+    assert.deepEqual(c.auth, {
+      username: 'admin',
+      password: ' pa ss ',
+      token_ttl_hours: 0.5,
+      users_file: '/etc/tributary/users.json',
+    });
     assert.equal(c.catalogUrl, 'postgres://postgres@127.0.0.1:5432/test');
     assert.equal(c.redisUrl, 'redis://127.0.0.1:6379');
     assert.equal(c.logLevel, 'debug');

@@ -15,6 +15,7 @@ const s: SessionInfo = {
   tls: false,
   readOnly: false,
   vars: new Map(),
+  principal: { user: 'ada', groups: ['support', 'eu'], admin: false },
 };
 
 const CASES: [string, string][] = [
@@ -27,7 +28,8 @@ const CASES: [string, string][] = [
     "SELECT a FROM t WHERE s = 'pg' AND id IN (1, 7, 3)",
   ],
   ['SELECT (SELECT DATABASE()) AS d', "SELECT (SELECT 'pg' AS `DATABASE()`) AS d"],
-  ['SELECT CURRENT_USER, 2', "SELECT 'ada@%' AS `CURRENT_USER`, 2"],
+  ['SELECT CURRENT_USER, 2', "SELECT 'ada' AS `CURRENT_USER`, 2"],
+  ['SELECT CURRENT_GROUPS()', "SELECT 'support,eu' AS `CURRENT_GROUPS()`"],
   // Not ours: user variables, qualified names, strings, names that only look alike.
   ["SELECT @x, t.user, 'USER()', version FROM t", "SELECT @x, t.user, 'USER()', version FROM t"],
   ['SELECT * FROM user', 'SELECT * FROM user'],

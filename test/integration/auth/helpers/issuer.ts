@@ -1,7 +1,8 @@
 /**
  * A real OAuth 2.0 authorization server (oidc-provider) on 127.0.0.1 for the resource-server
  * tests: client credentials grant, RFC 7662 introspection, RFC 8707 resource indicators.
- * Access tokens are JWTs for the client `agent-jwt` and opaque for `agent-opaque`.
+ * Access tokens are JWTs for the client `agent-jwt` and opaque for `agent-opaque`; each carries
+ * a `groups` claim (GROUPS), an array in the JWT and a space-separated string in the opaque one.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,8 @@ export const AGENTS = {
   opaque: { id: 'agent-opaque', secret: 'agent-opaque-secret-0123456789abc' },
 } as const;
 export const SCOPES = ['mcp:tools', 'other'];
+/** The groups claim of each agent's tokens. */
+export const GROUPS = { jwt: ['support', 'eu'], opaque: 'analysts finance' } as const;
 
 export interface TestIssuer {
   issuer: string;
@@ -64,6 +67,10 @@ export async function startIssuer(opts: { postOnly?: boolean } = {}): Promise<Te
     jwks: { keys: [jwk] },
     scopes: SCOPES,
     ttl: { ClientCredentials: 600 },
+    // JWTs carry these as top-level claims; opaque tokens return them from introspection.
+    extraTokenClaims: async (_ctx: unknown, token: { clientId?: string }) => ({
+      groups: token.clientId === AGENTS.jwt.id ? [...GROUPS.jwt] : GROUPS.opaque,
+    }),
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },

@@ -104,6 +104,7 @@ export function testConfig(o: AppOptions): Config {
           client_secret: null,
           scope: 'mcp:tools',
           public_url: null,
+          groups_claim: 'groups',
         },
         max_rows: 10000,
         max_result_bytes: 262144,
@@ -112,7 +113,7 @@ export function testConfig(o: AppOptions): Config {
         session_idle_timeout_ms: 300_000,
       },
     },
-    auth: { username: null, password: null, token_ttl_hours: 720 },
+    auth: { username: null, password: null, token_ttl_hours: 720, users_file: null },
     passthrough: {
       allow_private_networks: o.allowPrivate,
       timeout_ms: o.timeoutMs ?? 30_000,

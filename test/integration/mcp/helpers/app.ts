@@ -48,6 +48,7 @@ export function testConfig(mcp: Partial<Config['api']['mcp']> = {}): Config {
           client_secret: null,
           scope: 'mcp:tools',
           public_url: null,
+          groups_claim: 'groups',
         },
         max_rows: 10000,
         max_result_bytes: 262144,
@@ -57,7 +58,7 @@ export function testConfig(mcp: Partial<Config['api']['mcp']> = {}): Config {
         ...mcp,
       },
     },
-    auth: { username: null, password: null, token_ttl_hours: 720 },
+    auth: { username: null, password: null, token_ttl_hours: 720, users_file: null },
     passthrough: {
       allow_private_networks: false,
       timeout_ms: 30000,
