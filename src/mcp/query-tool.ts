@@ -1,9 +1,10 @@
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { readStatement, sourcesOf } from '../observe/redact.js';
-import type { ExecOptions, QueryContext } from '../sql/engine-types.js';
+import type { ExecOptions, QueryContext, StatementPrincipal } from '../sql/engine-types.js';
 import type { ErrorResult, Result } from '../sql/result.js';
 import type { McpDeps } from './deps.js';
+import { mcpPrincipal } from './principal.js';
 import { ResultHandles } from './result-handles.js';
 import { type PageRequest, pageAnswer, parsePageRequest, rowTooLarge, unknownHandle } from './result-page.js';
 import { queryOutputSchema } from './result-schema.js';
@@ -71,6 +72,8 @@ export interface QueryToolOptions {
  */
 export interface SessionState {
   db?: string;
+  /** Who the session runs as, when the transport knows it for the whole session (mcp/principal.ts). */
+  principal?: StatementPrincipal;
 }
 
 export function registerQueryTool(
@@ -105,6 +108,7 @@ export function registerQueryTool(
         timeoutMs,
         principal: ctx.http?.authInfo?.clientId ?? null,
         owner: ownerOf(ctx.http?.authInfo),
+        statementPrincipal: mcpPrincipal(ctx.http?.authInfo, session),
       });
       return toToolResult(result, deps);
     },
@@ -124,6 +128,8 @@ export interface QueryCall {
   principal?: string | null;
   /** Who owns the result handles this call makes and may read (auth-info.ts `principalKey`); `local` without auth. */
   owner?: string;
+  /** Who the statement runs as under the access policy (SPEC section 12); absent: `local`. */
+  statementPrincipal?: StatementPrincipal;
 }
 
 /** The `_meta` key a client sets to give one call a shorter time limit (milliseconds). */
@@ -161,6 +167,8 @@ export async function callQueryTool(
   const page = parsePageRequest(args.query);
   if (page) return readHandle(deps, args.query, page, call, owner);
   const qctx: QueryContext = { db: args.context?.db ?? session.db };
+  const principal = call.statementPrincipal ?? session.principal;
+  if (principal) qctx.principal = principal;
   const handles = resultHandles(deps);
   let kept: Promise<HandleView | null> = Promise.resolve(null);
   const result = await runQuery(deps, args.query, qctx, call, {

@@ -53,7 +53,7 @@ export function createMcpServerFactory(
       },
     );
     registerQueryTool(server, deps, session, opts);
-    registerSchemaResources(server, deps);
+    registerSchemaResources(server, deps, session);
     registerSampleTablePrompt(server, deps);
     return server;
   };

@@ -117,6 +117,8 @@ export function auditLine(r: StatementReport, sources: string[], at: Date): Reco
     truncated: r.truncated,
     duration_ms: Math.round(r.durationMs * 10) / 10,
     error_code: r.errorCode ?? null,
+    ...(r.policyRules?.length ? { policy_rules: r.policyRules } : {}),
+    ...(r.policyDenied ? { policy_denied: r.policyDenied } : {}),
   };
 }
 
@@ -169,7 +171,7 @@ export class AuditLines {
       sources = this.sources;
     }
     const duration = num(Math.round(r.durationMs * 10) / 10);
-    return `{"time":"${this.time(at)}",${this.who},"sources":${sources},${this.what},"rows":${num(r.rows)},"affected_rows":${num(r.affectedRows)},"truncated":${r.truncated},"duration_ms":${duration},"error_code":${num(r.errorCode)}}\n`;
+    return `{"time":"${this.time(at)}",${this.who},"sources":${sources},${this.what},"rows":${num(r.rows)},"affected_rows":${num(r.affectedRows)},"truncated":${r.truncated},"duration_ms":${duration},"error_code":${num(r.errorCode)}${policyPart(r)}}\n`;
   }
 
   /** `new Date(at).toISOString()`, with the date and time down to the second made once a second. */
@@ -183,6 +185,14 @@ export class AuditLines {
     const milli = ms - second * 1000;
     return `${this.secondText}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
   }
+}
+
+/** The access policy's part of a line (docs/reference/policy.md#audit-and-metrics): absent when no policy bound the statement. */
+function policyPart(r: StatementReport): string {
+  let out = '';
+  if (r.policyRules?.length) out += `,"policy_rules":${JSON.stringify(r.policyRules)}`;
+  if (r.policyDenied) out += `,"policy_denied":${JSON.stringify(r.policyDenied)}`;
+  return out;
 }
 
 function sameList(a: readonly string[], b: readonly string[] | undefined): boolean {
