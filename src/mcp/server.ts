@@ -54,7 +54,7 @@ export function createMcpServerFactory(
     );
     registerQueryTool(server, deps, session, opts);
     registerSchemaResources(server, deps, session);
-    registerSampleTablePrompt(server, deps);
+    registerSampleTablePrompt(server, deps, session);
     return server;
   };
 }

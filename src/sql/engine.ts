@@ -302,8 +302,13 @@ export class Engine implements SqlEngine, ExecutionContext {
     if (opts0.readOnly || opts0.transaction?.holding) return null;
     const sql = readExecutableComments(sql0);
     const pre = this.shapedNow(sql, ctx);
-    let target =
-      pre && this.sharedPlanAllowed(pre.shaped, ctx) ? this.knownPushdownTarget(pre.shaped) : undefined;
+    let target: PushdownTarget | null | undefined;
+    try {
+      if (pre && this.sharedPlanAllowed(pre.shaped, ctx)) target = this.knownPushdownTarget(pre.shaped);
+    } catch {
+      // Refused by the policy: the normal path answers (and reports) the refusal.
+      return null;
+    }
     if (target === undefined) {
       try {
         target = await this.pushdownTarget(sql, ctx, pre);
@@ -720,7 +725,8 @@ export class Engine implements SqlEngine, ExecutionContext {
         found.uncached,
       );
       if (plan.kind !== 'pushdown') this.notPushedDown.set(planKey, true);
-      labels = stmt.labels ?? null;
+      // A `*` the policy expanded has columns of its own: the parse's labels are not theirs.
+      labels = found.uncached ? null : (stmt.labels ?? null);
     }
     if (plan.kind !== 'pushdown' || (plan.retype && plan.retype.length > 0)) return null;
     return { source: plan.source, sql: plan.sql, labels };

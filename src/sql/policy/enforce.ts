@@ -5,7 +5,7 @@
  * for a database-level statement) naming the user and the object, never a value. Also the
  * principal's view of listings: what does not exist for it.
  */
-import { SqlError } from '../../core/errors.js';
+import { ErrorCode, SqlError } from '../../core/errors.js';
 import type { Access } from './access.js';
 import { decideKb, decideSource, decideTable, hiddenColumns, type TableName } from './decide.js';
 import type { Policy, Principal } from './model.js';
@@ -36,6 +36,14 @@ export interface Authorization {
 }
 
 const quote = (s: string) => s.replace(/'/g, "''");
+
+/**
+ * Whether the planner applies row filters and column masks (filterFor / masksFor) to each
+ * table read. Until it does, a table whose deciding rule has a filter or a mask is refused
+ * (1235) rather than answered unfiltered: a policy that says "EU rows only" must never show
+ * the rest. The planner's relation rewrite sets this when it lands.
+ */
+export const FILTERS_AND_MASKS_APPLIED = false;
 
 /** Check every access; throws PolicyDenied at the first refusal. */
 export function authorize(
@@ -89,6 +97,13 @@ export function authorize(
         TABLE_ACCESS_DENIED,
         `${a.command ?? command(a.privilege)} command denied to user '${user}' for table '${object}'`,
         d.rule?.id ?? d.source.rule ?? NO_MATCH,
+      );
+    const rewrites = d.rule && (d.rule.filter || [...d.rule.columns.values()].some((c) => c.mask));
+    if (rewrites && !FILTERS_AND_MASKS_APPLIED)
+      throw new PolicyDenied(
+        ErrorCode.NOT_SUPPORTED,
+        `Access policy rule ${d.rule!.id} filters rows or masks columns of '${object}', which this server does not apply yet: refused rather than answered unfiltered`,
+        d.rule!.id,
       );
     const hidden = hiddenColumns(d);
     if (hidden.size) {

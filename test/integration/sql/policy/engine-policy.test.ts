@@ -11,12 +11,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { FieldInfo } from '../../../../src/core/types.js';
 import { Database } from '../../../../src/sources/sqlite/driver.js';
 import type { Engine } from '../../../../src/sql/engine.js';
 import type { StatementPrincipal } from '../../../../src/sql/engine-types.js';
 import type { Result } from '../../../../src/sql/result.js';
-import { pgParams, startTestServer, type TestServer } from '../../../helpers/server.js';
-import { createPgDatabase, pgExec } from '../../../helpers/services.js';
+import { mariaParams, pgParams, startTestServer, type TestServer } from '../../../helpers/server.js';
+import { createMariaDatabase, createPgDatabase, mariaExec, pgExec } from '../../../helpers/services.js';
 
 const agent: StatementPrincipal = { user: 'agent-7', groups: ['support'], admin: false };
 const analyst: StatementPrincipal = { user: 'ann', groups: ['analysts'], admin: false };
@@ -31,17 +32,28 @@ export const POLICY_FILE = {
   ],
   tables: [
     {
-      group: 'support',
+      user: 'agent-eu',
       source: 'crm',
       table: 'tickets',
       privileges: ['SELECT'],
       filter: "region = 'EU'",
-      columns: [
-        { name: 'email', mask: "CONCAT(LEFT(email, 2), '***')" },
-        { name: 'ssn', allow: false },
-      ],
+      columns: [{ name: 'email', mask: "CONCAT(LEFT(email, 2), '***')" }],
     },
-    { group: 'analysts', privileges: ['SELECT'], columns: [{ name: 'email', mask: "'***'" }] },
+    {
+      group: 'support',
+      source: 'crm',
+      table: 'tickets',
+      privileges: ['SELECT'],
+      columns: [{ name: 'ssn', allow: false }],
+    },
+    {
+      group: 'analysts',
+      source: 'shop',
+      table: 'orders',
+      privileges: ['SELECT'],
+      columns: [{ name: 'card', allow: false }],
+    },
+    { group: 'analysts', privileges: ['SELECT'] },
     { user: 'finance-tool', source: 'erp', table: 'invoices', privileges: ['SELECT', 'INSERT'] },
   ],
 };
@@ -53,6 +65,7 @@ describe('access policy in the engine', () => {
   let server: TestServer;
   let engine: Engine;
   let crm: Awaited<ReturnType<typeof createPgDatabase>>;
+  let shop: Awaited<ReturnType<typeof createMariaDatabase>>;
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'i31-policy-engine-'));
@@ -68,6 +81,12 @@ describe('access policy in the engine', () => {
        CREATE TABLE customers (id int PRIMARY KEY, name text, email text);
        INSERT INTO customers VALUES (1, 'Ada', 'ada@example.com');`,
     );
+    shop = await createMariaDatabase('i31policy');
+    await mariaExec(
+      shop.database,
+      `CREATE TABLE orders (id INT PRIMARY KEY, total INT, card VARCHAR(20));
+       INSERT INTO orders VALUES (1, 10, '4111-1111'), (2, 20, '4222-2222');`,
+    );
     const erp = new Database(join(dir, 'erp.db'));
     erp.exec(
       'CREATE TABLE invoices (id INTEGER PRIMARY KEY, amount INTEGER); CREATE TABLE ledger (id INTEGER PRIMARY KEY, note TEXT)',
@@ -77,6 +96,7 @@ describe('access policy in the engine', () => {
     engine = server.deps.engine as Engine;
     for (const q of [
       `CREATE DATABASE crm WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(crm.database)}`,
+      `CREATE DATABASE shop WITH ENGINE = 'mariadb', PARAMETERS = ${mariaParams(shop.database)}`,
       `CREATE DATABASE erp WITH ENGINE = 'sqlite', PARAMETERS = {"path": "${join(dir, 'erp.db')}"}`,
     ]) {
       const r = await server.sql(q);
@@ -87,6 +107,7 @@ describe('access policy in the engine', () => {
   after(async () => {
     await server?.stop();
     await crm?.drop();
+    await shop?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -152,6 +173,61 @@ describe('access policy in the engine', () => {
     assert.equal(error(await run(agent, 'SELECT name FROM crm.customers WHERE id = 9'))[0], 1142);
   });
 
+  test("the MySQL face's relay (shared plans without a parse) is checked too", async () => {
+    const relay = async (p: StatementPrincipal, sql: string) => {
+      let columns: FieldInfo[] = [];
+      let rows = 0;
+      const out = await engine.relay(
+        sql,
+        { principal: p },
+        {},
+        {
+          head: (c) => {
+            columns = c;
+          },
+          row: () => {
+            rows++;
+            return true;
+          },
+        },
+      );
+      return { out, names: columns.map((c) => c.name), rows };
+    };
+    for (let i = 1; i <= 3; i++) {
+      const a = await relay(admin, `SELECT * FROM shop.orders WHERE id = ${(i % 2) + 1}`);
+      assert.equal(a.out?.type, 'relayed');
+      assert.deepEqual(a.names, ['id', 'total', 'card']);
+      // Refused: the relay declines and the normal path answers 1142.
+      const g = await relay(agent, `SELECT * FROM shop.orders WHERE id = ${(i % 2) + 1}`);
+      assert.equal(g.out, null);
+      assert.equal(g.rows, 0);
+      const n = await relay(analyst, `SELECT * FROM shop.orders WHERE id = ${(i % 2) + 1}`);
+      if (n.out) assert.deepEqual(n.names, ['id', 'total']);
+      const e = await run(analyst, `SELECT * FROM shop.orders WHERE id = ${(i % 2) + 1}`);
+      assert.equal(e.type === 'table' && e.column_names.join(), 'id,total');
+      assert.equal(error(await run(analyst, `SELECT card FROM shop.orders WHERE id = ${i}`))[0], 1143);
+    }
+    assert.equal(error(await run(agent, 'SELECT * FROM shop.orders WHERE id = 1'))[0], 1142);
+  });
+
+  test('a rule with a filter or a mask is refused until the planner applies them (never answered unfiltered)', async () => {
+    const eu: StatementPrincipal = { user: 'agent-eu', groups: ['support'], admin: false };
+    assert.deepEqual(error(await run(eu, 'SELECT id FROM crm.tickets')), [
+      1235,
+      "Access policy rule tables[0] filters rows or masks columns of 'crm.tickets', which this server does not apply yet: refused rather than answered unfiltered",
+    ]);
+    const grants = await run(eu, 'SHOW GRANTS');
+    assert.ok(
+      grants.type === 'table' &&
+        grants.data
+          .flat()
+          .includes(
+            "GRANT SELECT ON 'crm'.'tickets' TO 'agent-eu' /* tables[0]; filter: region = 'EU'; mask email: CONCAT(LEFT(email, 2), '***') */",
+          ),
+      JSON.stringify(grants),
+    );
+  });
+
   test('EXPLAIN is checked as its statement and its plan never names a hidden column', async () => {
     assert.equal(error(await run(agent, 'EXPLAIN SELECT * FROM crm.customers'))[0], 1142);
     const r = await run(agent, 'EXPLAIN SELECT * FROM crm.tickets');
@@ -189,6 +265,14 @@ describe('access policy in the engine', () => {
   test('listings show only what the principal may read', async () => {
     const dbs = await run(agent, 'SHOW DATABASES');
     assert.deepEqual(dbs.type === 'table' && dbs.data.flat(), ['information_schema', 'files', 'crm']);
+    const dbs2 = await run(analyst, 'SHOW DATABASES');
+    assert.deepEqual(dbs2.type === 'table' && dbs2.data.flat(), [
+      'information_schema',
+      'files',
+      'crm',
+      'erp',
+      'shop',
+    ]);
     const tables = await run(agent, 'SHOW TABLES FROM crm');
     assert.deepEqual(tables.type === 'table' && tables.data.flat(), ['tickets']);
     assert.equal(error(await run(agent, 'SHOW TABLES FROM erp'))[0], 1049);
@@ -219,7 +303,7 @@ describe('access policy in the engine', () => {
     await assert.rejects(engine.listTables('erp', agent), /Unknown database 'erp'/);
     await assert.rejects(engine.listColumns('crm', 'customers', agent), /doesn't exist/);
     // The admin and `local` see everything.
-    assert.deepEqual(await engine.listDatabases(admin), ['files', 'crm', 'erp']);
+    assert.deepEqual(await engine.listDatabases(admin), ['files', 'crm', 'erp', 'shop']);
     const all = await run(undefined, 'SHOW TABLES FROM crm');
     assert.deepEqual(all.type === 'table' && all.data.flat().sort(), ['customers', 'tickets']);
   });
@@ -231,7 +315,7 @@ describe('access policy in the engine', () => {
       assert.deepEqual(g.column_names, ['Grants for agent-7']);
       assert.deepEqual(g.data.flat(), [
         "GRANT SELECT ON 'crm|files'.* TO 'agent-7' /* sources[0]: allow read */",
-        "GRANT SELECT ON 'crm'.'tickets' TO 'agent-7' /* tables[0]; filter: region = 'EU'; mask email: CONCAT(LEFT(email, 2), '***'); hidden: ssn */",
+        "GRANT SELECT ON 'crm'.'tickets' TO 'agent-7' /* tables[1]; hidden: ssn */",
       ]);
     }
     const self = await run(agent, 'SHOW GRANTS FOR CURRENT_USER()');
@@ -255,7 +339,7 @@ describe('access policy in the engine', () => {
     const ok = lines.find(
       (l) => l.sql?.includes('crm.tickets WHERE id =') && l.error_code === null && l.principal === 'agent-7',
     );
-    assert.deepEqual(ok?.policy_rules, ['sources[0]', 'tables[0]']);
+    assert.deepEqual(ok?.policy_rules, ['sources[0]', 'tables[1]']);
     const refused = lines.find(
       (l) => l.sql?.includes('crm.customers WHERE id =') && l.principal === 'agent-7',
     );
@@ -271,7 +355,7 @@ describe('access policy in the engine', () => {
 
   test('a changed file applies to the next statement; a bad one keeps the previous policy', async () => {
     const next = structuredClone(POLICY_FILE);
-    next.tables[0].columns = [{ name: 'email', allow: false }] as never;
+    next.tables[1].columns = [{ name: 'email', allow: false }] as never;
     writeFileSync(policyPath, JSON.stringify(next));
     await until(async () => error(await run(agent, 'SELECT ssn FROM crm.tickets WHERE id = 1'))[0] !== 1143);
     assert.equal(error(await run(agent, 'SELECT email FROM crm.tickets'))[0], 1143);

@@ -9,7 +9,7 @@ import { parseStatement } from '../../../../src/sql/parse/index.js';
 import { statementAccess } from '../../../../src/sql/policy/access.js';
 import { authorize, PolicyDenied, viewOf } from '../../../../src/sql/policy/enforce.js';
 import type { Principal } from '../../../../src/sql/policy/model.js';
-import { POLICY } from './fixture.js';
+import { POLICY, POLICY_UNFILTERED } from './fixture.js';
 
 const SOURCES = new Set(['crm', 'erp', 'files']);
 const KBS = new Set(['tickets_kb', 'hr_kb']);
@@ -20,7 +20,7 @@ const admin: Principal = { user: 'root', groups: [], admin: true };
 
 function check(p: Principal, sql: string, db?: string) {
   const stmt = parseStatement(sql, (n) => SOURCES.has(n.toLowerCase()));
-  return authorize(POLICY, p, statementAccess(stmt, { db, isKb: (n) => KBS.has(n) }));
+  return authorize(POLICY_UNFILTERED, p, statementAccess(stmt, { db, isKb: (n) => KBS.has(n) }));
 }
 
 function denied(p: Principal, sql: string, code: number, message: string, rule: string, db?: string) {
@@ -290,9 +290,37 @@ describe('refusals: 1142 for a table, 1143 for a column, 1044 for a database', (
   });
 });
 
+describe('until the planner applies them, filters and masks fail closed', () => {
+  test('a table whose rule filters or masks is refused (1235), never answered unfiltered', () => {
+    const read = (p: Principal, sql: string) =>
+      authorize(
+        POLICY,
+        p,
+        statementAccess(
+          parseStatement(sql, (n) => SOURCES.has(n)),
+          { db: undefined },
+        ),
+      );
+    for (const [p, sql, rule] of [
+      [agent, 'SELECT id FROM crm.tickets', 'tables[0]'],
+      [analyst, 'SELECT name FROM crm.customers', 'tables[1]'],
+    ] as const)
+      assert.throws(
+        () => read(p, sql),
+        (e: unknown) =>
+          e instanceof PolicyDenied &&
+          e.code === 1235 &&
+          e.rule === rule &&
+          e.message.includes(`rule ${rule} filters rows or masks columns of`),
+      );
+    // A rule without either is unaffected.
+    assert.deepEqual(read(analyst, 'SELECT 1 FROM erp.ledger').rules, ['sources[1]', 'tables[2]']);
+  });
+});
+
 describe('the view of listings', () => {
   test('sources, tables and columns that do not exist for a principal', () => {
-    const v = viewOf(POLICY, agent)!;
+    const v = viewOf(POLICY_UNFILTERED, agent)!;
     assert.deepEqual(
       ['crm', 'erp', 'files'].filter((s) => v.seesSource(s)),
       ['crm', 'files'],
