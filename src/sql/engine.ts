@@ -620,16 +620,18 @@ export class Engine implements SqlEngine, ExecutionContext {
       await breathe(sql);
     }
     let uncached = false;
-    try {
-      const auth = await this.gate.check(shaped?.key ?? `${ctx.db ?? ''}\u0001${key}`, stmt, ctx);
-      if (auth) {
-        uncached = auth.hiddenStars > 0;
-        if (opts) opts.policyRules = auth.rules;
+    // The access policy, once the statement is parsed (no await when none binds its principal).
+    if (this.gate.bound(ctx))
+      try {
+        const auth = await this.gate.check(shaped?.key ?? `${ctx.db ?? ''}\u0001${key}`, stmt, ctx);
+        if (auth) {
+          uncached = auth.hiddenStars > 0;
+          if (opts) opts.policyRules = auth.rules;
+        }
+      } catch (e) {
+        if (e instanceof PolicyDenied && opts) opts.policyDenied = e.rule;
+        throw e;
       }
-    } catch (e) {
-      if (e instanceof PolicyDenied && opts) opts.policyDenied = e.rule;
-      throw e;
-    }
     return { stmt, shaped, generation, scope, owned, uncached };
   }
 

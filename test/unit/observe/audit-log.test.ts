@@ -78,6 +78,8 @@ test('the hand-built lines are JSON.stringify of auditLine, field for field, par
     { ...report(10), durationMs: Number.NaN, affectedRows: null, principal: 'bob' },
     { ...report(11), sql: 'SELECT 1 FROM My.t JOIN pg.u', principal: 'bob' },
     { ...report(12), sql: 'SELECT 1 FROM my.t JOIN pg.u', principal: 'bob' },
+    { ...report(13), principal: 'agent-7', policyRules: ['sources[0]', 'tables[2]'] },
+    { ...report(14), principal: 'agent-7', errorCode: 1142, policyDenied: 'no-match' },
   ];
   const times = [
     Date.parse('2026-11-27T10:00:00.000Z'),
