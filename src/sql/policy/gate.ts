@@ -30,6 +30,13 @@ const ACCESS_TTL_MS = 5000;
 
 export class PolicyGate {
   private readonly accesses = new TtlLru<Access[]>(1000, ACCESS_TTL_MS);
+  /**
+   * Decisions already made, by policy (a reloaded file is a new object), principal and the
+   * statement's (cached) access list: a point lookup repeated by one agent walks the rules
+   * once. Measured (bench/policy.ts, 98 rules, CPU a point lookup against the admin): +17%
+   * (159 vs 136 us) deciding each time; within the noise with this (+0.8%, -4.2% in two runs).
+   */
+  private decisions = new WeakMap<Policy, Map<string, WeakMap<Access[], Authorization>>>();
 
   constructor(
     private readonly policy: PolicySource | undefined,
@@ -78,6 +85,31 @@ export class PolicyGate {
     if (!policy) return null;
     const accesses = this.accesses.get(key);
     if (!accesses) return undefined;
-    return authorize(policy, ctx.principal!, accesses, (s) => this.look.defaultSchemaNow(s) ?? null);
+    const p = ctx.principal!;
+    const memo = this.memoOf(policy, p);
+    let auth = memo.get(accesses);
+    if (!auth) {
+      auth = authorize(policy, p, accesses, (s) => this.look.defaultSchemaNow(s) ?? null);
+      memo.set(accesses, auth);
+    }
+    return auth;
+  }
+
+  /** The decisions made for this principal under this policy (a refusal is never kept: it throws). */
+  private memoOf(policy: Policy, p: StatementPrincipal): WeakMap<Access[], Authorization> {
+    let byPrincipal = this.decisions.get(policy);
+    if (!byPrincipal) {
+      byPrincipal = new Map();
+      this.decisions.set(policy, byPrincipal);
+    }
+    const key = p.groups.length ? `${p.user}\u0000${p.groups.join('\u0000')}` : p.user;
+    let memo = byPrincipal.get(key);
+    if (!memo) {
+      // Bounded: principals are the users and agents of one deployment; past that, start over.
+      if (byPrincipal.size >= 10_000) byPrincipal.clear();
+      memo = new WeakMap();
+      byPrincipal.set(key, memo);
+    }
+    return memo;
   }
 }
