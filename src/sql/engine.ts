@@ -72,6 +72,7 @@ const READ_KINDS = new Set([
   'describe_kb',
   'evaluate_kb',
   'show_processlist',
+  'show_grants',
   // Stops a statement; never changes data (MySQL allows it on a read-only server).
   'kill',
 ]);

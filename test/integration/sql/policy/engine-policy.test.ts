@@ -318,6 +318,8 @@ describe('access policy in the engine', () => {
         "GRANT SELECT ON 'crm'.'tickets' TO 'agent-7' /* tables[1]; hidden: ssn */",
       ]);
     }
+    const readOnly = await engine.execute('SHOW GRANTS', { principal: agent }, { readOnly: true });
+    assert.equal(readOnly.type, 'table', JSON.stringify(readOnly));
     const self = await run(agent, 'SHOW GRANTS FOR CURRENT_USER()');
     assert.equal(self.type === 'table' && self.data.length, 2);
     assert.deepEqual(await server.sql('SHOW GRANTS'), {
