@@ -32,6 +32,8 @@ export interface TableAccess {
   star: boolean;
   /** The command a denial names when it is not the privilege (`CREATE`, `DROP`). */
   command?: string;
+  /** The statement has a NATURAL join, which compares every shared column without naming it. */
+  natural?: boolean;
 }
 
 export type Access =
@@ -153,6 +155,7 @@ function sqlAccess(ast: SqlStatement, scope: AccessScope): Access[] {
   const aliasesOnly = new Set(ast.type === 'delete' ? (ast.table ?? []) : []);
   const named = namedColumns(ast);
   const starred = starredTables(ast);
+  const natural = items.some((t) => t.natural) || hasNaturalGroup(ast);
   const out: Access[] = [];
   for (const node of items) {
     let table = node.table;
@@ -187,6 +190,7 @@ function sqlAccess(ast: SqlStatement, scope: AccessScope): Access[] {
         columns,
         star: privilege === 'SELECT' && star,
         ...(privilege === 'OWNERSHIP' ? { command: ast.type === 'drop' ? 'DROP' : 'CREATE' } : {}),
+        ...(natural ? { natural } : {}),
       });
   }
   return out;
@@ -201,6 +205,11 @@ function namedColumns(ast: SqlStatement): Map<string, string[]> {
     if (list) list.push(c.toLowerCase());
     else out.set(k, [c.toLowerCase()]);
   };
+  // `JOIN ... USING (c)` names c for both sides without a column reference.
+  visit(ast, (n) => {
+    if (Array.isArray(n.using)) for (const c of n.using) if (typeof c === 'string') add('', c);
+    return true;
+  });
   for (const r of columnRefs(ast)) {
     if (r.column === '*') continue;
     let q = nameOf(r.table) ?? '';
@@ -214,6 +223,16 @@ function namedColumns(ast: SqlStatement): Map<string, string[]> {
   if ((ast.type === 'insert' || ast.type === 'replace') && ast.set)
     for (const a of ast.set) add('', a.column);
   return out;
+}
+
+/** Whether a parenthesized join group is NATURAL (its items are seen by tableItems, not it). */
+function hasNaturalGroup(ast: SqlStatement): boolean {
+  let found = false;
+  visit(ast, (n) => {
+    if (n.type === 'join_group' && n.natural) found = true;
+    return !found;
+  });
+  return found;
 }
 
 /** Table items a `*` or `q.*` of their own SELECT's list reaches (COUNT(*) is not one). */

@@ -107,7 +107,8 @@ export function authorize(
       );
     const hidden = hiddenColumns(d);
     if (hidden.size) {
-      const named = a.columns.find((c) => hidden.has(c));
+      // A NATURAL join compares every shared column, a hidden one too, without naming it.
+      const named = a.columns.find((c) => hidden.has(c)) ?? (a.natural ? [...hidden][0] : undefined);
       if (named !== undefined)
         throw new PolicyDenied(
           COLUMN_ACCESS_DENIED,

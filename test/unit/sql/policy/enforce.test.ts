@@ -190,6 +190,22 @@ describe('refusals: 1142 for a table, 1143 for a column, 1044 for a database', (
       'tables[0]',
     ],
     [
+      'a hidden column as a USING key',
+      agent,
+      'SELECT id FROM crm.tickets JOIN files.x USING (ssn)',
+      1143,
+      "SELECT command denied to user 'agent-7' for column 'ssn' in table 'crm.tickets'",
+      'tables[0]',
+    ],
+    [
+      'a NATURAL join that may compare a hidden column',
+      agent,
+      'SELECT id FROM crm.tickets NATURAL JOIN crm.tickets t2',
+      1143,
+      "SELECT command denied to user 'agent-7' for column 'ssn' in table 'crm.tickets'",
+      'tables[0]',
+    ],
+    [
       'a KB without a rule',
       agent,
       "SELECT * FROM hr_kb WHERE content = 'x'",
