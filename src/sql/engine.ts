@@ -304,15 +304,18 @@ export class Engine implements SqlEngine, ExecutionContext {
     const sql = readExecutableComments(sql0);
     const pre = this.shapedNow(sql, ctx);
     let target: PushdownTarget | null | undefined;
+    // The policy's rules that decided, for the audit line (the statement's options come later).
+    const noted: RunExecOptions = {};
     try {
-      if (pre && this.sharedPlanAllowed(pre.shaped, ctx)) target = this.knownPushdownTarget(pre.shaped);
+      if (pre && this.sharedPlanAllowed(pre.shaped, ctx, noted))
+        target = this.knownPushdownTarget(pre.shaped);
     } catch {
       // Refused by the policy: the normal path answers (and reports) the refusal.
       return null;
     }
     if (target === undefined) {
       try {
-        target = await this.pushdownTarget(sql, ctx, pre);
+        target = await this.pushdownTarget(sql, ctx, pre, noted);
       } catch {
         // The normal path answers (and reports) the same failure.
         return null;
@@ -321,6 +324,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     const source = target?.source;
     if (!target || !source?.relayQuery) return null;
     const [deadline, opts] = this.deadline(opts0, sql, ctx);
+    opts.policyRules = noted.policyRules;
     const started = performance.now();
     const labels = target.labels;
     let rows = 0;
@@ -703,8 +707,10 @@ export class Engine implements SqlEngine, ExecutionContext {
     sql: string,
     ctx: QueryContext,
     pre?: { scope: string; shaped: Shaped },
+    /** Where the policy's rules that decided are noted. */
+    noted?: RunExecOptions,
   ): Promise<PushdownTarget | null> {
-    const found = await this.selectPlan(sql, ctx, pre);
+    const found = await this.selectPlan(sql, ctx, pre, undefined, noted);
     let plan: Plan;
     let labels: string[] | null;
     if ('plan' in found) {
