@@ -5,10 +5,13 @@
  * read once per text or literal shape and kept; the decision itself is made per statement,
  * so a changed policy file applies to the next one.
  */
+
+import type { Expr } from '../ast/nodes.js';
 import type { QueryContext, StatementPrincipal } from '../engine-types.js';
 import type { Statement } from '../parse/index.js';
 import { TtlLru } from '../plan/cache.js';
 import { type Access, statementAccess } from './access.js';
+import { type Applied, filterFor, masksFor, type TableName } from './decide.js';
 import { type Authorization, authorize, type PolicyView, viewOf } from './enforce.js';
 import type { Policy } from './model.js';
 
@@ -54,6 +57,21 @@ export class PolicyGate {
   view(p: StatementPrincipal | undefined): PolicyView | null {
     if (!this.policy || !p || p.admin) return null;
     return viewOf(this.policy.current(), p);
+  }
+
+  /**
+   * The row filter the planner ANDs onto a table this statement reads, with the rule that
+   * added it; null when none (no policy binds the principal, or its rule has no filter).
+   */
+  filterFor(ctx: QueryContext, t: TableName): Applied<Expr> | null {
+    const policy = this.bound(ctx);
+    return policy ? filterFor(policy, ctx.principal!, t) : null;
+  }
+
+  /** The column masks the planner reads in place of a table's columns, each with its rule. */
+  masksFor(ctx: QueryContext, t: TableName): { column: string; expr: Expr; rule: string }[] {
+    const policy = this.bound(ctx);
+    return policy ? masksFor(policy, ctx.principal!, t) : [];
   }
 
   /**

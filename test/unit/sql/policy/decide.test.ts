@@ -14,6 +14,7 @@ import {
   hiddenColumns,
   masksFor,
 } from '../../../../src/sql/policy/decide.js';
+import { PolicyGate } from '../../../../src/sql/policy/gate.js';
 import type { Principal } from '../../../../src/sql/policy/model.js';
 import { POLICY } from './fixture.js';
 
@@ -126,4 +127,32 @@ describe('knowledge bases', () => {
       assert.deepEqual([...d.privileges].sort(), [...privileges].sort());
       assert.equal(d.rule, rule);
     });
+});
+
+describe("the gate hands the planner filters and masks for the statement's principal", () => {
+  const gate = new PolicyGate(
+    { current: () => POLICY },
+    { defaultSchemaNow: () => null, defaultSchema: async () => null, isKb: () => false },
+  );
+  const t = { source: 'crm', schema: null, table: 'tickets' };
+
+  test("bound principal: the rule's filter and masks, each with its rule", () => {
+    assert.equal(gate.filterFor({ principal: agent }, t)?.rule, 'tables[0]');
+    assert.deepEqual(
+      gate.masksFor({ principal: agent }, t).map((m) => [m.column, m.rule]),
+      [['email', 'tables[0]']],
+    );
+  });
+
+  test('the admin, `local` (no principal) and no policy: none', () => {
+    assert.equal(gate.filterFor({ principal: admin }, t), null);
+    assert.equal(gate.filterFor({}, t), null);
+    assert.deepEqual(gate.masksFor({}, t), []);
+    const off = new PolicyGate(undefined, {
+      defaultSchemaNow: () => null,
+      defaultSchema: async () => null,
+      isKb: () => false,
+    });
+    assert.equal(off.filterFor({ principal: agent }, t), null);
+  });
 });
