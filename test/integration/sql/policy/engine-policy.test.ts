@@ -376,3 +376,29 @@ async function until(ok: () => Promise<boolean>, ms = 5000): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+describe('a bad policy file at start-up', () => {
+  test('fails start-up, naming the setting, the file and the rule', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'i31-policy-start-'));
+    try {
+      const path = join(dir, 'policy.json');
+      writeFileSync(
+        path,
+        JSON.stringify({ tables: [{ privileges: ['SELECT'] }, { privileges: ['SELECT'], filter: 'a = (' }] }),
+      );
+      await assert.rejects(
+        startTestServer({ TRIBUTARY_POLICY_FILE: path }, { storageDir: dir }),
+        (e: Error) => {
+          assert.equal(e.name, 'ConfigError');
+          assert.match(
+            e.message,
+            /^Invalid configuration: policy\.file .*policy\.json: tables\[1\]\.filter: /,
+          );
+          return true;
+        },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
