@@ -154,6 +154,7 @@ function sqlAccess(ast: SqlStatement, scope: AccessScope): Access[] {
   // DELETE's listed names (`DELETE t1 FROM ...`) stand for FROM tables, not tables of their own.
   const aliasesOnly = new Set(ast.type === 'delete' ? (ast.table ?? []) : []);
   const named = namedColumns(ast);
+  const reads = new Set(columnRefs(ast).map((r) => (nameOf(r.table) ?? '').toLowerCase()));
   const starred = starredTables(ast);
   const natural = items.some((t) => t.natural) || hasNaturalGroup(ast);
   const out: Access[] = [];
@@ -169,7 +170,15 @@ function sqlAccess(ast: SqlStatement, scope: AccessScope): Access[] {
     if (!db && ctes.has(table.toLowerCase())) continue;
     if (db?.toLowerCase() === 'information_schema') continue;
     if (aliasesOnly.has(node)) continue;
-    const privileges = changed.get(node) ?? ['SELECT'];
+    const privileges: Privilege[] = [...(changed.get(node) ?? ['SELECT'])];
+    const q0 = (nameOf(node.as) ?? table).toLowerCase();
+    // As MySQL: an UPDATE or DELETE that reads the target's columns (WHERE, SET x = y) needs SELECT too.
+    if (
+      (ast.type === 'update' || ast.type === 'delete') &&
+      changed.has(node) &&
+      (reads.has(q0) || reads.has(''))
+    )
+      privileges.push('SELECT');
     if (!db && scope.isKb?.(table)) {
       for (const privilege of privileges) out.push({ kind: 'kb', privilege, name: table });
       continue;

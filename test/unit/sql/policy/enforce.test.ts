@@ -306,6 +306,24 @@ describe('refusals: 1142 for a table, 1143 for a column, 1044 for a database', (
   });
 });
 
+describe('UPDATE and DELETE that read the target need SELECT too (MySQL)', () => {
+  const cleaner: Principal = { user: 'cleaner', groups: [], admin: false };
+  test('without reading columns: the write privilege alone', () => {
+    assert.deepEqual(check(cleaner, 'DELETE FROM erp.trash').rules, ['sources[5]', 'tables[5]']);
+    assert.deepEqual(check(cleaner, 'UPDATE erp.trash SET flag = 1').rules, ['sources[5]', 'tables[5]']);
+  });
+  test('reading them (WHERE, SET x = y) is 1142 SELECT', () => {
+    for (const sql of ['DELETE FROM erp.trash WHERE secret = 1', 'UPDATE erp.trash SET a = b'])
+      denied(
+        cleaner,
+        sql,
+        1142,
+        "SELECT command denied to user 'cleaner' for table 'erp.trash'",
+        'tables[5]',
+      );
+  });
+});
+
 describe('until the planner applies them, filters and masks fail closed', () => {
   test('a table whose rule filters or masks is refused (1235), never answered unfiltered', () => {
     const read = (p: Principal, sql: string) =>

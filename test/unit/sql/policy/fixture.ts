@@ -8,6 +8,7 @@ export const POLICY_FILE = {
     { user: 'finance-tool', source: 'erp', allow: 'all' },
     { user: 'finance-tool', source: 'crm', allow: 'read' },
     { user: 'blocked', allow: 'none' },
+    { user: 'cleaner', source: 'erp', allow: 'all' },
   ],
   tables: [
     {
@@ -30,6 +31,7 @@ export const POLICY_FILE = {
     { group: 'analysts', privileges: ['SELECT'] },
     { user: 'finance-tool', source: 'erp', table: 'invoices', privileges: ['SELECT', 'INSERT', 'UPDATE'] },
     { user: 'finance-tool', source: 'erp|crm', privileges: ['SELECT', 'INSERT', 'DELETE', 'OWNERSHIP'] },
+    { user: 'cleaner', source: 'erp', table: 'trash', privileges: ['DELETE', 'UPDATE'] },
   ],
   knowledge_bases: [
     { group: 'support', name: 'tickets_kb', privileges: ['SELECT'] },
