@@ -13,6 +13,7 @@ const suites: [string, string, string][] = [
   ['kb-join', './kb-join.js', 'benchKbJoin'],
   ['wire', './wire.js', 'benchWire'],
   ['statement-size', './statement-size.js', 'benchStatementSize'],
+  ['policy', './policy.js', 'benchPolicy'],
 ];
 
 const only = process.argv.slice(2);

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { openCatalog } from '../catalog/index.js';
 import { sealStoredSecrets } from '../catalog/seal-on-start.js';
 import { CatalogSourceManager } from '../catalog/source-manager.js';
+import { ConfigError } from '../config/errors.js';
 import type { Config } from '../config/types.js';
 import { createLogger } from '../core/logger.js';
 import type { AppDeps } from '../http/deps.js';
@@ -19,9 +20,9 @@ import type { Source } from '../sources/types.js';
 import { Engine } from '../sql/engine.js';
 import { LocalEngine } from '../sql/execute/local.js';
 import { ProcessList } from '../sql/execute/processlist.js';
+import { PolicyHolder } from '../sql/policy/holder.js';
 import { startWireServer, type WireServer } from '../wire/server.js';
 import '../sources/rest-api/register.js';
-import { ConfigError } from '../config/errors.js';
 import { closeEgressAgents } from '../egress/agent.js';
 import { normalizeAllowedHosts } from '../egress/safe-url.js';
 import type { EgressSettings } from '../kb/embed/index.js';
@@ -43,6 +44,8 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
   const log = logger ?? createLogger(config.logLevel, 2, config.logFormat);
   mkdirSync(config.storageDir, { recursive: true, mode: 0o700 });
   await warnIfStorageFull(config.storageDir, log);
+  // A bad policy file fails start-up, naming the rule, before anything else opens.
+  const policy = openPolicy(config, log);
   const catalog = await openCatalog(config, log);
   await sealStoredSecrets(catalog, log);
   const ctx = { storageDir: config.storageDir, logger: log, poolWaitMs: config.sources.pool_wait_timeout_ms };
@@ -79,6 +82,7 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     observe: observer.active ? observer : undefined,
     // The admin sees and may KILL every face's statements; others only their own.
     processes: new ProcessList(config.auth.username && config.auth.password ? config.auth.username : null),
+    policy,
   });
   const kb = new KbService({
     catalog,
@@ -127,6 +131,19 @@ export function kbEgress(config: Config): EgressSettings {
     allowedHosts,
     timeoutMs: config.passthrough.timeout_ms,
   };
+}
+
+/** The access policy of policy.file (docs/reference/policy.md), or none. */
+function openPolicy(config: Config, log: Logger): PolicyHolder | undefined {
+  const file = config.policy?.file;
+  if (!file) return undefined;
+  try {
+    const holder = new PolicyHolder(file, log);
+    log.info({ path: file }, 'access policy loaded');
+    return holder;
+  } catch (e) {
+    throw new ConfigError(`Invalid configuration: ${(e as Error).message}`);
+  }
 }
 
 /** Below this much free space the storage dir counts as full (a catalog write takes a page or two). */

@@ -92,6 +92,7 @@ export const FIELDS: readonly Field[] = [
   { path: 'query.max_fragment_rows', kind: 'posInt', env: 'TRIBUTARY_QUERY_MAX_FRAGMENT_ROWS' },
   { path: 'query.audit_log', kind: 'optString', env: 'TRIBUTARY_AUDIT_LOG' },
   { path: 'kb.max_results', kind: 'posInt', env: 'TRIBUTARY_KB_MAX_RESULTS' },
+  { path: 'policy.file', kind: 'optString', env: 'TRIBUTARY_POLICY_FILE' },
   { path: 'api.metrics.enabled', kind: 'bool', env: 'TRIBUTARY_METRICS_ENABLED' },
   { path: 'log_level', kind: 'logLevel', env: 'TRIBUTARY_LOG_LEVEL' },
   { path: 'log_format', kind: 'logFormat', env: 'TRIBUTARY_LOG_FORMAT' },

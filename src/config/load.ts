@@ -86,6 +86,7 @@ const DEFAULTS: Record<string, unknown> = {
   'query.max_fragment_rows': 10000000,
   'query.audit_log': null,
   'kb.max_results': 10000,
+  'policy.file': null,
   'api.metrics.enabled': true,
   log_level: 'info',
   log_format: 'auto',
@@ -114,7 +115,7 @@ function getPath(obj: unknown, path: string): unknown {
 type Tree = { [key: string]: unknown };
 
 /** The tree's shape once every leaf has passed its field's validation (fields.ts). */
-type FileKeys = Pick<Config, 'api' | 'passthrough' | 'kb' | 'files' | 'sources' | 'query'> & {
+type FileKeys = Pick<Config, 'api' | 'passthrough' | 'kb' | 'files' | 'sources' | 'query' | 'policy'> & {
   log_level: Config['logLevel'];
   log_format: Config['logFormat'];
   auth: Pick<Config['auth'], 'token_ttl_hours' | 'users_file'>;
@@ -328,6 +329,7 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
     files: rest.files,
     sources: rest.sources,
     query: rest.query,
+    policy: rest.policy,
     tracing,
   };
 }

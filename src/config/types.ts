@@ -97,6 +97,11 @@ export interface Config {
     /** The audit log: a file path, `stderr`, or null (off). */
     audit_log: string | null;
   };
+  /** Absent in configurations built by hand (tests): off. */
+  policy?: {
+    /** The access policy file (docs/reference/policy.md); null: off, every principal may do everything. */
+    file: string | null;
+  };
   /** OpenTelemetry traces (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, OTEL_SERVICE_NAME); endpoint null: off. */
   tracing: { endpoint: string | null; serviceName: string };
 }

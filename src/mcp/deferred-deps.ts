@@ -36,9 +36,9 @@ export function deferredDeps(
   const engine: SqlEngine = {
     execute: async (...a) => (await loaded).engine.execute(...a),
     stream: async (...a) => (await loaded).engine.stream(...a),
-    listDatabases: async () => (await loaded).engine.listDatabases(),
-    listTables: async (db) => (await loaded).engine.listTables(db),
-    listColumns: async (db, table) => (await loaded).engine.listColumns(db, table),
+    listDatabases: async (p) => (await loaded).engine.listDatabases(p),
+    listTables: async (db, p) => (await loaded).engine.listTables(db, p),
+    listColumns: async (db, table, p) => (await loaded).engine.listColumns(db, table, p),
     close: async () => (await loaded).engine.close(),
   };
   return {

@@ -1,6 +1,7 @@
 import { completable, type McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { quoteIdent as quoteIdentIn } from '../core/sql-text.js';
+import type { StatementPrincipal } from '../sql/engine-types.js';
 import type { McpDeps } from './deps.js';
 import { completeDatabases, completeTables } from './resources.js';
 
@@ -17,7 +18,11 @@ export function sampleTableText(db: string, table: string): string {
 }
 
 /** Prompt `sample_table(database_name, table_name)` (docs/reference/mcp.md), with completions for both arguments. */
-export function registerSampleTablePrompt(server: McpServer, deps: McpDeps): void {
+export function registerSampleTablePrompt(
+  server: McpServer,
+  deps: McpDeps,
+  session: { principal?: StatementPrincipal } = {},
+): void {
   const engine = deps.engine;
   server.registerPrompt(
     'sample_table',
@@ -26,10 +31,10 @@ export function registerSampleTablePrompt(server: McpServer, deps: McpDeps): voi
       description: 'Query the first 5 rows of a table and describe its structure and data.',
       argsSchema: z.object({
         database_name: completable(z.string().describe('Data source (database) name'), (value) =>
-          completeDatabases(engine, value ?? ''),
+          completeDatabases(engine, value ?? '', session.principal),
         ),
         table_name: completable(z.string().describe('Table name within the data source'), (value, context) =>
-          completeTables(engine, context?.arguments?.database_name, value ?? ''),
+          completeTables(engine, context?.arguments?.database_name, value ?? '', session.principal),
         ),
       }),
     },

@@ -5,6 +5,7 @@ import { readStatement, sourcesOf } from '../observe/redact.js';
 import type { ExecOptions, QueryContext, StatementPrincipal } from '../sql/engine-types.js';
 import type { ErrorResult, Result } from '../sql/result.js';
 import type { McpDeps } from './deps.js';
+import { mcpPrincipal } from './principal.js';
 import { ResultHandles } from './result-handles.js';
 import { type PageRequest, pageAnswer, parsePageRequest, rowTooLarge, unknownHandle } from './result-page.js';
 import { queryOutputSchema } from './result-schema.js';
@@ -72,6 +73,8 @@ export interface QueryToolOptions {
  */
 export interface SessionState {
   db?: string;
+  /** Who the session runs as, when the transport knows it for the whole session (mcp/principal.ts). */
+  principal?: StatementPrincipal;
 }
 
 export function registerQueryTool(
@@ -107,6 +110,7 @@ export function registerQueryTool(
         principal: ctx.http?.authInfo?.clientId ?? null,
         runAs: callPrincipal(principalOf(ctx.http?.authInfo), ctx.http !== undefined, deps),
         owner: ownerOf(ctx.http?.authInfo),
+        statementPrincipal: mcpPrincipal(ctx.http?.authInfo, session),
       });
       // The last count goes out before the result: a client drops progress that arrives after it.
       await progress?.finish(result.type !== 'error');
@@ -133,6 +137,8 @@ export interface QueryCall {
   runAs?: StatementPrincipal | null;
   /** Who owns the result handles this call makes and may read (auth-info.ts `principalKey`); `local` without auth. */
   owner?: string;
+  /** Who the statement runs as under the access policy (SPEC section 12); absent: `local`. */
+  statementPrincipal?: StatementPrincipal;
 }
 
 /** The `_meta` key a client sets to give one call a shorter time limit (milliseconds). */
@@ -172,7 +178,7 @@ export async function callQueryTool(
   if (call.runAs === null) return NO_PRINCIPAL;
   const qctx: QueryContext = {
     db: args.context?.db ?? session.db,
-    principal: call.runAs ?? localPrincipal(),
+    principal: call.runAs ?? call.statementPrincipal ?? session.principal ?? localPrincipal(),
   };
   const handles = resultHandles(deps);
   let kept: Promise<HandleView | null> = Promise.resolve(null);

@@ -8,8 +8,12 @@ import {
   type Variables,
 } from '@modelcontextprotocol/server';
 import { ErrorCode, SqlError } from '../core/errors.js';
-import type { SqlEngine } from '../sql/engine-types.js';
+import type { SqlEngine, StatementPrincipal } from '../sql/engine-types.js';
 import type { McpDeps } from './deps.js';
+import { mcpPrincipal } from './principal.js';
+
+/** What a resource callback's context may carry: the request's auth (the SDK's `ctx.http.authInfo`). */
+type ReadCtx = { http?: { authInfo?: { extra?: Record<string, unknown> } } } | undefined;
 
 const JSON_MIME = 'application/json';
 
@@ -19,8 +23,15 @@ export const COLUMNS_TEMPLATE = 'schema://databases/{database_name}/tables/{tabl
 export const KNOWLEDGE_BASES_URI = 'schema://knowledge_bases';
 
 /** The four schema resources (docs/reference/mcp.md) and the completions of their template variables. */
-export function registerSchemaResources(server: McpServer, deps: McpDeps): void {
+export function registerSchemaResources(
+  server: McpServer,
+  deps: McpDeps,
+  session: { principal?: StatementPrincipal } = {},
+): void {
   const engine = deps.engine;
+  // Objects the principal may not read do not exist for it (docs/reference/policy.md).
+  const who = (ctx: ReadCtx) => mcpPrincipal(ctx?.http?.authInfo, session);
+  const principal = session.principal;
 
   server.registerResource(
     'databases',
@@ -31,15 +42,15 @@ export function registerSchemaResources(server: McpServer, deps: McpDeps): void 
         'Names of the connected data sources (databases), as a JSON array of strings. Start here, then read schema://databases/{database_name}/tables.',
       mimeType: JSON_MIME,
     },
-    async (uri) => json(uri, await engine.listDatabases()),
+    async (uri, ctx) => json(uri, await engine.listDatabases(who(ctx))),
   );
 
   server.registerResource(
     'tables',
     new ResourceTemplate(TABLES_TEMPLATE, {
-      list: async () => ({
+      list: async (ctx) => ({
         resources: await Promise.all(
-          (await engine.listDatabases()).map(async (db) => {
+          (await engine.listDatabases(who(ctx))).map(async (db) => {
             const kind = await engineOf(deps, db);
             return {
               uri: `schema://databases/${encodeURIComponent(db)}/tables`,
@@ -50,7 +61,7 @@ export function registerSchemaResources(server: McpServer, deps: McpDeps): void 
           }),
         ),
       }),
-      complete: { database_name: (value) => completeDatabases(engine, value) },
+      complete: { database_name: (value) => completeDatabases(engine, value, principal) },
     }),
     {
       title: 'Tables of a data source',
@@ -58,9 +69,9 @@ export function registerSchemaResources(server: McpServer, deps: McpDeps): void 
         'Tables and views of one data source: JSON array of {"TABLE_NAME","TABLE_TYPE" ("BASE TABLE" or "VIEW"),"TABLE_SCHEMA" (the source\'s own schema),"TABLE_ROWS" (the source\'s row estimate, exact for files; null when unknown),"TABLE_COMMENT"}.',
       mimeType: JSON_MIME,
     },
-    async (uri, vars) => {
+    async (uri, vars, ctx) => {
       const db = variable(vars, 'database_name');
-      const tables = await describeFailure(uri, () => engine.listTables(db));
+      const tables = await describeFailure(uri, () => engine.listTables(db, who(ctx)));
       return json(
         uri,
         tables.map((t) => ({
@@ -79,8 +90,9 @@ export function registerSchemaResources(server: McpServer, deps: McpDeps): void 
     new ResourceTemplate(COLUMNS_TEMPLATE, {
       list: undefined,
       complete: {
-        database_name: (value) => completeDatabases(engine, value),
-        table_name: (value, context) => completeTables(engine, context?.arguments?.database_name, value),
+        database_name: (value) => completeDatabases(engine, value, principal),
+        table_name: (value, context) =>
+          completeTables(engine, context?.arguments?.database_name, value, principal),
       },
     }),
     {
@@ -89,10 +101,10 @@ export function registerSchemaResources(server: McpServer, deps: McpDeps): void 
         'Columns of one table: JSON array of {"COLUMN_NAME","MYSQL_DATA_TYPE","IS_NULLABLE" ("YES"/"NO"),"COLUMN_KEY" ("PRI", "UNI", "MUL" or ""),"COLUMN_COMMENT","REFERENCES" ("table.column" of a foreign key, or null)} where MYSQL_DATA_TYPE is the upper-case MySQL type name without length (INT, BIGINT, DECIMAL, DOUBLE, VARCHAR, TEXT, DATE, DATETIME, BOOLEAN, JSON, BLOB, ...). Join on REFERENCES and keys.',
       mimeType: JSON_MIME,
     },
-    async (uri, vars) => {
+    async (uri, vars, ctx) => {
       const db = variable(vars, 'database_name');
       const table = variable(vars, 'table_name');
-      const cols = await describeFailure(uri, () => engine.listColumns(db, table));
+      const cols = await describeFailure(uri, () => engine.listColumns(db, table, who(ctx)));
       return json(
         uri,
         cols.map((c) => ({
@@ -116,15 +128,19 @@ export function registerSchemaResources(server: McpServer, deps: McpDeps): void 
         'Knowledge bases: JSON array of {"name","metadata_columns","content_columns","id_column","embedding_model","storage","rows","chunks"}; empty when there are none. Search one with SELECT * FROM kb WHERE content = \'question\' [AND metadata filters] [AND hybrid_search = true] LIMIT 10.',
       mimeType: JSON_MIME,
     },
-    async (uri) => json(uri, await listKnowledgeBases(engine)),
+    async (uri, ctx) => json(uri, await listKnowledgeBases(engine, who(ctx))),
   );
 }
 
 /** Completions never fail a client's typing: a catalog hiccup just offers nothing. */
-export async function completeDatabases(engine: SqlEngine, prefix: string): Promise<string[]> {
+export async function completeDatabases(
+  engine: SqlEngine,
+  prefix: string,
+  principal?: StatementPrincipal,
+): Promise<string[]> {
   try {
     const p = prefix.toLowerCase();
-    return (await engine.listDatabases()).filter((d) => d.toLowerCase().startsWith(p));
+    return (await engine.listDatabases(principal)).filter((d) => d.toLowerCase().startsWith(p));
   } catch {
     return [];
   }
@@ -135,11 +151,14 @@ export async function completeTables(
   engine: SqlEngine,
   db: string | undefined,
   prefix: string,
+  principal?: StatementPrincipal,
 ): Promise<string[]> {
   if (!db) return [];
   try {
     const p = prefix.toLowerCase();
-    return (await engine.listTables(db)).map((t) => t.name).filter((n) => n.toLowerCase().startsWith(p));
+    return (await engine.listTables(db, principal))
+      .map((t) => t.name)
+      .filter((n) => n.toLowerCase().startsWith(p));
   } catch {
     return [];
   }
@@ -149,8 +168,11 @@ export async function completeTables(
  * Knowledge bases as SHOW KNOWLEDGE_BASES reports them. Until the engine knows the
  * statement (or when it fails) there are none: the resource must still answer `[]`.
  */
-async function listKnowledgeBases(engine: SqlEngine): Promise<Record<string, unknown>[]> {
-  const r = await engine.execute('SHOW KNOWLEDGE_BASES', {}, { readOnly: true });
+async function listKnowledgeBases(
+  engine: SqlEngine,
+  principal: StatementPrincipal | undefined,
+): Promise<Record<string, unknown>[]> {
+  const r = await engine.execute('SHOW KNOWLEDGE_BASES', principal ? { principal } : {}, { readOnly: true });
   if (r.type !== 'table') return [];
   const col = (name: string) => r.column_names.findIndex((c) => c.toLowerCase() === name);
   const [name, meta, content, id, model, storage, rows, chunks] = [

@@ -53,8 +53,8 @@ export function createMcpServerFactory(
       },
     );
     registerQueryTool(server, deps, session, opts);
-    registerSchemaResources(server, deps);
-    registerSampleTablePrompt(server, deps);
+    registerSchemaResources(server, deps, session);
+    registerSampleTablePrompt(server, deps, session);
     return server;
   };
 }

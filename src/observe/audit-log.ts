@@ -117,6 +117,8 @@ export function auditLine(r: StatementReport, sources: string[], at: Date): Reco
     truncated: r.truncated,
     duration_ms: Math.round(r.durationMs * 10) / 10,
     error_code: r.errorCode ?? null,
+    ...(r.policyRules?.length ? { policy_rules: r.policyRules } : {}),
+    ...(r.policyDenied ? { policy_denied: r.policyDenied } : {}),
   };
 }
 
@@ -173,7 +175,7 @@ export class AuditLines {
     // KB statements are rarer than point lookups: their list is made for each line.
     if (r.kbs?.length) sources = JSON.stringify(withKbs(names === null ? [] : this.sourceList, r.kbs));
     const duration = num(Math.round(r.durationMs * 10) / 10);
-    return `{"time":"${this.time(at)}",${this.who},"sources":${sources},${this.what},"rows":${num(r.rows)},"affected_rows":${num(r.affectedRows)},"truncated":${r.truncated},"duration_ms":${duration},"error_code":${num(r.errorCode)}}\n`;
+    return `{"time":"${this.time(at)}",${this.who},"sources":${sources},${this.what},"rows":${num(r.rows)},"affected_rows":${num(r.affectedRows)},"truncated":${r.truncated},"duration_ms":${duration},"error_code":${num(r.errorCode)}${policyPart(r)}}\n`;
   }
 
   /** `new Date(at).toISOString()`, with the date and time down to the second made once a second. */
@@ -196,6 +198,14 @@ export class AuditLines {
  */
 export function withKbs(sources: readonly string[], kbs: readonly string[] | undefined): string[] {
   return kbs?.length ? [...sources, ...kbs.map((k) => `kb:${k}`)] : [...sources];
+}
+
+/** The access policy's part of a line (docs/reference/policy.md#audit-and-metrics): absent when no policy bound the statement. */
+function policyPart(r: StatementReport): string {
+  let out = '';
+  if (r.policyRules?.length) out += `,"policy_rules":${JSON.stringify(r.policyRules)}`;
+  if (r.policyDenied) out += `,"policy_denied":${JSON.stringify(r.policyDenied)}`;
+  return out;
 }
 
 function sameList(a: readonly string[], b: readonly string[] | undefined): boolean {

@@ -48,6 +48,7 @@ export class Metrics {
   private readonly rows: Counter<'transport'>;
   private readonly bytes: Counter<'transport'>;
   private readonly refusals: Counter<'transport'>;
+  private readonly denials: Counter<'rule'>;
   /** Result bytes by transport, not yet in `bytes`. */
   private readonly pendingBytes = new Map<string, number>();
   /** Requests by `method\0route\0status`, not yet in `requests`. */
@@ -65,7 +66,7 @@ export class Metrics {
     });
     this.statementCount = new Counter({
       name: 'tributary_statements_total',
-      help: 'SQL statements run, by kind (first keyword), outcome (ok, error, timeout, cancelled, refused) and transport',
+      help: 'SQL statements run, by kind (first keyword), outcome (ok, error, timeout, cancelled, refused, denied) and transport',
       labelNames: ['kind', 'outcome', 'transport'],
       registers,
       collect: settle,
@@ -97,6 +98,13 @@ export class Metrics {
       help: 'Requests refused by the rate limit (429), by transport',
       labelNames: ['transport'],
       registers,
+    });
+    this.denials = new Counter({
+      name: 'tributary_policy_denials_total',
+      help: 'Statements refused by the access policy (1142, 1143, 1044), by the rule that refused them (`no-match`: none matched)',
+      labelNames: ['rule'],
+      registers,
+      collect: settle,
     });
     const gauge = (name: string, help: string, read: (p: PoolUse) => number) =>
       new Gauge({
@@ -143,6 +151,7 @@ export class Metrics {
       const key = `${kind}\u0000${outcomeOf(r.errorCode)}\u0000${r.transport}`;
       counts.set(key, (counts.get(key) ?? 0) + 1);
       if (r.rows) rows.set(r.transport, (rows.get(r.transport) ?? 0) + r.rows);
+      if (r.policyDenied) this.denials.inc({ rule: r.policyDenied });
     }
     for (const [key, n] of counts) {
       const [kind, outcome, transport] = key.split('\u0000');

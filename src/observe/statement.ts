@@ -26,6 +26,10 @@ export interface StatementReport {
   fragments?: FragmentReport[];
   /** Knowledge bases the statement named (lower case): `kb:<name>` in the audit line's `sources`. */
   kbs?: string[];
+  /** The access-policy rules that decided what it read and changed (`tables[2]`), when a policy bound it. */
+  policyRules?: string[];
+  /** The access-policy rule that refused it (`no-match` when none matched). */
+  policyDenied?: string;
 }
 
 /** One source's part of a statement: the whole statement pushed down, or a fragment loaded for local work. */
@@ -79,6 +83,9 @@ export function outcomeOf(errorCode: number | undefined): string {
       return 'cancelled';
     case 1290:
       return 'refused';
+    case 1142:
+    case 1143:
+      return 'denied';
     default:
       return 'error';
   }

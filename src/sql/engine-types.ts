@@ -10,19 +10,19 @@ export type { ResultPacketSink } from '../sources/types.js';
 /** How `relay` ended: rows relayed, an error (the sink may have had the columns), or not relayed. */
 export type RelayOutcome = { type: 'relayed'; rows: number } | ErrorResult | null;
 
-/** Per-session state: the default database (context.db / USE). `USE x` mutates it. */
-export interface QueryContext {
-  db?: string;
-  /** Who runs the statement (SPEC section 12): `local` with auth none; the user with token auth; the token's sub with OAuth. */
-  principal?: StatementPrincipal;
-}
-
-/** The principal a statement runs as (docs/reference/http.md#principals). */
+/** Who runs a statement (SPEC section 12; docs/reference/http.md#principals, policy.md). */
 export interface StatementPrincipal {
   user: string;
   groups: string[];
   /** TRIBUTARY_USERNAME with token auth, and `local` with auth none: sees and may do everything. */
   admin: boolean;
+}
+
+/** Per-session state: the default database (context.db / USE). `USE x` mutates it. */
+export interface QueryContext {
+  db?: string;
+  /** Who runs the statement (SPEC section 12): `local` with auth none; the user with token auth; the token's sub with OAuth. */
+  principal?: StatementPrincipal;
 }
 
 export interface ExecOptions {
@@ -96,12 +96,15 @@ export interface SqlEngine {
    * Deadline, cancellation and reporting (observe/) are those of `stream`.
    */
   relay?(sql: string, ctx: QueryContext, opts: ExecOptions, sink: ResultPacketSink): Promise<RelayOutcome>;
-  /** Names of data sources, `files` first. */
-  listDatabases(): Promise<string[]>;
-  /** Throws SqlError 1049 for an unknown source. */
-  listTables(db: string): Promise<TableInfo[]>;
-  /** Throws SqlError 1049 / 1146. */
-  listColumns(db: string, table: string): Promise<ColumnInfo[]>;
+  /**
+   * Names of data sources, `files` first. With a principal, only what it may read under the
+   * access policy (docs/reference/policy.md): the rest does not exist for it.
+   */
+  listDatabases(principal?: StatementPrincipal): Promise<string[]>;
+  /** Throws SqlError 1049 for an unknown source (or one the principal may not read). */
+  listTables(db: string, principal?: StatementPrincipal): Promise<TableInfo[]>;
+  /** Throws SqlError 1049 / 1146; hidden columns are left out for the principal. */
+  listColumns(db: string, table: string, principal?: StatementPrincipal): Promise<ColumnInfo[]>;
   /** Running statements of every face and the MySQL connections (SHOW PROCESSLIST, KILL). */
   readonly processes?: ProcessList;
   /** Cancel every running statement (server shutdown); each answers 1053. Returns how many. */

@@ -21,6 +21,7 @@ import type {
   ResultPacketSink,
   RowStream,
   SqlEngine,
+  StatementPrincipal,
 } from './engine-types.js';
 import type { ExecutionContext, Outcome } from './execute/context.js';
 import { explain } from './execute/explain.js';
@@ -49,6 +50,11 @@ import {
   shapePlanSources,
   shapeSql,
 } from './plan/shape-plans.js';
+import { decideTable, hiddenColumns } from './policy/decide.js';
+import { PolicyDenied, type PolicyView } from './policy/enforce.js';
+import { PolicyGate, type PolicySource } from './policy/gate.js';
+import { grantRows } from './policy/grants.js';
+import { hasSelectStar, leaveOutHidden } from './policy/star.js';
 import { inlinePrincipalValues } from './principal-values.js';
 import { encodeRows, errorResult, type Result } from './result.js';
 
@@ -69,6 +75,7 @@ const READ_KINDS = new Set([
   'describe_kb',
   'evaluate_kb',
   'show_processlist',
+  'show_grants',
   // Stops a statement; never changes data (MySQL allows it on a read-only server).
   'kill',
 ]);
@@ -100,6 +107,8 @@ export interface EngineDeps {
   observe?: StatementSink;
   /** The process list statements with a caller are listed in (a fresh one when absent). */
   processes?: ProcessList;
+  /** The access policy (policy.file; sql/policy/): absent, every principal may do everything. */
+  policy?: PolicySource;
 }
 
 /**
@@ -129,8 +138,27 @@ export class Engine implements SqlEngine, ExecutionContext {
   /** Running statements of every face and the MySQL connections (SHOW PROCESSLIST, KILL). */
   readonly processes: ProcessList;
 
+  /** Where every statement is checked against the access policy (sql/policy/gate.ts). */
+  private readonly gate: PolicyGate;
+  /** Plans made from a tree the policy rewrote (a `*` without hidden columns): never shared. */
+  private readonly policyShaped = new WeakSet<Plan>();
+
   constructor(private readonly deps: EngineDeps) {
     this.processes = deps.processes ?? new ProcessList();
+    this.gate = new PolicyGate(deps.policy, {
+      defaultSchemaNow: (s) => this.deps.sources.peek?.(s)?.defaultSchema,
+      defaultSchema: (s) =>
+        this.deps.sources.get(s).then(
+          (x) => x.defaultSchema,
+          () => null,
+        ),
+      isKb: (n) => this.deps.kb?.has(n) ?? false,
+    });
+  }
+
+  /** What exists for the statement's principal (listings); null: everything. */
+  view(ctx: QueryContext): PolicyView | null {
+    return this.gate.view(ctx.principal);
   }
 
   get sources(): SourceManager {
@@ -178,10 +206,19 @@ export class Engine implements SqlEngine, ExecutionContext {
     const fragments = opts.caller && this.deps.observe?.traces ? [] : undefined;
     // The keys the caller's options may lack come before the spread: keys added after a
     // spread take V8 off its fast copy (about 1.6 us a statement in Node 20; 0.05 this way).
-    const run: RunExecOptions = { signal: undefined, fragments: undefined, kbs: undefined, ...opts };
+    const run: RunExecOptions = {
+      signal: undefined,
+      fragments: undefined,
+      kbs: undefined,
+      principal: undefined,
+      policyRules: undefined,
+      policyDenied: undefined,
+      ...opts,
+    };
     run.abort = undefined;
     run.signal = d.signal;
     run.fragments = fragments;
+    run.principal = ctx.principal;
     return [d, run];
   }
 
@@ -270,10 +307,19 @@ export class Engine implements SqlEngine, ExecutionContext {
     if (opts0.readOnly || opts0.transaction?.holding) return null;
     const sql = inlinePrincipalValues(readExecutableComments(sql0), ctx.principal);
     const pre = this.shapedNow(sql, ctx);
-    let target = pre ? this.knownPushdownTarget(pre.shaped) : undefined;
+    let target: PushdownTarget | null | undefined;
+    // The policy's rules that decided, for the audit line (the statement's options come later).
+    const noted: RunExecOptions = {};
+    try {
+      if (pre && this.sharedPlanAllowed(pre.shaped, ctx, noted))
+        target = this.knownPushdownTarget(pre.shaped);
+    } catch {
+      // Refused by the policy: the normal path answers (and reports) the refusal.
+      return null;
+    }
     if (target === undefined) {
       try {
-        target = await this.pushdownTarget(sql, ctx, pre);
+        target = await this.pushdownTarget(sql, ctx, pre, noted);
       } catch {
         // The normal path answers (and reports) the same failure.
         return null;
@@ -282,6 +328,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     const source = target?.source;
     if (!target || !source?.relayQuery) return null;
     const [deadline, opts] = this.deadline(opts0, sql, ctx);
+    opts.policyRules = noted.policyRules;
     const started = performance.now();
     const labels = target.labels;
     let rows = 0;
@@ -390,6 +437,8 @@ export class Engine implements SqlEngine, ExecutionContext {
       startedAt: performance.timeOrigin + started,
       fragments: opts.fragments,
       kbs: opts.kbs,
+      policyRules: opts.policyRules,
+      policyDenied: opts.policyDenied,
     });
   }
 
@@ -470,7 +519,7 @@ export class Engine implements SqlEngine, ExecutionContext {
    * source is gone, else it runs again on the source as it is now (nothing ran on the closed
    * one: a closed source refuses before it sends anything).
    */
-  async run(sql: string, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
+  async run(sql: string, ctx: QueryContext, opts: RunExecOptions): Promise<Outcome> {
     try {
       return await this.runOnce(sql, ctx, opts);
     } catch (e) {
@@ -480,8 +529,8 @@ export class Engine implements SqlEngine, ExecutionContext {
     }
   }
 
-  private async runOnce(sql: string, ctx: QueryContext, opts: ExecOptions): Promise<Outcome> {
-    const found = await this.selectPlan(sql, ctx, undefined, opts.signal);
+  private async runOnce(sql: string, ctx: QueryContext, opts: RunExecOptions): Promise<Outcome> {
+    const found = await this.selectPlan(sql, ctx, undefined, opts.signal, opts);
     if ('plan' in found) {
       const stream = await runPlan(found.plan, this.deps.local, this.runOpts(opts));
       return { kind: 'stream', stream: relabel(stream, found.labels) };
@@ -510,6 +559,7 @@ export class Engine implements SqlEngine, ExecutionContext {
         found.generation,
         found.scope,
         found.owned,
+        found.uncached,
       );
       // SELECT ... FOR UPDATE / FOR SHARE in a transaction locks rows where the transaction writes.
       if (stmt.ast.locking_read && plan.kind === 'pushdown')
@@ -519,7 +569,7 @@ export class Engine implements SqlEngine, ExecutionContext {
           'a locking read (FOR UPDATE / FOR SHARE) of',
         );
       const stream = await runPlan(plan, this.deps.local, this.runOpts(opts));
-      return { kind: 'stream', stream: relabel(stream, stmt.labels) };
+      return { kind: 'stream', stream: relabel(stream, found.uncached ? null : stmt.labels) };
     }
     // Anything but a SELECT may change what later plans should say.
     this.forgetColumns();
@@ -543,9 +593,19 @@ export class Engine implements SqlEngine, ExecutionContext {
     pre?: { scope: string; shaped: Shaped },
     /** Stops a parse running off the event loop (the statement's deadline). */
     signal?: AbortSignal,
+    /** Where the policy's rules applied (or the one that refused) are noted for the audit log. */
+    opts?: RunExecOptions,
   ): Promise<
     | { plan: Plan; labels: string[] | null; stmt?: undefined }
-    | { stmt: Statement; shaped: Shaped | undefined; generation: number; scope: string; owned: boolean }
+    | {
+        stmt: Statement;
+        shaped: Shaped | undefined;
+        generation: number;
+        scope: string;
+        owned: boolean;
+        /** The policy rewrites this statement for its principal: plan it afresh, share nothing. */
+        uncached: boolean;
+      }
   > {
     const names = this.deps.sources.namesNow?.() ?? (await this.deps.sources.names());
     const generation = this.shapePlans.generation;
@@ -557,7 +617,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     if (!stmt) {
       shaped = pre?.scope === scope ? pre.shaped : this.shaped(sql, scope, ctx);
       // Only SELECTs with a FROM are shared: read-only mode allows them, the constant path never takes them.
-      const known = shaped.plan;
+      const known = this.sharedPlanAllowed(shaped, ctx, opts) ? shaped.plan : undefined;
       if (
         known?.kind === 'pushdown' &&
         (this.isOpen(known.source) ?? (await this.sameSource(known.source)))
@@ -589,7 +649,40 @@ export class Engine implements SqlEngine, ExecutionContext {
       if (!owned) this.statements.set(key, stmt);
       await breathe(sql);
     }
-    return { stmt, shaped, generation, scope, owned };
+    let uncached = false;
+    // The access policy, once the statement is parsed (no await when none binds its principal).
+    if (this.gate.bound(ctx))
+      try {
+        const auth = await this.gate.check(shaped?.key ?? `${ctx.db ?? ''}\u0001${key}`, stmt, ctx);
+        if (auth) {
+          uncached = auth.hiddenStars > 0;
+          if (opts) opts.policyRules = auth.rules;
+        }
+      } catch (e) {
+        if (e instanceof PolicyDenied && opts) opts.policyDenied = e.rule;
+        throw e;
+      }
+    return { stmt, shaped, generation, scope, owned, uncached };
+  }
+
+  /**
+   * Whether a shared plan (by literal shape) may serve this statement without a parse: always
+   * when no policy binds its principal; else only when the policy allows what the shape was
+   * seen to do (throws PolicyDenied when it refuses) and rewrites nothing.
+   */
+  private sharedPlanAllowed(shaped: Shaped, ctx: QueryContext, opts?: RunExecOptions): boolean {
+    if (!this.gate.bound(ctx)) return true;
+    if (!shaped.key) return false;
+    let auth: ReturnType<PolicyGate['checkKnown']>;
+    try {
+      auth = this.gate.checkKnown(shaped.key, ctx);
+    } catch (e) {
+      if (e instanceof PolicyDenied && opts) opts.policyDenied = e.rule;
+      throw e;
+    }
+    if (!auth || auth.hiddenStars > 0) return false;
+    if (opts) opts.policyRules = auth.rules;
+    return true;
   }
 
   /** The plan of a SELECT that reads something: cached pushdown plans, shapes learnt on the way. */
@@ -602,7 +695,10 @@ export class Engine implements SqlEngine, ExecutionContext {
     scope: string,
     /** The tree is this call's own (selectPlan): planned without a copy. */
     owned: boolean,
+    /** The policy rewrites it for this principal: planned afresh, nothing shared (selectPlan). */
+    uncached = false,
   ): Promise<Plan> {
+    if (uncached) return this.plan(owned ? stmt.ast : structuredClone(stmt.ast), ctx, sql.length);
     let shaped = shaped0;
     const planKey = `${ctx.db ?? ''}\u0001${scope}\u0001${sql}`;
     let plan = this.plans.get(planKey);
@@ -612,6 +708,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     if (!plan) {
       plan = await this.plan(owned ? stmt.ast : structuredClone(stmt.ast), ctx, sql.length);
       await breathe(sql);
+      if (this.policyShaped.has(plan)) return plan;
       if (plan.kind === 'pushdown') this.plans.set(planKey, plan);
       shaped ??= this.shaped(sql, scope, ctx);
       // Learn a shape not seen yet, or again when its sources changed; a refusal stands until it expires.
@@ -635,8 +732,10 @@ export class Engine implements SqlEngine, ExecutionContext {
     sql: string,
     ctx: QueryContext,
     pre?: { scope: string; shaped: Shaped },
+    /** Where the policy's rules that decided are noted. */
+    noted?: RunExecOptions,
   ): Promise<PushdownTarget | null> {
-    const found = await this.selectPlan(sql, ctx, pre);
+    const found = await this.selectPlan(sql, ctx, pre, undefined, noted);
     let plan: Plan;
     let labels: string[] | null;
     if ('plan' in found) {
@@ -649,9 +748,19 @@ export class Engine implements SqlEngine, ExecutionContext {
       // Plans that are not pushdowns are not cached: without this, each such statement would be planned twice.
       const planKey = `${ctx.db ?? ''}\u0001${found.scope}\u0001${sql}`;
       if (this.notPushedDown.get(planKey)) return null;
-      plan = await this.planSelect(sql, stmt, ctx, found.shaped, found.generation, found.scope, found.owned);
+      plan = await this.planSelect(
+        sql,
+        stmt,
+        ctx,
+        found.shaped,
+        found.generation,
+        found.scope,
+        found.owned,
+        found.uncached,
+      );
       if (plan.kind !== 'pushdown') this.notPushedDown.set(planKey, true);
-      labels = stmt.labels ?? null;
+      // A `*` the policy expanded has columns of its own: the parse's labels are not theirs.
+      labels = found.uncached ? null : (stmt.labels ?? null);
     }
     if (plan.kind !== 'pushdown' || (plan.retype && plan.retype.length > 0)) return null;
     return { source: plan.source, sql: plan.sql, labels };
@@ -745,8 +854,17 @@ export class Engine implements SqlEngine, ExecutionContext {
     if (stmt.kind === 'explain') return { kind: 'table', table: await explain(this, stmt.inner, ctx) };
     if (KB_KINDS.has(stmt.kind)) {
       const out = await this.kb().run(stmt as KbStatement, ctx);
-      return 'affected' in out ? { kind: 'ok', affected: out.affected } : { kind: 'table', table: out };
+      if ('affected' in out) return { kind: 'ok', affected: out.affected };
+      // Knowledge bases the principal may not use do not exist for it.
+      const view = stmt.kind === 'show_kbs' ? this.view(ctx) : null;
+      if (view) out.rows = out.rows.filter((r) => view.seesKb(String(r[0])));
+      return { kind: 'table', table: out };
     }
+    if (stmt.kind === 'show_grants')
+      return {
+        kind: 'table',
+        table: grantRows(this.deps.policy?.current() ?? null, ctx.principal, stmt.user),
+      };
     if (stmt.kind === 'show_processlist')
       return {
         kind: 'table',
@@ -775,7 +893,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       infoRows: (t: string) =>
         t.toLowerCase() === 'processlist'
           ? Promise.resolve({ columns: INFO_SCHEMA_COLUMNS, rows: this.processes.rows(viewer(opts), true) })
-          : infoSchemaRows(this, t),
+          : infoSchemaRows(this, t, this.gate.view((opts as RunExecOptions).principal)),
       maxFragmentRows: this.deps.maxFragmentRows,
       kbRows: (name: string, search: KbSearch, signal?: AbortSignal) =>
         this.kb().search(name, search, signal),
@@ -808,8 +926,44 @@ export class Engine implements SqlEngine, ExecutionContext {
   /** `size`: the statement's text length, so a big one lets others run between binding and planning. */
   async plan(ast: SqlStatement, ctx: QueryContext, size = 0): Promise<Plan> {
     const kb = this.deps.kb;
+    const rewritten = hasSelectStar(ast) && (await this.leaveOutHidden(ast, ctx));
     const refs = bindTables(ast, ctx, kb ? (n) => kb.has(n) : undefined);
     await breathe(size);
+    const plan = await this.planBound(ast, refs, ctx);
+    if (rewritten) this.policyShaped.add(plan);
+    return plan;
+  }
+
+  /** `*` in the statement without the columns its principal may not see (policy/star.ts); true when rewritten. */
+  private async leaveOutHidden(ast: SqlStatement, ctx: QueryContext): Promise<boolean> {
+    const policy = this.gate.bound(ctx);
+    if (!policy) return false;
+    const p = ctx.principal!;
+    const kb = this.deps.kb;
+    return leaveOutHidden(ast, {
+      db: ctx.db,
+      user: p.user,
+      isKb: kb ? (n) => kb.has(n) : undefined,
+      hidden: (t) =>
+        hiddenColumns(
+          decideTable(policy, p, {
+            ...t,
+            schema: t.schema ?? this.deps.sources.peek?.(t.source)?.defaultSchema ?? null,
+          }),
+        ),
+      columns: async (t) => {
+        const source = await this.deps.sources.get(t.source);
+        return (await this.columns(source, t.schema, t.table)).map((c) => c.name);
+      },
+    });
+  }
+
+  private planBound(
+    ast: SqlStatement,
+    refs: ReturnType<typeof bindTables>,
+    ctx: QueryContext,
+  ): Promise<Plan> {
+    const kb = this.deps.kb;
     return planQuery(ast, refs, {
       source: (n) => this.deps.sources.get(n),
       columns: (s, schema, table) => this.columns(s, schema, table),
@@ -894,22 +1048,35 @@ export class Engine implements SqlEngine, ExecutionContext {
     this.shapePlans.clear();
   }
 
-  async listDatabases(): Promise<string[]> {
-    return this.deps.sources.names();
+  async listDatabases(principal?: StatementPrincipal): Promise<string[]> {
+    const names = await this.deps.sources.names();
+    const view = this.gate.view(principal);
+    return view ? names.filter((n) => view.seesSource(n)) : names;
   }
 
-  async listTables(db: string): Promise<TableInfo[]> {
-    return (await this.deps.sources.get(db)).listTables();
-  }
-
-  async listColumns(db: string, table: string): Promise<ColumnInfo[]> {
+  async listTables(db: string, principal?: StatementPrincipal): Promise<TableInfo[]> {
+    const view = this.gate.view(principal);
+    if (view && !view.seesSource(db)) throw unknownDatabase(db);
     const s = await this.deps.sources.get(db);
-    return s.listColumns(table);
+    const tables = await s.listTables();
+    return view ? tables.filter((t) => view.seesTable(s.name, t.schema ?? s.defaultSchema, t.name)) : tables;
+  }
+
+  async listColumns(db: string, table: string, principal?: StatementPrincipal): Promise<ColumnInfo[]> {
+    const view = this.gate.view(principal);
+    if (view && !view.seesSource(db)) throw unknownDatabase(db);
+    const s = await this.deps.sources.get(db);
+    const cols = await s.listColumns(table);
+    if (!view) return cols;
+    if (!view.seesTable(s.name, s.defaultSchema, table))
+      throw new SqlError(ErrorCode.UNKNOWN_TABLE, `Table '${s.name}.${table}' doesn't exist`);
+    return view.visibleColumns(s.name, s.defaultSchema, table, cols);
   }
 
   async close(): Promise<void> {
     if (this.ticker) clearInterval(this.ticker);
     this.ticker = null;
+    this.deps.policy?.close?.();
     await this.deps.kb?.close?.();
     await this.deps.sources.close();
     this.deps.local.close();
@@ -925,7 +1092,20 @@ interface PushdownTarget {
 
 /** A statement's options inside the engine: what the face gave, plus what traces record. */
 /** `kbs`: the knowledge bases the statement names (kb-names.ts), reported for the audit log. */
-type RunExecOptions = ExecOptions & { fragments?: FragmentReport[]; kbs?: string[] };
+type RunExecOptions = ExecOptions & {
+  fragments?: FragmentReport[];
+  kbs?: string[];
+  /** Who runs it (the context's principal), for what runs below the statement (information_schema rows). */
+  principal?: StatementPrincipal;
+  /** The policy rules that decided its accesses (audit log). */
+  policyRules?: string[];
+  /** The policy rule that refused it (metrics). */
+  policyDenied?: string;
+};
+
+function unknownDatabase(db: string): SqlError {
+  return new SqlError(ErrorCode.UNKNOWN_DATABASE, `Unknown database '${db}'`);
+}
 
 /** Who a process-list statement asks for: its caller (an internal statement sees everything). */
 function viewer(opts: ExecOptions): { principal: string | null } {

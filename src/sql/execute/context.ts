@@ -10,6 +10,7 @@ import type { Source, TableInfo } from '../../sources/types.js';
 import type { SqlStatement } from '../ast/nodes.js';
 import type { ExecOptions, QueryContext } from '../engine-types.js';
 import type { Plan } from '../plan/plan-types.js';
+import type { PolicyView } from '../policy/enforce.js';
 import type { RowCounts } from '../result.js';
 import type { LocalEngine } from './local.js';
 import type { RunOptions } from './run-plan.js';
@@ -28,6 +29,8 @@ export interface ExecutionContext {
   columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]>;
   /** The columns of knowledge base `name` (a search's relation), or null when there is no such KB. */
   kbColumns?(name: string): Promise<ColumnInfo[]> | null;
+  /** What exists for the statement's principal under the access policy (listings); null: everything. */
+  view(ctx: QueryContext): PolicyView | null;
 }
 
 /** What a statement produced before encoding: rows to stream, a small table, or an ok. */

@@ -18,6 +18,7 @@ import {
 } from '../../core/mysql-columns.js';
 import type { ColumnInfo, FieldInfo, MysqlType, Row } from '../../core/types.js';
 import type { TableInfo } from '../../sources/types.js';
+import type { PolicyView } from '../policy/enforce.js';
 import type { ExecutionContext } from './context.js';
 
 const f = (name: string, type: MysqlType = 'VARCHAR'): FieldInfo => ({ name, type });
@@ -112,6 +113,8 @@ async function listAll(engine: ExecutionContext, names: string[], withColumns: b
 export async function infoSchemaRows(
   engine: ExecutionContext,
   table: string,
+  /** The principal's view under the access policy: what it may not read is not listed. Null: everything. */
+  view: PolicyView | null = null,
 ): Promise<{ columns: FieldInfo[]; rows: Row[] }> {
   const t = table.toLowerCase();
   if (!isInfoTable(t))
@@ -119,10 +122,10 @@ export async function infoSchemaRows(
       ErrorCode.UNKNOWN_TABLE,
       `Table 'information_schema.${table}' doesn't exist (supported: ${INFO_SCHEMA_TABLES.join(', ')})`,
     );
-  return { columns: COLUMNS[t], rows: await rowsOf(engine, t) };
+  return { columns: COLUMNS[t], rows: await rowsOf(engine, t, view) };
 }
 
-async function rowsOf(engine: ExecutionContext, t: InfoTable): Promise<Row[]> {
+async function rowsOf(engine: ExecutionContext, t: InfoTable, view: PolicyView | null): Promise<Row[]> {
   switch (t) {
     case 'routines':
     case 'parameters':
@@ -134,9 +137,15 @@ async function rowsOf(engine: ExecutionContext, t: InfoTable): Promise<Row[]> {
       return [];
     default:
   }
-  const names = await engine.listDatabases();
+  const all = await engine.listDatabases();
+  const names = view ? all.filter((n) => view.seesSource(n)) : all;
   if (t === 'schemata') return names.map((n) => ['def', n, 'utf8mb4', 'utf8mb4_general_ci', null, 'NO']);
-  const listed = await listAll(engine, names, t !== 'tables' && t !== 'views');
+  const listed0 = await listAll(engine, names, t !== 'tables' && t !== 'views');
+  const listed = view
+    ? listed0
+        .filter((l) => view.seesTable(l.db, l.table.schema ?? null, l.table.name))
+        .map((l) => ({ ...l, cols: view.visibleColumns(l.db, l.table.schema ?? null, l.table.name, l.cols) }))
+    : listed0;
   const rows: Row[] = [];
   for (const { db, table, cols } of listed) {
     const name = table.name;

@@ -1,7 +1,7 @@
 import { ErrorCode, SqlError } from '../../core/errors.js';
 import { columnFacts } from '../../core/mysql-columns.js';
 import { tableName } from '../../core/sql-text.js';
-import type { Row } from '../../core/types.js';
+import type { ColumnInfo, Row } from '../../core/types.js';
 import { describeEngines } from '../../sources/registry.js';
 import type { Source } from '../../sources/types.js';
 import type { QueryContext } from '../engine-types.js';
@@ -59,7 +59,10 @@ export async function runService(
     }
     case 'show_databases': {
       const like = likePredicate(stmt.like);
-      const names = ['information_schema', ...(await sources.names())].filter(like);
+      const view = engine.view(ctx);
+      const names = ['information_schema', ...(await sources.names())]
+        .filter(like)
+        .filter((n) => n === 'information_schema' || !view || view.seesSource(n));
       const cols: [string, 'VARCHAR'][] = [['Database', 'VARCHAR']];
       const rows = names.map((n) => [n]);
       return {
@@ -101,8 +104,14 @@ export async function runService(
           ),
         };
       }
+      const view = engine.view(ctx);
+      // A source the principal may not read does not exist for it (USE and SELECT say 1044/1142).
+      if (view && !view.seesSource(db))
+        throw new SqlError(ErrorCode.UNKNOWN_DATABASE, `Unknown database '${db}'`);
       const s = await sources.get(db);
-      const tables = (await s.listTables()).filter((t) => like(t.name));
+      const tables = (await s.listTables()).filter(
+        (t) => like(t.name) && (!view || view.seesTable(s.name, t.schema ?? s.defaultSchema, t.name)),
+      );
       const cols: [string, 'VARCHAR'][] = [[`Tables_in_${s.name}`, 'VARCHAR']];
       if (stmt.full) cols.push(['Table_type', 'VARCHAR']);
       const rows = tables.map((t) => (stmt.full ? [t.name, t.type] : [t.name]));
@@ -116,14 +125,18 @@ export async function runService(
       const like = likePredicate(stmt.kind === 'show_columns' ? stmt.like : null);
       // `DESCRIBE kb`: a knowledge base's search is a relation with columns, like a table.
       const kbCols = kbNamed(stmt.table) ? engine.kbColumns?.(stmt.table.table) : null;
-      const cols = (
-        kbCols
-          ? await kbCols
-          : await (async () => {
-              const { source, table } = await resolveTable(engine, stmt.table, ctx);
-              return source.listColumns(table.table, table.schema ?? undefined);
-            })()
-      ).filter((c) => like(c.name));
+      let visible: ColumnInfo[];
+      if (kbCols) visible = await kbCols;
+      else {
+        const { source, table } = await resolveTable(engine, stmt.table, ctx);
+        const listed = await source.listColumns(table.table, table.schema ?? undefined);
+        // The gate refused the table already when it may not be read; hidden columns are left out.
+        const view = engine.view(ctx);
+        visible = view
+          ? view.visibleColumns(source.name, table.schema ?? source.defaultSchema, table.table, listed)
+          : listed;
+      }
+      const cols = visible.filter((c) => like(c.name));
       const full = stmt.kind === 'show_columns' && stmt.full;
       const head: [string, 'VARCHAR'][] = [
         ['Field', 'VARCHAR'],

@@ -280,6 +280,7 @@ class Cursor {
       this.end();
       return { kind: 'show_create_database', name };
     }
+    if (this.kw('GRANTS')) return this.showGrants();
     const full = this.kw('FULL');
     if (this.kw('TABLES')) {
       let from: string | null = null;
@@ -306,7 +307,25 @@ class Cursor {
         ? { kind: 'show_columns', table, full, like, where }
         : { kind: 'show_columns', table, full, like };
     }
-    this.fail('DATABASES, TABLES, COLUMNS or ENGINES after SHOW');
+    this.fail('DATABASES, TABLES, COLUMNS, ENGINES or GRANTS after SHOW');
+  }
+
+  /** `SHOW GRANTS [FOR CURRENT_USER[()] | FOR user[@host]]`: `user` null for the caller. */
+  private showGrants(): Statement {
+    let user: string | null = null;
+    if (this.kw('FOR')) {
+      if (this.kw('CURRENT_USER')) {
+        if (this.punct('(')) {
+          if (!this.punct(')')) this.fail("')'");
+        }
+      } else {
+        user = this.str('a user name after SHOW GRANTS FOR');
+        // `'u'@'host'`: the host is not part of a principal here.
+        while (this.i < this.t.length) this.i++;
+      }
+    }
+    this.end();
+    return { kind: 'show_grants', user };
   }
 
   describe(): Statement {

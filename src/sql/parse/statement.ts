@@ -43,6 +43,8 @@ export type Statement =
   | { kind: 'explain'; inner: Statement }
   /** The process list (execute/processlist.ts): answered with the caller's view of it. */
   | { kind: 'show_processlist'; full: boolean }
+  /** What the caller may do under the access policy (sql/policy/grants.ts); `user` null: the caller. */
+  | { kind: 'show_grants'; user: string | null }
   | { kind: 'kill'; id: number; query: boolean }
   | KbStatement
   | {

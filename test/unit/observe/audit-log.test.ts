@@ -82,6 +82,8 @@ test('the hand-built lines are JSON.stringify of auditLine, field for field, par
     { ...report(13), sql: 'INSERT INTO notes SELECT id, body FROM pg.t', kbs: ['notes'] },
     { ...report(13), sql: 'INSERT INTO notes SELECT id, body FROM pg.t' },
     { ...report(14), sql: "SELECT * FROM a JOIN b WHERE a.content = 'x'", kbs: ['a', 'b'] },
+    { ...report(13), principal: 'agent-7', policyRules: ['sources[0]', 'tables[2]'] },
+    { ...report(14), principal: 'agent-7', errorCode: 1142, policyDenied: 'no-match' },
   ];
   const times = [
     Date.parse('2026-11-27T10:00:00.000Z'),
