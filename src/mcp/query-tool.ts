@@ -178,7 +178,7 @@ export async function callQueryTool(
   if (call.runAs === null) return NO_PRINCIPAL;
   const qctx: QueryContext = {
     db: args.context?.db ?? session.db,
-    principal: call.runAs ?? call.statementPrincipal ?? session.principal ?? localPrincipal(),
+    principal: call.statementPrincipal ?? call.runAs ?? session.principal ?? localPrincipal(),
   };
   const handles = resultHandles(deps);
   let kept: Promise<HandleView | null> = Promise.resolve(null);
