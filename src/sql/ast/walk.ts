@@ -47,11 +47,16 @@ export function nameOf(v: string | null | undefined): string | null {
 export function tableItems(ast: SqlStatement | SelectStmt): TableItem[] {
   const out: TableItem[] = [];
   visit(ast, (n, key, parent) => {
-    // `a LEFT JOIN (b JOIN c ON ...) ON ...` holds b and c in a join_group's `expr`.
-    const place = key === 'from' || key === 'table' || (key === 'expr' && parent?.type === 'join_group');
-    if (place && typeof n.table === 'string' && !n.expr) out.push(n as unknown as TableItem);
+    if (isTableItem(n, key, parent)) out.push(n as unknown as TableItem);
   });
   return out;
+}
+
+/** Whether a visited object (visit's arguments) is an item that names a table (tableItems). */
+export function isTableItem(n: TreeObject, key: string | null, parent: TreeObject | null): boolean {
+  // `a LEFT JOIN (b JOIN c ON ...) ON ...` holds b and c in a join_group's `expr`.
+  const place = key === 'from' || key === 'table' || (key === 'expr' && parent?.type === 'join_group');
+  return place && typeof n.table === 'string' && !n.expr;
 }
 
 /** Names of CTEs anywhere in the statement (lower case). */
