@@ -110,6 +110,14 @@ describe('UNION runs: a long chain of one member shape', () => {
     for (const sql of [shortChain, `${member(99)} ${mixed}`, differ]) same(new StatementTemplates(), sql);
   });
 
+  test('a shortened text long enough for the parse worker gives the same statement', async () => {
+    const t = new StatementTemplates(500, 60_000, new StatementParser(100));
+    const sql = `SELECT COUNT(*) AS c FROM (${join(30, member)}) u`;
+    const got = t.parse(sql, isSource, '', shapeOf(sql), ['pg', 'my']);
+    assert.ok(got instanceof Promise);
+    assert.deepStrictEqual(await got, parseStatement(sql, isSource));
+  });
+
   test('a run whose members do not come out as one chain falls back to the whole text', () => {
     const p = new Recording();
     const t = new StatementTemplates(500, 60_000, p);
