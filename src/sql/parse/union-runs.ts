@@ -56,7 +56,7 @@ const slotEnd = (s: Slot): number => (isList(s) ? s.end : s.token.end);
  */
 export function findUnionRun(shape: Shaped): UnionRun | null {
   const { sql, tokens, slots } = shape;
-  if (slots.some((s) => s.kind === 'R')) return null;
+  if (!/union/i.test(sql) || slots.some((s) => s.kind === 'R')) return null;
   // UNION tokens chained at one depth: each with the index of the previous one of its chain.
   const unions: number[] = [];
   const prevOf: number[] = [];
