@@ -11,6 +11,7 @@
  * three) and as a later one of the same shape with other values (median of two).
  * Targets: each statement within 1.5x of PostgreSQL's own time + 50 ms; the bystander's worst
  * wait at most 50 ms over its idle median; a 10,000-value IN list under 500 ms end to end.
+ * `STATEMENT_SIZE_CASES` (names, comma separated) runs only those rows.
  * `parser_alone_ms` is node-sql-parser on the whole text, warm, in this process: what a
  * statement with no list of literals to set aside cannot avoid (a list never reaches it).
  */
@@ -196,7 +197,10 @@ export async function benchStatementSize(): Promise<Record<string, unknown>> {
     );
     out.bystander_idle_p50_ms = round(idle, 2);
     let k = 1;
+    // STATEMENT_SIZE_CASES=union_300_branches,in_list_100 runs only those (and no executemany).
+    const only = process.env.STATEMENT_SIZE_CASES?.split(',').filter(Boolean);
     for (const c of cases()) {
+      if (only && !only.includes(c.name)) continue;
       const runs: { ms: number; directMs: number; worst: number }[] = [];
       // Three runs each the first of its shape (cold: parse, plan, learn), then two that
       // share the last one's shape with other values (warm).
@@ -238,28 +242,29 @@ export async function benchStatementSize(): Promise<Record<string, unknown>> {
       process.stderr.write(`  ${c.name}: ${JSON.stringify(out[c.name])}\n`);
     }
     // PyMySQL executemany over the MySQL listener (it sends multi-row INSERTs).
-    try {
-      const python = ensurePythonClients();
-      const port = Number(new URL(server.url).port) + 1;
-      const n = 1000;
-      await direct.query('TRUNCATE ins');
-      const [directMs] = await timed(() =>
-        direct.query(`INSERT INTO ins (id, name, amount) VALUES ${rows(n, 1)}`),
-      );
-      await direct.query('TRUNCATE ins');
-      const [, from, to, secs] = await timed(() => pymysqlExecutemany(python, port, 'ins', n, 1));
-      const worst = by.worst(from, to);
-      out.pymysql_executemany_1000 = {
-        pymysql_ms: round(secs * 1000, 1),
-        postgres_ms: round(directMs, 1),
-        target_ms: round(1.5 * directMs + 50, 1),
-        within_target: secs * 1000 <= 1.5 * directMs + 50,
-        bystander_worst_ms: round(worst, 1),
-        bystander_over_idle_ms: round(worst - idle, 1),
-      };
-    } catch (e) {
-      out.pymysql_executemany_1000 = { error: (e as Error).message.slice(0, 300) };
-    }
+    if (!only || only.includes('pymysql_executemany_1000'))
+      try {
+        const python = ensurePythonClients();
+        const port = Number(new URL(server.url).port) + 1;
+        const n = 1000;
+        await direct.query('TRUNCATE ins');
+        const [directMs] = await timed(() =>
+          direct.query(`INSERT INTO ins (id, name, amount) VALUES ${rows(n, 1)}`),
+        );
+        await direct.query('TRUNCATE ins');
+        const [, from, to, secs] = await timed(() => pymysqlExecutemany(python, port, 'ins', n, 1));
+        const worst = by.worst(from, to);
+        out.pymysql_executemany_1000 = {
+          pymysql_ms: round(secs * 1000, 1),
+          postgres_ms: round(directMs, 1),
+          target_ms: round(1.5 * directMs + 50, 1),
+          within_target: secs * 1000 <= 1.5 * directMs + 50,
+          bystander_worst_ms: round(worst, 1),
+          bystander_over_idle_ms: round(worst - idle, 1),
+        };
+      } catch (e) {
+        out.pymysql_executemany_1000 = { error: (e as Error).message.slice(0, 300) };
+      }
     out.targets = {
       ratio: '<= 1.5x postgres + 50 ms',
       bystander_over_idle_ms: 50,

@@ -5,6 +5,7 @@ import type { ColumnInfo, FieldInfo } from '../core/types.js';
 import type { FragmentReport, StatementSink } from '../observe/statement.js';
 import { SourceClosedError } from '../sources/error-util.js';
 import type { QueryStream, Source, TableInfo } from '../sources/types.js';
+import { cloneTree } from './ast/clone.js';
 import type { SqlStatement } from './ast/nodes.js';
 import { breathe } from './breathe.js';
 import { Deadline } from './deadline.js';
@@ -574,7 +575,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     // Anything but a SELECT may change what later plans should say.
     this.forgetColumns();
     return this.runStatement(
-      stmt.kind === 'sql' && !found.owned ? { ...stmt, ast: structuredClone(stmt.ast) } : stmt,
+      stmt.kind === 'sql' && !found.owned ? { ...stmt, ast: cloneTree(stmt.ast) } : stmt,
       ctx,
       opts,
     );
@@ -706,7 +707,7 @@ export class Engine implements SqlEngine, ExecutionContext {
     if (plan?.kind === 'pushdown' && !(this.isOpen(plan.source) ?? (await this.sameSource(plan.source))))
       plan = undefined;
     if (!plan) {
-      plan = await this.plan(owned ? stmt.ast : structuredClone(stmt.ast), ctx, sql.length);
+      plan = await this.plan(owned ? stmt.ast : cloneTree(stmt.ast), ctx, sql.length);
       await breathe(sql);
       if (this.policyShaped.has(plan)) return plan;
       if (plan.kind === 'pushdown') this.plans.set(planKey, plan);

@@ -21,15 +21,18 @@ export function visit(
 ): void {
   if (!node || typeof node !== 'object') return;
   if (Array.isArray(node)) {
-    for (const x of node) visit(x, fn, key, parent);
+    for (let i = 0; i < node.length; i++) visit(node[i], fn, key, parent);
     return;
   }
   const o = node as TreeObject;
   if (fn(o, key, parent) === false) return;
   // Literals without parts of their own: a 100,000-value IN list is 100,000 of them.
   if (LEAVES.has(o.type as string)) return;
-  for (const k of Object.keys(o)) {
-    if (k.startsWith('__')) continue;
+  const keys = Object.keys(o);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    // Keys starting `__` (planner annotations) are not part of the tree.
+    if (k.charCodeAt(0) === 95 && k.charCodeAt(1) === 95) continue;
     const v = o[k];
     if (v && typeof v === 'object') visit(v, fn, k, o);
   }
@@ -44,11 +47,16 @@ export function nameOf(v: string | null | undefined): string | null {
 export function tableItems(ast: SqlStatement | SelectStmt): TableItem[] {
   const out: TableItem[] = [];
   visit(ast, (n, key, parent) => {
-    // `a LEFT JOIN (b JOIN c ON ...) ON ...` holds b and c in a join_group's `expr`.
-    const place = key === 'from' || key === 'table' || (key === 'expr' && parent?.type === 'join_group');
-    if (place && typeof n.table === 'string' && !n.expr) out.push(n as unknown as TableItem);
+    if (isTableItem(n, key, parent)) out.push(n as unknown as TableItem);
   });
   return out;
+}
+
+/** Whether a visited object (visit's arguments) is an item that names a table (tableItems). */
+export function isTableItem(n: TreeObject, key: string | null, parent: TreeObject | null): boolean {
+  // `a LEFT JOIN (b JOIN c ON ...) ON ...` holds b and c in a join_group's `expr`.
+  const place = key === 'from' || key === 'table' || (key === 'expr' && parent?.type === 'join_group');
+  return place && typeof n.table === 'string' && !n.expr;
 }
 
 /** Names of CTEs anywhere in the statement (lower case). */

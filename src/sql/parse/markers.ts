@@ -29,7 +29,7 @@ export function markerText(kind: LiteralKind, i: number): string {
 }
 
 /** The value of the literal node a correctly placed marker `i` of kind `kind` becomes. */
-function markerValue(kind: LiteralKind, i: number): number | string {
+export function markerValue(kind: LiteralKind, i: number): number | string {
   if (kind === 's') return stringMarker(i);
   if (kind === 'x') return hexMarker(i);
   return kind === 'd' ? `${NUMBER_MARKER_BASE + i}.5` : NUMBER_MARKER_BASE + i;

@@ -7,18 +7,21 @@
  * the `value` of a normalized literal node and nowhere else. A list's elements never reach
  * the parser: a later call fills in nodes made from its own tokens. Labels are recomputed
  * from the real text. Handling is linear in the statement: one tokenization (shapeOf), one
- * marker walk per new shape, one clone and one fill per call.
+ * marker walk per new shape, one clone and one fill per call. A long UNION chain of one
+ * member shape is parsed from three of its members and grown back (union-runs.ts).
  */
+import { cloneTree } from '../ast/clone.js';
 import type { SqlStatement } from '../ast/nodes.js';
 import { MAX_ENTRY_KEY_CHARS, TtlLru } from '../plan/cache.js';
 import type { Statement } from './index.js';
 import { selectLabels } from './labels.js';
 import { isKeyword, type Token, tokenize } from './lexer.js';
 import { checkStatementSize } from './limits.js';
-import { getAt, markerText, type Path, setAt } from './markers.js';
+import { getAt, markerText, type Path } from './markers.js';
 import { StatementParser } from './parse-pool.js';
 import type { ParsedText } from './parse-text.js';
 import { findSlots, isList, type LiteralKind, literalNode, literalValue, type Slot } from './slots.js';
+import { findUnionRun, fullSlot, growRun, KEPT_UNITS, shortenedText, type UnionRun } from './union-runs.js';
 
 export { NUMBER_MARKER_BASE, type Path, setAt } from './markers.js';
 export type { ListSlot, LiteralSlot, Slot } from './slots.js';
@@ -30,6 +33,34 @@ export interface Template {
    * holds its elements (IN) or its rows (VALUES).
    */
   paths: Path[];
+}
+
+/**
+ * Calls `f` with the parent and key of each slot's path in `tree`. Each path is walked from
+ * where it parts from the one before (kept objects of the shared prefix), not from the root:
+ * a 300-member UNION chain nests each member under the one before, and a walk from the root
+ * per slot would cost slots x depth lookups.
+ */
+function eachSlot(
+  tree: unknown,
+  paths: Path[],
+  f: (parent: Record<string | number, unknown>, key: string | number, slot: number) => void,
+): void {
+  const objs: unknown[] = [tree];
+  let prev: Path = [];
+  for (let slot = 0; slot < paths.length; slot++) {
+    const p = paths[slot];
+    const last = p.length - 1;
+    let d = 0;
+    while (d < last && d < prev.length - 1 && p[d] === prev[d]) d++;
+    let o = objs[d] as Record<string | number, unknown>;
+    for (; d < last; d++) {
+      o = o[p[d]] as Record<string | number, unknown>;
+      objs[d + 1] = o;
+    }
+    f(o, p[last], slot);
+    prev = p;
+  }
 }
 
 /** Statement starts that are never one of our service statements (parse/service.ts). */
@@ -176,28 +207,40 @@ function templateOf(parsed: ParsedText, shape: Shape, first: number[]): Template
 /** A copy of `tpl`'s tree with the literals of `shape` in its slots. */
 function fill(tpl: Template, shape: Shape): SqlStatement {
   const { sql, tokens, slots } = shape;
-  const ast = structuredClone(tpl.ast);
-  for (let i = 0; i < slots.length; i++) {
+  const ast = cloneTree(tpl.ast);
+  eachSlot(ast, tpl.paths, (parent, key, i) => {
     const s = slots[i];
-    const path = tpl.paths[i];
-    if (s.kind === 'L')
-      setAt(
-        ast,
-        path,
-        s.elems.map((e) => literalNode(sql, tokens, e)),
-      );
+    if (s.kind === 'L') parent[key] = s.elems.map((e) => literalNode(sql, tokens, e));
     else if (s.kind === 'R') {
-      const proto = (getAt(ast, path) as object[])[0];
+      const proto = (parent[key] as object[])[0];
       const rows: object[] = [];
       for (let r = 0; r < s.elems.length; r += s.arity) {
         const value = [];
         for (let j = 0; j < s.arity; j++) value.push(literalNode(sql, tokens, s.elems[r + j]));
         rows.push({ ...proto, value });
       }
-      setAt(ast, path, rows);
-    } else setAt(ast, path, literalValue(sql, s));
-  }
+      parent[key] = rows;
+    } else parent[key] = literalValue(sql, s);
+  });
   return ast;
+}
+
+/** `f` of a value here or to come. */
+function then<A, B>(x: A | Promise<A>, f: (a: A) => B | Promise<B>): B | Promise<B> {
+  return x instanceof Promise ? x.then(f) : f(x);
+}
+
+/**
+ * The shape of `shape`'s text with `run` cut to its first units, or null unless its slots
+ * are the full shape's (of the same kinds) but for the units cut out.
+ */
+function shortShape(shape: Shape, run: UnionRun): Shape | null {
+  const short = shapeOf(shortenedText(shape.sql, run));
+  if (!short || short.slots.length !== shape.slots.length - (run.units - KEPT_UNITS) * run.perUnit)
+    return null;
+  for (let i = 0; i < short.slots.length; i++)
+    if (short.slots[i].kind !== shape.slots[fullSlot(run, i)].kind) return null;
+  return short;
 }
 
 /**
@@ -237,17 +280,52 @@ export class StatementTemplates {
     const tpl = this.cache.get(shape.key);
     if (tpl === undefined) {
       checkStatementSize(parsedTokens(shape));
-      const m = marked(shape);
-      const built = this.parser.parseMarked(m.text, isSource, sources, m.kinds, signal);
-      const done = (p: ParsedText | null) => {
-        const t = p && templateOf(p, shape, m.first);
+      return then(this.learn(shape, isSource, sources, signal), (t) => {
         this.cache.set(shape.key, t);
         return t ? this.instance(t, shape) : this.parser.parse(sql, isSource, sources, signal);
-      };
-      return built instanceof Promise ? built.then(done) : done(built);
+      });
     }
     if (tpl === null) return this.parser.parse(sql, isSource, sources, signal);
     return this.instance(tpl, shape);
+  }
+
+  /**
+   * A new shape's template: from the text with its longest UNION run shortened when it has
+   * one that grows back (union-runs.ts), else from the whole text; null when unsafe.
+   */
+  private learn(
+    shape: Shape,
+    isSource: (name: string) => boolean,
+    sources: readonly string[],
+    signal?: AbortSignal,
+  ): Template | null | Promise<Template | null> {
+    const run = findUnionRun(shape);
+    const short = run && shortShape(shape, run);
+    if (!run || !short) return this.whole(shape, isSource, sources, signal);
+    const grown = then(this.whole(short, isSource, sources, signal), (t) => {
+      const g =
+        t &&
+        growRun(
+          t.ast,
+          t.paths,
+          run,
+          shape.slots.map((s) => s.kind as 'n' | 'd' | 's' | 'x' | 'L'),
+        );
+      return g ? { ast: g.ast, paths: g.paths } : null;
+    });
+    return then(grown, (t) => t ?? this.whole(shape, isSource, sources, signal));
+  }
+
+  /** The template of `shape` from its whole marked text. */
+  private whole(
+    shape: Shape,
+    isSource: (name: string) => boolean,
+    sources: readonly string[],
+    signal?: AbortSignal,
+  ): Template | null | Promise<Template | null> {
+    const m = marked(shape);
+    const built = this.parser.parseMarked(m.text, isSource, sources, m.kinds, signal);
+    return then(built, (p) => p && templateOf(p, shape, m.first));
   }
 
   private instance(tpl: Template, shape: Shape): Statement {

@@ -269,13 +269,24 @@ async function lookupTables(
   lookup: PlanLookup,
 ): Promise<Map<number, LookupTable>> {
   const tables = new Map<number, LookupTable>();
-  await Promise.all(
-    refs.map(async (r) => {
-      const source = sourceOf(r);
-      const [cols, type] = await Promise.all([
+  // Each table once, however many times the statement names it (a 300-member UNION of one table).
+  const asked = new Map<string, Promise<[ColumnInfo[], string | null]>>();
+  const ask = (source: Source, r: BoundRef) => {
+    const key = `${source.name}\u0000${r.schema ?? ''}\u0000${r.table}`;
+    let p = asked.get(key);
+    if (!p) {
+      p = Promise.all([
         lookup.columns(source, r.schema, r.table),
         source.rowMarker && lookup.tableType ? lookup.tableType(source, r.schema, r.table) : null,
       ]);
+      asked.set(key, p);
+    }
+    return p;
+  };
+  await Promise.all(
+    refs.map(async (r) => {
+      const source = sourceOf(r);
+      const [cols, type] = await ask(source, r);
       const rowMarker = type === 'BASE TABLE' ? source.rowMarker : undefined;
       tables.set(r.index, { qualifier: r.qualifier, table: r.table, cols, rowMarker });
     }),

@@ -16,6 +16,7 @@
  */
 import type { ColumnOrigin } from '../../core/types.js';
 import type { Source } from '../../sources/types.js';
+import { cloneTree } from '../ast/clone.js';
 import type { SqlStatement } from '../ast/nodes.js';
 import type { ResultType } from '../dialects/infer.js';
 import { selectLabels } from '../parse/labels.js';
@@ -193,7 +194,7 @@ export async function learnShapePlan(input: LearnInput): Promise<ShapePlan | nul
     if (!fillableSlot(template.ast, path)) return null;
     markers.push({ slot: i, text: String(NUMBER_MARKER_BASE + i) });
   }
-  const ast = structuredClone(template.ast);
+  const ast = cloneTree(template.ast);
   for (let i = 0; i < slots.length; i++) {
     const s = slots[i];
     if (s.kind === 'd' || s.kind === 's' || s.kind === 'x')

@@ -50,6 +50,9 @@ function statements(src: string): string[] {
     );
     out.push(`SELECT id FROM ${src}.t WHERE flag = ${i % 2} AND id < ${(i % 50) + 5} ORDER BY id`);
     out.push(`SELECT id, qty + 1 FROM ${src}.t WHERE id = ${i}`);
+    // A UNION chain long enough to be parsed from three members and grown (union-runs.ts).
+    const members = Array.from({ length: 10 }, (_, k) => `SELECT id FROM ${src}.t WHERE id = ${i + 2 * k}`);
+    out.push(`${members.join(' UNION ALL ')} ORDER BY 1`);
   }
   return out;
 }
