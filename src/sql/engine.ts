@@ -55,6 +55,7 @@ import { decideTable, hiddenColumns } from './policy/decide.js';
 import { PolicyDenied, type PolicyView } from './policy/enforce.js';
 import { PolicyGate, type PolicySource } from './policy/gate.js';
 import { grantRows } from './policy/grants.js';
+import { applyRowPolicy } from './policy/relation.js';
 import { hasSelectStar, leaveOutHidden } from './policy/star.js';
 import { inlinePrincipalValues } from './principal-values.js';
 import { encodeRows, errorResult, type Result } from './result.js';
@@ -656,8 +657,13 @@ export class Engine implements SqlEngine, ExecutionContext {
       try {
         const auth = await this.gate.check(shaped?.key ?? `${ctx.db ?? ''}\u0001${key}`, stmt, ctx);
         if (auth) {
-          uncached = auth.hiddenStars > 0;
+          uncached = auth.hiddenStars > 0 || auth.rewrites > 0;
           if (opts) opts.policyRules = auth.rules;
+          if (auth.rewrites > 0 && !readsOnly(stmt))
+            throw new SqlError(
+              ErrorCode.NOT_SUPPORTED,
+              'The access policy filters rows or masks columns of a table this statement reads: only SELECT (and EXPLAIN SELECT) apply it; refused rather than run unfiltered',
+            );
         }
       } catch (e) {
         if (e instanceof PolicyDenied && opts) opts.policyDenied = e.rule;
@@ -681,7 +687,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       if (e instanceof PolicyDenied && opts) opts.policyDenied = e.rule;
       throw e;
     }
-    if (!auth || auth.hiddenStars > 0) return false;
+    if (!auth || auth.hiddenStars > 0 || auth.rewrites > 0) return false;
     if (opts) opts.policyRules = auth.rules;
     return true;
   }
@@ -927,12 +933,33 @@ export class Engine implements SqlEngine, ExecutionContext {
   /** `size`: the statement's text length, so a big one lets others run between binding and planning. */
   async plan(ast: SqlStatement, ctx: QueryContext, size = 0): Promise<Plan> {
     const kb = this.deps.kb;
-    const rewritten = hasSelectStar(ast) && (await this.leaveOutHidden(ast, ctx));
+    const starred = hasSelectStar(ast) && (await this.leaveOutHidden(ast, ctx));
+    const filtered = await this.filterAndMask(ast, ctx);
     const refs = bindTables(ast, ctx, kb ? (n) => kb.has(n) : undefined);
     await breathe(size);
     const plan = await this.planBound(ast, refs, ctx);
-    if (rewritten) this.policyShaped.add(plan);
+    if (starred || filtered) this.policyShaped.add(plan);
     return plan;
+  }
+
+  /** Each table read becomes its principal's filtered, masked relation (policy/relation.ts); true when any did. */
+  private async filterAndMask(ast: SqlStatement, ctx: QueryContext): Promise<boolean> {
+    const policy = this.gate.bound(ctx);
+    if (!policy) return false;
+    const kb = this.deps.kb;
+    const rules = await applyRowPolicy(ast, {
+      db: ctx.db,
+      isKb: kb ? (n) => kb.has(n) : undefined,
+      defaultSchema: (s) => this.deps.sources.peek?.(s)?.defaultSchema ?? null,
+      filterFor: (t) => this.gate.filterFor(ctx, t),
+      masksFor: (t) => this.gate.masksFor(ctx, t),
+      hidden: (t) => hiddenColumns(decideTable(policy, ctx.principal!, t)),
+      columns: async (t) => {
+        const source = await this.deps.sources.get(t.source);
+        return (await this.columns(source, t.schema, t.table)).map((c) => c.name);
+      },
+    });
+    return rules.length > 0;
   }
 
   /** `*` in the statement without the columns its principal may not see (policy/star.ts); true when rewritten. */
@@ -1164,4 +1191,10 @@ async function* restOf(
 
 async function* once<T>(x: T): AsyncGenerator<T> {
   yield x;
+}
+
+/** A statement that only reads: a SELECT, or EXPLAIN of one (the access policy's filters and masks apply to these). */
+function readsOnly(stmt: Statement): boolean {
+  if (stmt.kind === 'explain') return readsOnly(stmt.inner);
+  return stmt.kind === 'sql' && stmt.ast.type === 'select';
 }

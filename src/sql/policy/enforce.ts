@@ -33,17 +33,11 @@ export interface Authorization {
   rules: string[];
   /** Tables a `*` reaches that have hidden columns: the star must be expanded without them (star.ts). */
   hiddenStars: number;
+  /** Table reads a row filter or a column mask applies to: the statement is rewritten for its principal (relation.ts). */
+  rewrites: number;
 }
 
 const quote = (s: string) => s.replace(/'/g, "''");
-
-/**
- * Whether the planner applies row filters and column masks (filterFor / masksFor) to each
- * table read. Until it does, a table whose deciding rule has a filter or a mask is refused
- * (1235) rather than answered unfiltered: a policy that says "EU rows only" must never show
- * the rest. The planner's relation rewrite sets this when it lands.
- */
-export const FILTERS_AND_MASKS_APPLIED = false;
 
 /** Check every access; throws PolicyDenied at the first refusal. */
 export function authorize(
@@ -58,6 +52,7 @@ export function authorize(
     if (id && !rules.includes(id)) rules.push(id);
   };
   let hiddenStars = 0;
+  let rewrites = 0;
   const user = quote(p.user);
   for (const a of accesses) {
     if (a.kind === 'source') {
@@ -98,13 +93,17 @@ export function authorize(
         `${a.command ?? command(a.privilege)} command denied to user '${user}' for table '${object}'`,
         d.rule?.id ?? d.source.rule ?? NO_MATCH,
       );
-    const rewrites = d.rule && (d.rule.filter || [...d.rule.columns.values()].some((c) => c.mask));
-    if (rewrites && !FILTERS_AND_MASKS_APPLIED)
-      throw new PolicyDenied(
-        ErrorCode.NOT_SUPPORTED,
-        `Access policy rule ${d.rule!.id} filters rows or masks columns of '${object}', which this server does not apply yet: refused rather than answered unfiltered`,
-        d.rule!.id,
-      );
+    const filtered = d.rule && (d.rule.filter || [...d.rule.columns.values()].some((c) => c.mask));
+    if (filtered) {
+      // A read becomes a filtered, masked relation (relation.ts); a change through one is not applied yet.
+      if (a.privilege !== 'SELECT')
+        throw new PolicyDenied(
+          ErrorCode.NOT_SUPPORTED,
+          `Access policy rule ${d.rule!.id} filters rows or masks columns of '${object}': ${a.command ?? command(a.privilege)} through it is not supported (only reads apply the filter); refused rather than run unfiltered`,
+          d.rule!.id,
+        );
+      rewrites++;
+    }
     const hidden = hiddenColumns(d);
     if (hidden.size) {
       // A NATURAL join compares every shared column, a hidden one too, without naming it.
@@ -120,7 +119,7 @@ export function authorize(
     used(d.source.rule);
     used(d.rule?.id);
   }
-  return { rules, hiddenStars };
+  return { rules, hiddenStars, rewrites };
 }
 
 function command(privilege: string): string {

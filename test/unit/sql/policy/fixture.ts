@@ -42,8 +42,7 @@ export const POLICY_FILE = {
 export const POLICY = parsePolicy(JSON.stringify(POLICY_FILE));
 
 /**
- * The same rules without filters and masks: what enforce.ts lets through while the planner
- * does not apply them yet (FILTERS_AND_MASKS_APPLIED).
+ * The same rules without filters and masks (tests where no statement is rewritten).
  */
 export const POLICY_UNFILTERED = parsePolicy(
   JSON.stringify({

@@ -1,0 +1,105 @@
+/**
+ * Row filters and column masks (SPEC section 12): every table a statement reads, at any
+ * depth (a join, a subquery, a CTE body, a UNION branch, a derived table), is replaced by a
+ * filtered, masked relation of the same name before the statement is bound:
+ *
+ *   crm.tickets AS t  →  (SELECT id, CONCAT(LEFT(email, 2), '***') AS email, region, ...
+ *                          FROM crm.tickets AS t WHERE region = 'EU') AS t
+ *
+ * So nothing of the statement sees a row the filter removes or a value a mask replaces: its
+ * own predicates, joins, groups and windows read the masked value, and an error can only
+ * print what the relation holds. Hidden columns (`allow: false`) are not in the relation at
+ * all. The relation is plain SQL: planned like any derived table, it runs at the source with
+ * the rest of the statement when one source holds it all, so the filter is pushed with it.
+ */
+import type { Expr, FromItem, SelectItem, SelectStmt, TableItem } from '../ast/nodes.js';
+import { cteNames, nameOf, tableItems } from '../ast/walk.js';
+import { SCHEMA_SEP } from '../parse/prepass.js';
+import type { Applied, TableName } from './decide.js';
+
+export interface RelationLookups {
+  /** The default database (context.db / USE). */
+  db: string | undefined;
+  isKb?: (name: string) => boolean;
+  /** The source's default schema (PostgreSQL `public`), when an unqualified table needs one. */
+  defaultSchema(source: string): string | null;
+  filterFor(t: TableName): Applied<Expr> | null;
+  masksFor(t: TableName): { column: string; expr: Expr; rule: string }[];
+  hidden(t: TableName): ReadonlySet<string>;
+  /** The table's columns, as the source spells them, in order. */
+  columns(t: { source: string; schema: string | null; table: string }): Promise<string[]>;
+}
+
+/** Rewrite the statement in place; returns the ids of the rules applied (empty: nothing rewritten). */
+export async function applyRowPolicy(ast: object, look: RelationLookups): Promise<string[]> {
+  const ctes = cteNames(ast as never);
+  const rules: string[] = [];
+  for (const node of tableItems(ast as never)) {
+    const target = tableOf(node, ctes, look);
+    if (!target) continue;
+    const name: TableName = { ...target, schema: target.schema ?? look.defaultSchema(target.source) };
+    const filter = look.filterFor(name);
+    const masks = look.masksFor(name);
+    if (!filter && masks.length === 0) continue;
+    const hidden = look.hidden(name);
+    const columns = (await look.columns(target)).filter((c) => !hidden.has(c.toLowerCase()));
+    const masked = new Map(masks.map((m) => [m.column.toLowerCase(), m]));
+    for (const id of [filter?.rule, ...masks.map((m) => m.rule)])
+      if (id && !rules.includes(id)) rules.push(id);
+    replaceWithRelation(node, columns, masked, filter?.value ?? null);
+  }
+  return rules;
+}
+
+function tableOf(
+  node: TableItem,
+  ctes: Set<string>,
+  look: RelationLookups,
+): { source: string; schema: string | null; table: string } | null {
+  let table = node.table;
+  let schema = node.schema ? nameOf(node.schema) : null;
+  const sep = table.indexOf(SCHEMA_SEP);
+  if (sep >= 0) {
+    schema = table.slice(0, sep);
+    table = table.slice(sep + 1);
+  }
+  const db = node.db ? nameOf(node.db) : null;
+  if (!db && (ctes.has(table.toLowerCase()) || look.isKb?.(table))) return null;
+  if (db && (db.toLowerCase() === 'information_schema' || db.toLowerCase() === 'mindsdb')) return null;
+  const source = db ?? look.db;
+  return source ? { source, schema, table } : null;
+}
+
+/** The item becomes `(SELECT <columns, masked> FROM <the table> WHERE <filter>) AS <its name>`, keeping its join. */
+function replaceWithRelation(
+  node: TableItem,
+  columns: string[],
+  masks: Map<string, { expr: Expr }>,
+  filter: Expr | null,
+): void {
+  const qualifier = nameOf(node.as) ?? node.table.slice(node.table.indexOf(SCHEMA_SEP) + 1);
+  const inner: TableItem = { db: node.db, schema: node.schema ?? null, table: node.table, as: qualifier };
+  const items: SelectItem[] = columns.map((c) => {
+    const m = masks.get(c.toLowerCase());
+    return m
+      ? { expr: structuredClone(m.expr), as: c }
+      : { expr: { type: 'column_ref', table: null, column: c } as Expr, as: null };
+  });
+  const select: SelectStmt = {
+    type: 'select',
+    with: null,
+    distinct: null,
+    columns: items,
+    from: [inner],
+    where: filter ? structuredClone(filter) : null,
+    groupby: null,
+    having: null,
+    orderby: null,
+    limit: null,
+  };
+  const item = node as unknown as Record<string, unknown>;
+  for (const k of ['db', 'schema', 'table']) delete item[k];
+  const derived = item as unknown as Extract<FromItem, { expr: unknown }>;
+  derived.expr = { type: 'subquery', ast: select, parentheses: true } as never;
+  derived.as = qualifier;
+}
