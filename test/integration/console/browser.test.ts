@@ -5,7 +5,7 @@
  * to a temporary folder (named in the test output), never into the repository.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -31,6 +31,13 @@ before(async () => {
   await pgExec(
     pgDb.database,
     "CREATE TABLE customers (id int, name text); INSERT INTO customers VALUES (1, 'Ada'), (2, 'Bo')",
+  );
+  // Known values for the chart checks: revenue in the tens of thousands, two series per country.
+  await pgExec(
+    pgDb.database,
+    `CREATE TABLE sales (country text, ordered_on date, revenue numeric(12,2), orders int);
+     INSERT INTO sales VALUES ('DE', '2024-01-01', 38000, 12), ('FR', '2024-01-02', 10000, 30),
+       ('NL', '2024-01-03', 24500, 7), ('SE', '2024-01-04', 1250, 21)`,
   );
   myDb = await createMariaDatabase('console_e2e');
   await mariaExec(
@@ -83,6 +90,15 @@ async function runSql(text: string): Promise<void> {
   await page.keyboard.insertText(text);
   await page.keyboard.press('Control+Enter');
   await page.locator('.results .running').waitFor({ state: 'detached' });
+}
+
+async function login(): Promise<void> {
+  await page.goto(`${server.url}/`);
+  await page.locator('#login-user').waitFor();
+  await page.fill('#login-user', 'admin');
+  await page.fill('#login-pass', 'console-pw');
+  await page.keyboard.press('Enter');
+  await page.locator('.cm-content').waitFor();
 }
 
 async function tab(name: string): Promise<void> {
@@ -248,4 +264,58 @@ INSERT INTO people_kb SELECT age AS id, CONCAT(name, ' drinks ', IF(age > 30, 't
     [],
     'errors in the page (a CSP refusal would show here)',
   );
+});
+
+test('charts: axis labels whole, bars from zero, series side by side, type and columns chosen, PNG', {
+  timeout: 60_000,
+}, async () => {
+  await login();
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await runSql('SELECT country, revenue, orders FROM pg.sales ORDER BY country');
+  await page.getByRole('button', { name: 'Chart' }).click();
+  await page.locator('.chart canvas').waitFor();
+  await page.locator('.chart-axes li').first().waitFor({ state: 'attached' });
+  assert.match(await page.locator('.chart-caption').innerText(), /Bar chart of revenue, orders by country/);
+  const yLabels = await page.locator('.chart-axes [data-axis="y"] li').allTextContents();
+  // Every label whole, with grouping; the axis starts at 0 and reaches past the largest value.
+  for (const l of yLabels) assert.match(l, /^-?\d{1,3}(,\d{3})*(\.\d+)?$/, `label ${l}`);
+  assert.equal(yLabels[0], '0');
+  const top = Math.max(...yLabels.map((l) => Number(l.replace(/,/g, ''))));
+  assert.ok(top >= 35_000 && top <= 60_000, `top label ${top} (${yLabels.join(' | ')})`);
+  assert.ok(yLabels.includes('10,000'), yLabels.join(' | '));
+  // The plot starts right of the widest label as the page's own font draws it.
+  const room = await page.locator('.chart').evaluate((box, labels) => {
+    const ctx = document.createElement('canvas').getContext('2d') as CanvasRenderingContext2D;
+    ctx.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif';
+    const widest = Math.max(...labels.map((l) => ctx.measureText(l).width));
+    return { widest, left: Number((box as HTMLElement).dataset.plotLeft) };
+  }, yLabels);
+  assert.ok(room.left >= room.widest + 6, `plot left ${room.left} px, widest label ${room.widest} px`);
+  await shot('13-chart-grouped-bars-1400x900');
+
+  // A date column suggests a line; the user keeps one series, then makes it an area, then bars by country.
+  await runSql('SELECT ordered_on, revenue, orders, country FROM pg.sales');
+  await page.getByRole('button', { name: 'Chart' }).click();
+  await page.locator('.chart-caption', { hasText: 'Line chart of revenue, orders by ordered_on' }).waitFor();
+  await page.getByRole('checkbox', { name: 'orders' }).uncheck();
+  await page.locator('.chart-caption', { hasText: 'Line chart of revenue by ordered_on' }).waitFor();
+  await page.selectOption('#chart-type', 'area');
+  await page.locator('.chart-caption', { hasText: 'Area chart of revenue by ordered_on' }).waitFor();
+  await page.locator('.chart-axes li').first().waitFor({ state: 'attached' });
+  assert.equal((await page.locator('.chart-axes [data-axis="y"] li').allTextContents())[0], '0');
+  await shot('14-chart-area-1400x900');
+  await page.selectOption('#chart-type', 'bar');
+  await page.selectOption('#chart-x', { label: 'country (text)' });
+  await page.locator('.chart-caption', { hasText: 'Bar chart of revenue by country' }).waitFor();
+
+  // Save PNG: a real PNG file of the drawn chart.
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Save PNG' }).click(),
+  ]);
+  const saved = join(shots, 'chart-export.png');
+  await download.saveAs(saved);
+  const png = readFileSync(saved);
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  assert.ok(png.length > 5_000, `${png.length} bytes`);
 });

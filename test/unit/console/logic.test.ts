@@ -1,6 +1,13 @@
 /** The console's browser-side logic that needs no DOM: splitting, export, charts, completion, plans, forms. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import {
+  axisSize,
+  decimalsFor,
+  groupSlot,
+  tickLabels,
+  zeroBasedRange,
+} from '../../../src/console/chart-axes.js';
 import { chartNumber, chooseChart, inferKinds } from '../../../src/console/column-kinds.js';
 import { candidates, schemaTree } from '../../../src/console/completion.js';
 import { createSourceSql, paramValue, parseEngineParams } from '../../../src/console/engine-params.js';
@@ -222,5 +229,50 @@ describe('source form', () => {
     assert.equal(quoteString("it's \\"), "'it''s \\\\'");
     assert.equal(tableNameOf('Sales 2024 (final).csv'), 'Sales_2024_final');
     assert.equal(tableNameOf('2024.csv'), 't_2024');
+  });
+});
+
+describe('chart axes', () => {
+  // Widths as a 12 px sans-serif draws them: about 6.7 px a digit, 3 px a comma.
+  const measure = (t: string) => [...t].reduce((w, c) => w + (c === ',' || c === '.' ? 3 : 6.7), 0);
+  test('tick labels of a revenue range keep every digit, grouped', () => {
+    const splits = [0, 5000, 10000, 15000, 20000, 25000, 30000, 35000, 40000];
+    assert.deepEqual(tickLabels(splits, 'en-US'), [
+      '0',
+      '5,000',
+      '10,000',
+      '15,000',
+      '20,000',
+      '25,000',
+      '30,000',
+      '35,000',
+      '40,000',
+    ]);
+    assert.deepEqual(tickLabels([0, 0.25, 0.5], 'en-US'), ['0.00', '0.25', '0.50']);
+    assert.equal(decimalsFor(0.1), 1);
+    assert.equal(decimalsFor(5000), 0);
+    assert.equal(decimalsFor(0.30000000000000004 - 0.1), 1);
+  });
+  test('the axis is as wide as its widest label plus tick and gap (uPlot fixes 50 px)', () => {
+    const labels = tickLabels([0, 250000, 500000, 750000, 1000000, 1250000], 'en-US');
+    const size = axisSize(labels, measure, 6, 5);
+    assert.ok(size >= measure('1,250,000') + 11, `${size}`);
+    assert.ok(size > 50);
+    assert.ok(axisSize(['0', '5'], measure, 6, 5) < 30);
+  });
+  test('bars and areas start at zero, also for negative values', () => {
+    assert.equal(zeroBasedRange(1250, 38000)[0], 0);
+    assert.ok(zeroBasedRange(1250, 38000)[1] > 38000);
+    const [lo, hi] = zeroBasedRange(-20, -5);
+    assert.ok(lo < -20);
+    assert.equal(hi, 0);
+    assert.deepEqual(zeroBasedRange(0, 0), [0, 1]);
+  });
+  test('series in a group sit side by side within the category', () => {
+    const slots = [0, 1, 2].map((k) => groupSlot(k, 3));
+    assert.ok(Math.abs(slots[0]!.offset + 0.4) < 1e-9);
+    for (let k = 1; k < 3; k++)
+      assert.ok(Math.abs(slots[k]!.offset - (slots[k - 1]!.offset + slots[k - 1]!.width)) < 1e-9);
+    assert.ok(slots[2]!.offset + slots[2]!.width <= 0.4 + 1e-9);
   });
 });
