@@ -70,3 +70,37 @@ export function download(name: string, text: string, type: string): void {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
+
+/**
+ * Arrow keys (and Home/End) move between the tabs of a tablist and select the one reached,
+ * as the ARIA tabs pattern asks; the selected tab is the only one in the Tab order.
+ */
+export function tabKeys(list: HTMLElement): HTMLElement {
+  list.addEventListener('keydown', (e) => {
+    const tabs = [...list.querySelectorAll<HTMLElement>('[role="tab"]')];
+    const i = tabs.indexOf(e.target as HTMLElement);
+    if (i < 0) return;
+    const j =
+      e.key === 'ArrowRight'
+        ? (i + 1) % tabs.length
+        : e.key === 'ArrowLeft'
+          ? (i - 1 + tabs.length) % tabs.length
+          : e.key === 'Home'
+            ? 0
+            : e.key === 'End'
+              ? tabs.length - 1
+              : -1;
+    if (j < 0) return;
+    e.preventDefault();
+    tabs[j]!.click();
+    // The click may redraw the list: focus the tab now at that place.
+    const now = [...list.querySelectorAll<HTMLElement>('[role="tab"]')];
+    now[j]?.focus();
+  });
+  return list;
+}
+
+/** Roving tabindex: only the selected tab is reached with Tab. */
+export function tabIndexFor(selected: boolean): number {
+  return selected ? 0 : -1;
+}

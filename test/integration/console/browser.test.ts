@@ -82,13 +82,13 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: join(shots, `${name}.png`) });
 }
 
-/** Replaces the editor's text and runs it with Ctrl+Enter. */
-async function runSql(text: string): Promise<void> {
+/** Replaces the editor's text and runs it: Ctrl+Enter (the statement at the cursor) or Ctrl+Shift+Enter (all). */
+async function runSql(text: string, all = false): Promise<void> {
   await page.locator('.cm-content').click();
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Delete');
   await page.keyboard.insertText(text);
-  await page.keyboard.press('Control+Enter');
+  await page.keyboard.press(all ? 'Control+Shift+Enter' : 'Control+Enter');
   await page.locator('.results .running').waitFor({ state: 'detached' });
 }
 
@@ -227,6 +227,7 @@ test('log in, query, grid, errors, plan, chart, sources, files, knowledge base s
   await runSql(
     `CREATE KNOWLEDGE_BASE people_kb USING embedding_model = {"provider": "builtin"};
 INSERT INTO people_kb SELECT age AS id, CONCAT(name, ' drinks ', IF(age > 30, 'tea', 'coffee')) AS content FROM files.people`,
+    true,
   );
   await tab('Knowledge bases');
   await page.getByRole('button', { name: 'Refresh' }).click();
@@ -318,4 +319,70 @@ test('charts: axis labels whole, bars from zero, series side by side, type and c
   const png = readFileSync(saved);
   assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   assert.ok(png.length > 5_000, `${png.length} bytes`);
+});
+
+test('editor: tabs kept across a reload, statement at the cursor, error marked, actions open tabs, Esc cancels', {
+  timeout: 90_000,
+}, async () => {
+  await login();
+  await page.setViewportSize({ width: 1400, height: 900 });
+  // The statement at the cursor runs, not the whole text.
+  await runSql('SELECT 1 AS one;\nSELECT 2 AS two;');
+  assert.match(await page.locator('.grid-head').innerText(), /two/);
+  await page.locator('.cm-line').first().click();
+  await page.keyboard.press('Control+Enter');
+  await page.locator('.grid-head', { hasText: 'one' }).waitFor();
+  assert.equal(await page.locator('.results [role="tab"]').count(), 0, 'one statement ran');
+  // Focus stays in the editor after a run.
+  assert.match(
+    await page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.className ?? ''),
+    /cm-content/,
+  );
+
+  // A syntax error is marked where the parser says.
+  await runSql('SELECT id FORM pg.customers');
+  await page.locator('.results .error').waitFor();
+  await page.locator('.cm-lintRange-error').waitFor();
+  assert.match(await page.locator('.cm-lintRange-error').innerText(), /FORM|pg/);
+  await shot('15-error-marked-1400x900');
+
+  // Clicking a table opens a new tab; the work in the old one stays.
+  await runSql('-- my careful work\nSELECT 42 AS kept');
+  const tabsBefore = await page.locator('.editor-tabs [role="tab"]').count();
+  await page.locator('.schema button', { hasText: 'customers' }).click();
+  await page.getByText('2 rows').waitFor();
+  assert.equal(await page.locator('.editor-tabs [role="tab"]').count(), tabsBefore + 1);
+  assert.match(
+    await page.locator('.cm-content').innerText(),
+    /SELECT \* FROM `pg`\.`customers`|SELECT \* FROM pg\.customers/,
+  );
+  await page.locator('.editor-tabs [role="tab"]', { hasText: 'SELECT 42' }).click();
+  assert.match(await page.locator('.cm-content').innerText(), /my careful work[\s\S]*SELECT 42 AS kept/);
+
+  // A knowledge-base template goes into a new tab and is not run.
+  await tab('Knowledge bases');
+  await page.getByRole('button', { name: /Create \/ insert/ }).click();
+  await page.locator('.cm-content', { hasText: 'CREATE KNOWLEDGE_BASE my_kb' }).waitFor();
+  assert.equal(await page.locator('.results .running').count(), 0);
+  assert.equal(await page.locator('.results .error').count(), 0);
+
+  // Tabs (texts, which one is open) survive a reload and a new login.
+  const texts = await page.locator('.editor-tabs [role="tab"]').allTextContents();
+  await page.reload();
+  await login();
+  assert.deepEqual(await page.locator('.editor-tabs [role="tab"]').allTextContents(), texts);
+  assert.match(await page.locator('.cm-content').innerText(), /CREATE KNOWLEDGE_BASE my_kb/);
+
+  // Elapsed time while running, and Esc cancels.
+  await page.locator('.cm-content').click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+  await page.keyboard.insertText(
+    'WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 5000000) SELECT COUNT(*) FROM t',
+  );
+  await page.keyboard.press('Control+Enter');
+  await page.locator('.elapsed', { hasText: /Running \d+\.\d s/ }).waitFor();
+  await page.keyboard.press('Escape');
+  await page.locator('.results', { hasText: 'Cancelled' }).waitFor();
+  assert.equal(await page.locator('.elapsed').innerText(), '');
 });

@@ -10,9 +10,12 @@ import {
 } from '../../../src/console/chart-axes.js';
 import { chartNumber, chooseChart, inferKinds } from '../../../src/console/column-kinds.js';
 import { candidates, schemaTree } from '../../../src/console/completion.js';
+import { loadTabs, saveTabs, TABS_KEY } from '../../../src/console/editor-tabs.js';
 import { createSourceSql, paramValue, parseEngineParams } from '../../../src/console/engine-params.js';
+import { errorSpan } from '../../../src/console/error-position.js';
 import { toDelimited } from '../../../src/console/export.js';
 import { layoutPlan, planSteps } from '../../../src/console/plan.js';
+import { maskSecrets } from '../../../src/console/secrets.js';
 import { quoteIdent, quoteString, tableNameOf } from '../../../src/console/sql-text.js';
 import { isExplain, splitStatements } from '../../../src/console/statements.js';
 
@@ -274,5 +277,51 @@ describe('chart axes', () => {
     for (let k = 1; k < 3; k++)
       assert.ok(Math.abs(slots[k]!.offset - (slots[k - 1]!.offset + slots[k - 1]!.width)) < 1e-9);
     assert.ok(slots[2]!.offset + slots[2]!.width <= 0.4 + 1e-9);
+  });
+});
+
+describe('secrets kept out of the browser storage', () => {
+  test('secret parameters, IDENTIFIED BY and URL passwords are masked', () => {
+    const sql =
+      'CREATE DATABASE pg WITH ENGINE = \'postgres\', PARAMETERS = {"host": "127.0.0.1", "password": "hunter2", "api_key": "k-123", "token": "t,x"};';
+    const m = maskSecrets(sql);
+    assert.doesNotMatch(m, /hunter2|k-123|t,x/);
+    assert.match(m, /"password": "\*\*\*"/);
+    assert.match(m, /"host": "127\.0\.0\.1"/);
+    assert.equal(maskSecrets("CREATE USER a IDENTIFIED BY 'pw'"), "CREATE USER a IDENTIFIED BY '***'");
+    assert.equal(maskSecrets("x = 'postgres://u:pw@h/db'"), "x = 'postgres://u:***@h/db'");
+    assert.equal(maskSecrets('SELECT password_hint FROM t'), 'SELECT password_hint FROM t');
+    assert.equal(maskSecrets("secret_key = 'abc'"), "secret_key = '***'");
+  });
+  test('saved editor tabs are masked; unreadable storage starts one tab', () => {
+    const store = new Map<string, string>();
+    const storage = {
+      getItem: (k: string) => store.get(k) ?? null,
+      setItem: (k: string, v: string) => void store.set(k, v),
+    };
+    saveTabs(storage, { active: 'a', tabs: [{ id: 'a', text: '{"password": "hunter2"}', cursor: 5 }] });
+    assert.doesNotMatch(store.get(TABS_KEY)!, /hunter2/);
+    assert.equal(loadTabs(storage, 'x').tabs[0]!.text, '{"password": "***"}');
+    store.set(TABS_KEY, '{bad');
+    assert.equal(loadTabs(storage, 'SHOW DATABASES;').tabs[0]!.text, 'SHOW DATABASES;');
+  });
+});
+
+describe('error position from the server message', () => {
+  test('parser offset, line/column and near-text', () => {
+    const s = 'SELECT id FORM pg.customers';
+    assert.deepEqual(
+      errorSpan(s, "You have an error in your SQL syntax near 'pg.customers' at position 15"),
+      { from: 15, to: 27 },
+    );
+    assert.deepEqual(errorSpan('SELECT 1\nFROM x y z', 'syntax error at line 2 column 8'), {
+      from: 16,
+      to: 17,
+    });
+    assert.deepEqual(errorSpan(s, "check the manual near 'FORM pg.customers' at line 1"), {
+      from: 10,
+      to: 14,
+    });
+    assert.equal(errorSpan(s, 'Unknown database'), null);
   });
 });
