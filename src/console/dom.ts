@@ -46,7 +46,29 @@ export function errorBox(code: string | number, message: string): HTMLElement {
 
 export function describeError(e: unknown): HTMLElement {
   const err = e as { code?: string; message?: string };
-  return errorBox(err.code ?? 'error', err.message ?? String(e));
+  const box = errorBox(err.code ?? 'error', err.message ?? String(e));
+  if (err.code === 'origin_not_allowed') box.appendChild(originHint());
+  return box;
+}
+
+/**
+ * Why every call fails when the page is opened under a name the server does not know (a
+ * host name, a LAN address): /api trusts only the server's own origin and configured ones.
+ */
+function originHint(): HTMLElement {
+  const origin = location.origin;
+  return h(
+    'p',
+    { class: 'hint origin-hint' },
+    `This page was opened as ${origin}, which the server does not trust for its API. `,
+    'Either open the console at the address the server listens on (for example http://127.0.0.1:47334), or add this origin to ',
+    h('code', {}, 'api.mcp.cors.allow_origins'),
+    ' in the config file or ',
+    h('code', {}, `TRIBUTARY_MCP_ALLOW_ORIGINS=${origin}`),
+    ' in the environment, and restart the server. A host name other than localhost / 127.0.0.1 also needs ',
+    h('code', {}, 'api.mcp.allowed_hosts'),
+    ' (TRIBUTARY_MCP_ALLOWED_HOSTS) when the server binds to loopback.',
+  );
 }
 
 export function formatBytes(n: number): string {

@@ -21,7 +21,10 @@ export function newTabId(): string {
 }
 
 /** The saved tabs, or one tab holding `fallback` when nothing (usable) is saved. */
-export function loadTabs(storage: Pick<Storage, 'getItem'> | null, fallback: string): TabsState {
+export function loadTabs(
+  storage: { getItem(key: string): string | null } | null,
+  fallback: string,
+): TabsState {
   try {
     const v = JSON.parse(storage?.getItem(TABS_KEY) ?? 'null') as TabsState | null;
     const tabs = (Array.isArray(v?.tabs) ? v.tabs : [])
@@ -37,7 +40,10 @@ export function loadTabs(storage: Pick<Storage, 'getItem'> | null, fallback: str
 }
 
 /** Saves the tabs with every secret value masked; false when storage refused (full, off). */
-export function saveTabs(storage: Pick<Storage, 'setItem'> | null, state: TabsState): boolean {
+export function saveTabs(
+  storage: { setItem(key: string, value: string): void } | null,
+  state: TabsState,
+): boolean {
   try {
     const tabs = state.tabs.map((t) => {
       const text = maskSecrets(t.text);

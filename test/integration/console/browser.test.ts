@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -285,12 +287,13 @@ test('charts: axis labels whole, bars from zero, series side by side, type and c
   assert.ok(top >= 35_000 && top <= 60_000, `top label ${top} (${yLabels.join(' | ')})`);
   assert.ok(yLabels.includes('10,000'), yLabels.join(' | '));
   // The plot starts right of the widest label as the page's own font draws it.
-  const room = await page.locator('.chart').evaluate((box, labels) => {
-    const ctx = document.createElement('canvas').getContext('2d') as CanvasRenderingContext2D;
+  const room = (await page.evaluate(`(() => {
+    const ctx = document.createElement('canvas').getContext('2d');
     ctx.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif';
+    const labels = ${JSON.stringify(yLabels)};
     const widest = Math.max(...labels.map((l) => ctx.measureText(l).width));
-    return { widest, left: Number((box as HTMLElement).dataset.plotLeft) };
-  }, yLabels);
+    return { widest, left: Number(document.querySelector('.chart').dataset.plotLeft) };
+  })()`)) as { widest: number; left: number };
   assert.ok(room.left >= room.widest + 6, `plot left ${room.left} px, widest label ${room.widest} px`);
   await shot('13-chart-grouped-bars-1400x900');
 
@@ -335,7 +338,7 @@ test('editor: tabs kept across a reload, statement at the cursor, error marked, 
   assert.equal(await page.locator('.results [role="tab"]').count(), 0, 'one statement ran');
   // Focus stays in the editor after a run.
   assert.match(
-    await page.evaluate(() => document.activeElement?.shadowRoot?.activeElement?.className ?? ''),
+    String(await page.evaluate("document.activeElement?.shadowRoot?.activeElement?.className ?? ''")),
     /cm-content/,
   );
 
@@ -385,4 +388,61 @@ test('editor: tabs kept across a reload, statement at the cursor, error marked, 
   await page.keyboard.press('Escape');
   await page.locator('.results', { hasText: 'Cancelled' }).waitFor();
   assert.equal(await page.locator('.elapsed').innerText(), '');
+});
+
+test('security: a page on another loopback port cannot use the API; secrets stay out of history; logout clears it', {
+  timeout: 60_000,
+}, async () => {
+  // A page served by another local program, on another 127.0.0.1 port.
+  const other = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<!doctype html><title>other local app</title><p>hello</p>');
+  });
+  await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+  const otherPort = (other.address() as AddressInfo).port;
+  const foreign = await context.newPage();
+  try {
+    await foreign.goto(`http://127.0.0.1:${otherPort}/`);
+    // As a string: the test's own transpiler would add helpers the page does not have.
+    const outcome = await foreign.evaluate(`(async () => {
+      const api = ${JSON.stringify(server.url)};
+      const tryIt = (path, init) =>
+        fetch(api + path, init).then((r) => 'answered ' + r.status, (e) => 'refused: ' + e.name);
+      return {
+        json: await tryIt('/api/sql/query', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: 'SELECT 1' }),
+        }),
+        simple: await tryIt('/api/sql/query', { method: 'POST', body: JSON.stringify({ query: 'SELECT 1' }) }),
+        status: await tryIt('/api/status', { method: 'GET' }),
+      };
+    })()`);
+    assert.deepEqual(outcome, {
+      json: 'refused: TypeError',
+      simple: 'refused: TypeError',
+      status: 'refused: TypeError',
+    });
+  } finally {
+    await foreign.close();
+    other.close();
+  }
+
+  // The console's own origin works; history keeps SQL with the password masked.
+  await login();
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await runSql(
+    `CREATE DATABASE leaky WITH ENGINE = 'postgres', PARAMETERS = {"host": "127.0.0.1", "port": 1, "user": "u", "database": "d", "password": "hunter2-very-secret"}`,
+  );
+  await page.locator('.results .error, .results .ok-result').first().waitFor();
+  const stored = String(await page.evaluate('JSON.stringify([{ ...localStorage }, { ...sessionStorage }])'));
+  assert.doesNotMatch(stored, /hunter2/);
+  const firstKept = String(await page.evaluate("JSON.parse(sessionStorage.getItem('tributary.history'))[0]"));
+  assert.match(firstKept, /"password": "\*\*\*"/);
+  const historyText = await page.locator('select[aria-label="History"]').innerText();
+  assert.doesNotMatch(historyText, /hunter2/);
+  await shot('16-history-masked-1400x900');
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.locator('#login-user').waitFor();
+  assert.equal(await page.evaluate("sessionStorage.getItem('tributary.history')"), null);
 });
