@@ -1,9 +1,10 @@
-import { ApiError, sql } from './api.js';
+import { ApiError, sqlWindow } from './api.js';
 import type { SchemaTree } from './completion.js';
 import { clear, describeError, h, tabIndexFor, tabKeys } from './dom.js';
 import { createEditor, type Editor } from './editor.js';
 import { type EditorTab, loadTabs, newTabId, saveTabs, type TabsState, tabTitle } from './editor-tabs.js';
 import { errorSpan } from './error-position.js';
+import { csvLines, toDelimited } from './export.js';
 import { type Outcome, ResultsView } from './results-view.js';
 import { loadSchema } from './schema.js';
 import { maskSecrets } from './secrets.js';
@@ -12,6 +13,11 @@ import { isExplain, type Statement } from './statements.js';
 
 const HISTORY_KEY = 'tributary.history';
 const HISTORY_MAX = 50;
+/**
+ * Rows a result page keeps in the browser. The rest of a larger result is counted as it
+ * streams past (row-stream.ts), not kept: pages and a CSV of every row run it again.
+ */
+export const PAGE_ROWS = 100_000;
 
 /**
  * SQL text only (never a token), with secret values masked (secrets.ts), in sessionStorage:
@@ -46,7 +52,11 @@ function local(): Storage | null {
 export class QueryView {
   readonly el: HTMLElement;
   private editor: Editor;
-  private results = new ResultsView();
+  private results = new ResultsView({
+    pageRows: PAGE_ROWS,
+    page: (o, from) => void this.page(o, from),
+    downloadAll: (o) => void this.downloadAll(o),
+  });
   private abort: AbortController | null = null;
   private runButton: HTMLButtonElement;
   private cancelButton: HTMLButtonElement;
@@ -338,6 +348,101 @@ export class QueryView {
     this.abort?.abort();
   }
 
+  /** Marks the page busy (Run off, Cancel on, elapsed time) while `work` runs. */
+  private async busy(work: (signal: AbortSignal) => Promise<void>): Promise<void> {
+    if (this.abort) return;
+    const abort = new AbortController();
+    this.abort = abort;
+    this.runButton.disabled = true;
+    this.cancelButton.disabled = false;
+    const started = performance.now();
+    const tick = setInterval(() => {
+      this.elapsed.textContent = `Running ${((performance.now() - started) / 1000).toFixed(1)} s — Esc cancels`;
+    }, 100);
+    try {
+      await work(abort.signal);
+    } finally {
+      clearInterval(tick);
+      this.elapsed.textContent = '';
+      this.abort = null;
+      this.runButton.disabled = false;
+      this.cancelButton.disabled = true;
+    }
+  }
+
+  /** Another page of a result: the statement runs again and the rows from `from` are kept. */
+  private async page(o: Outcome, from: number): Promise<void> {
+    const before = o.result;
+    await this.busy(async (signal) => {
+      o.status = 'running';
+      this.results.update();
+      const t0 = performance.now();
+      try {
+        o.result = await sqlWindow(
+          o.sql,
+          { from, count: PAGE_ROWS },
+          signal,
+          this.dbSelect.value || undefined,
+        );
+        o.status = 'done';
+      } catch (e) {
+        const err = e instanceof ApiError ? e : new ApiError(0, 'error', String(e));
+        o.result = before;
+        o.status = err.code === 'cancelled' ? 'done' : 'failed';
+        if (o.status === 'failed') o.error = { code: err.code, message: err.message };
+      }
+      o.ms = performance.now() - t0;
+      this.results.update();
+    });
+  }
+
+  /** Every row as CSV, written as the answer streams (the page never holds them all). */
+  private async downloadAll(o: Outcome): Promise<void> {
+    await this.busy(async (signal) => {
+      const parts: BlobPart[] = [];
+      let pending: string[] = [];
+      let pendingLength = 0;
+      const settle = () => {
+        // Whole megabytes go into Blobs, which the browser may keep outside the page's heap.
+        if (pending.length) parts.push(new Blob(pending));
+        pending = [];
+        pendingLength = 0;
+      };
+      try {
+        const r = await sqlWindow(
+          o.sql,
+          {
+            from: 0,
+            count: 0,
+            keep: false,
+            onRows: (rows) => {
+              const text = csvLines(rows);
+              pending.push(text);
+              pendingLength += text.length;
+              if (pendingLength > 4_000_000) settle();
+            },
+          },
+          signal,
+          this.dbSelect.value || undefined,
+        );
+        if (r.type !== 'table') return;
+        settle();
+        const blob = new Blob([toDelimited(r.column_names, [], 'csv'), ...parts], { type: 'text/csv' });
+        const url = URL.createObjectURL(blob);
+        const a = h('a', { href: url, download: 'result.csv' });
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      } catch (e) {
+        if (!(e instanceof ApiError && e.code === 'cancelled')) {
+          o.error = { code: (e as ApiError).code ?? 'error', message: (e as Error).message };
+          this.results.update();
+        }
+      }
+    });
+  }
+
   /**
    * Runs the selection, or the statement at the cursor (`all` false) or every statement, in
    * turn; stops at the first error, cancel or failure, and marks an error's place in the text.
@@ -371,7 +476,12 @@ export class QueryView {
         const t0 = performance.now();
         try {
           const use = /^\s*use\s+`?([^`;\s]+)`?\s*$/i.exec(o.sql);
-          o.result = await sql(o.sql, abort.signal, this.dbSelect.value || undefined);
+          o.result = await sqlWindow(
+            o.sql,
+            { from: 0, count: PAGE_ROWS },
+            abort.signal,
+            this.dbSelect.value || undefined,
+          );
           o.ms = performance.now() - t0;
           o.status = 'done';
           if (use && o.result.type === 'ok' && this.tree[use[1]!] !== undefined) {

@@ -47,6 +47,22 @@ before(async () => {
     'CREATE TABLE orders (id INT, customer_id INT, total DECIMAL(8,2)); INSERT INTO orders VALUES (10, 1, 5.50), (11, 1, 7.25), (12, 2, 3.00)',
   );
   server = await startTestServer({ TRIBUTARY_USERNAME: 'admin', TRIBUTARY_PASSWORD: 'console-pw' });
+  // Two million rows, as an uploaded file (fast to read back), for paging to the last row.
+  const login = await fetch(`${server.url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: 'console-pw' }),
+  });
+  const { token } = (await login.json()) as { token: string };
+  const ids: string[] = ['id'];
+  for (let i = 1; i <= 2_000_000; i++) ids.push(String(i));
+  const up = await fetch(`${server.url}/api/files/big`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'text/csv' },
+    body: `${ids.join('\n')}\n`,
+  });
+  assert.equal(up.status, 201, await up.text());
+  await fetch(`${server.url}/api/logout`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
   profile = mkdtempSync(join(tmpdir(), 'tributary-chromium-'));
   shots = join(tmpdir(), `tributary-console-shots-${process.pid}`);
   mkdirSync(shots, { recursive: true });
@@ -445,4 +461,73 @@ test('security: a page on another loopback port cannot use the API; secrets stay
   await page.getByRole('button', { name: 'Log out' }).click();
   await page.locator('#login-user').waitFor();
   assert.equal(await page.evaluate("sessionStorage.getItem('tributary.history')"), null);
+});
+
+test('results at scale: a page of rows, N more, paging to the last of 2,000,000, sort, cell viewer, all rows as CSV', {
+  timeout: 180_000,
+}, async (t) => {
+  await login();
+  await page.setViewportSize({ width: 1400, height: 900 });
+  const t0 = performance.now();
+  await runSql('SELECT id, id * 2 AS twice FROM files.big');
+  await page.getByText('2,000,000 rows').waitFor();
+  t.diagnostic(`2,000,000 rows streamed, first page kept, in ${Math.round(performance.now() - t0)} ms`);
+  assert.match(
+    await page.locator('.paging').innerText(),
+    /Rows 1–100,000 of 2,000,000: 1,900,000 more rows not on this page/,
+  );
+  const heap = Number(await page.evaluate('performance.memory ? performance.memory.usedJSHeapSize : 0'));
+  t.diagnostic(`page heap after the 2,000,000-row result: ${Math.round(heap / 1e6)} MB`);
+  await shot('17-paged-result-1400x900');
+
+  // The last page, and the grid scrolled to its end shows row 2,000,000.
+  await page.getByRole('button', { name: 'Last »' }).click();
+  await page.locator('.paging', { hasText: 'Rows 1,900,001–2,000,000 of 2,000,000' }).waitFor();
+  await page.locator('.grid').evaluate((g) => {
+    g.scrollTop = g.scrollHeight;
+  });
+  const lastRow = page.locator('.grid-rows .grid-row', {
+    has: page.locator('.cell.num', { hasText: /^2000000$/ }),
+  });
+  await lastRow.waitFor();
+  assert.match(await lastRow.innerText(), /2000000\s+2000000\s+4000000/);
+  const box = await lastRow.boundingBox();
+  const grid = await page.locator('.grid').boundingBox();
+  assert.ok(box && grid && box.y + box.height <= grid.y + grid.height + 1, 'the last row is in view');
+  await shot('18-last-row-1400x900');
+
+  // Every row as CSV, streamed into the download.
+  const [download] = await Promise.all([
+    page.waitForEvent('download', { timeout: 120_000 }),
+    page.getByRole('button', { name: 'Download all rows (CSV)' }).click(),
+  ]);
+  const csvPath = join(shots, 'all-rows.csv');
+  await download.saveAs(csvPath);
+  const csv = readFileSync(csvPath, 'utf8');
+  const lines = csv.split('\r\n');
+  assert.equal(lines[0], 'id,twice');
+  assert.equal(lines.length, 2_000_002, 'header, 2,000,000 rows, and the last line end');
+  assert.equal(lines[2_000_000], '2000000,4000000');
+  rmSync(csvPath);
+
+  // Header-click sort, on the loaded rows, said so.
+  await runSql('SELECT country, revenue FROM pg.sales');
+  await page.getByRole('button', { name: /revenue/ }).click();
+  await page.locator('.sort-note', { hasText: 'on the 4 rows loaded here only' }).waitFor();
+  assert.match(await page.locator('.grid-rows .grid-row').first().innerText(), /SE\s+1250/);
+  await page.getByRole('button', { name: /revenue/ }).click();
+  assert.match(await page.locator('.grid-rows .grid-row').first().innerText(), /DE\s+38000/);
+  assert.equal(await page.locator('[role="columnheader"][aria-sort="descending"]').count(), 1);
+
+  // A long JSON value, whole and indented, in the cell viewer.
+  await runSql(
+    `SELECT '{"name": "Ada", "tags": ["one", "two", "three"], "note": "${'x'.repeat(120)}"}' AS doc`,
+  );
+  await page.getByRole('button', { name: /Show the whole value/ }).click();
+  const viewer = page.locator('dialog.cell-viewer');
+  await viewer.waitFor();
+  assert.match(await viewer.locator('pre').innerText(), /\{\n {2}"name": "Ada",\n {2}"tags": \[/);
+  await shot('19-cell-viewer-1400x900');
+  await page.keyboard.press('Escape');
+  await viewer.waitFor({ state: 'detached' });
 });

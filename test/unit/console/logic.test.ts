@@ -14,7 +14,9 @@ import { loadTabs, saveTabs, TABS_KEY } from '../../../src/console/editor-tabs.j
 import { createSourceSql, paramValue, parseEngineParams } from '../../../src/console/engine-params.js';
 import { errorSpan } from '../../../src/console/error-position.js';
 import { toDelimited } from '../../../src/console/export.js';
+import { firstRowAt, MAX_SCROLL_PX, scrollHeightFor } from '../../../src/console/grid-scroll.js';
 import { layoutPlan, planSteps } from '../../../src/console/plan.js';
+import { RowScanner, type StreamedTable } from '../../../src/console/row-stream.js';
 import { maskSecrets } from '../../../src/console/secrets.js';
 import { quoteIdent, quoteString, tableNameOf } from '../../../src/console/sql-text.js';
 import { isExplain, splitStatements } from '../../../src/console/statements.js';
@@ -323,5 +325,57 @@ describe('error position from the server message', () => {
       to: 14,
     });
     assert.equal(errorSpan(s, 'Unknown database'), null);
+  });
+});
+
+describe('RowScanner: a streamed table read row by row', () => {
+  const body =
+    '{"type":"table","column_names":["a","b"],"data":[[1,"x]"],[2,"q\\"[{"],[3,{"k":[1,2]}],[4,null]],"error":{"type":"error","error_code":1317,"error_message":"cut"}}';
+  test('every split of the text gives the same rows, window and total', () => {
+    for (let cut = 1; cut < body.length; cut += 3) {
+      const s = new RowScanner({ from: 1, count: 2 });
+      s.push(body.slice(0, cut));
+      s.push(body.slice(cut));
+      const r = s.end() as StreamedTable;
+      assert.deepEqual(
+        r.data,
+        [
+          [2, 'q"[{'],
+          [3, { k: [1, 2] }],
+        ],
+        `cut at ${cut}`,
+      );
+      assert.equal(r.total, 4);
+      assert.equal(r.offset, 1);
+      assert.equal(r.error?.error_code, 1317);
+    }
+  });
+  test('onRows sees every row; other answers are parsed whole', () => {
+    const seen: unknown[][] = [];
+    const s = new RowScanner({ from: 0, count: 0, keep: false, onRows: (rows) => seen.push(...rows) });
+    for (const ch of body) s.push(ch);
+    assert.equal(seen.length, 4);
+    assert.equal((s.end() as StreamedTable).data.length, 0);
+    const ok = new RowScanner({ from: 0, count: 10 });
+    ok.push('{"type":"ok","affected_rows":3}');
+    assert.deepEqual(ok.end(), { type: 'ok', affected_rows: 3 });
+    const empty = new RowScanner({ from: 0, count: 10 });
+    empty.push('{"type":"table","column_names":["a"],"data":[]}');
+    assert.deepEqual((empty.end() as StreamedTable).data, []);
+  });
+});
+
+describe('grid scrolling past the browser height limit', () => {
+  test('a small grid scrolls by rows; a huge one maps the scroll range onto every row', () => {
+    assert.equal(scrollHeightFor(1000, 26), 26000);
+    assert.equal(firstRowAt(2600, 26000 - 500, 1000, 18, 26), 100);
+    const rows = 2_000_000;
+    const h = scrollHeightFor(rows, 26);
+    assert.equal(h, MAX_SCROLL_PX);
+    const max = h - 600;
+    assert.equal(firstRowAt(max, max, rows, 21, 26), rows - 21, 'the bottom shows the last rows');
+    assert.equal(firstRowAt(0, max, rows, 21, 26), 0);
+    const mid = firstRowAt(max / 2, max, rows, 21, 26);
+    assert.ok(Math.abs(mid - rows / 2) < 20, `${mid}`);
   });
 });
