@@ -172,11 +172,12 @@ export interface Upload {
 export function uploadFile(
   name: string,
   file: File,
+  replace: boolean,
   onProgress: (sent: number, total: number) => void,
 ): Upload {
   const xhr = new XMLHttpRequest();
   const done = new Promise<unknown>((resolve, reject) => {
-    xhr.open('PUT', `/api/files/${encodeURIComponent(name)}`);
+    xhr.open('PUT', `/api/files/${encodeURIComponent(name)}${replace ? '?replace=true' : ''}`);
     if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
     xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : file.size);
     xhr.onload = () => {

@@ -1,6 +1,6 @@
 import type { Result } from './api.js';
 import { renderChart } from './chart.js';
-import { clear, download, errorBox, h } from './dom.js';
+import { clear, download, errorBox, h, tabIndexFor, tabKeys } from './dom.js';
 import { type Delimited, toDelimited } from './export.js';
 import { renderGrid } from './grid.js';
 import { renderPlan } from './plan-view.js';
@@ -59,21 +59,24 @@ export class ResultsView {
     }
     const tabs =
       this.outcomes.length > 1
-        ? h(
-            'div',
-            { class: 'tabs small', role: 'tablist', 'aria-label': 'Statements' },
-            this.outcomes.map((o, i) =>
-              h(
-                'button',
-                {
-                  type: 'button',
-                  role: 'tab',
-                  'aria-selected': i === this.current ? 'true' : 'false',
-                  class: `tab ${o.status === 'failed' || o.result?.type === 'error' ? 'bad' : ''}`,
-                  title: o.sql,
-                  onclick: () => this.select(i),
-                },
-                `${i + 1}. ${o.sql.slice(0, 24)}`,
+        ? tabKeys(
+            h(
+              'div',
+              { class: 'tabs small', role: 'tablist', 'aria-label': 'Statements' },
+              this.outcomes.map((o, i) =>
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    role: 'tab',
+                    'aria-selected': i === this.current ? 'true' : 'false',
+                    tabindex: tabIndexFor(i === this.current),
+                    class: `tab ${o.status === 'failed' || o.result?.type === 'error' ? 'bad' : ''}`,
+                    title: o.sql,
+                    onclick: () => this.select(i),
+                  },
+                  `${i + 1}. ${o.sql.slice(0, 24)}`,
+                ),
               ),
             ),
           )

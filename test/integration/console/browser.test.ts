@@ -531,3 +531,58 @@ test('results at scale: a page of rows, N more, paging to the last of 2,000,000,
   await page.keyboard.press('Escape');
   await viewer.waitFor({ state: 'detached' });
 });
+
+test('keyboard tabs, re-upload with replace, and every screen at 1400x900 and 390x844', {
+  timeout: 90_000,
+}, async () => {
+  await login();
+  await page.setViewportSize({ width: 1400, height: 900 });
+  // Keyboard only: arrow keys move along the section tabs and select them.
+  await page.getByRole('tab', { name: 'Query', exact: true }).focus();
+  for (const name of ['Sources', 'Files', 'Knowledge bases', 'Query']) {
+    await page.keyboard.press('ArrowRight');
+    await page.locator(`[role="tab"][aria-selected="true"]`, { hasText: name }).first().waitFor();
+    assert.equal(await page.evaluate('document.activeElement.textContent'), name);
+  }
+  await page.keyboard.press('End');
+  assert.equal(await page.evaluate('document.activeElement.textContent'), 'Knowledge bases');
+  // The search form's fields have labels.
+  assert.equal(await page.getByLabel('Question').count(), 1);
+
+  // Re-uploading a file: the 409 offers to replace the table, and replacing works.
+  await tab('Files');
+  await page.setInputFiles('#file-pick', {
+    name: 'people.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from('name,age\nann,31\nbob,42\ncid,27\ndee,55\n'),
+  });
+  const replace = page.getByRole('button', { name: 'Replace files.people' });
+  await replace.waitFor();
+  assert.match(await page.locator('.upload').first().innerText(), /409|file_exists|replace/i);
+  await replace.click();
+  const row = page.locator('tr', { has: page.locator('td', { hasText: 'files.people' }) });
+  await row.locator('td', { hasText: /^4$/ }).waitFor();
+  assert.match(await row.innerText(), /csv\s+4\s+2\s/);
+
+  for (const [w, hgt] of [
+    [1400, 900],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width: w, height: hgt });
+    for (const name of ['Query', 'Sources', 'Files', 'Knowledge bases']) {
+      await tab(name);
+      if (name === 'Query') await runSql('SELECT country, revenue, orders FROM pg.sales ORDER BY country');
+      await page.waitForTimeout(150);
+      await shot(`20-${name.toLowerCase().replace(/ /g, '-')}-${w}x${hgt}`);
+    }
+    await tab('Query');
+    await page.getByRole('button', { name: 'Chart' }).click();
+    await page.locator('.chart canvas').waitFor();
+    await shot(`21-chart-${w}x${hgt}`);
+  }
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await page.locator('#login-user').waitFor();
+  await shot('22-login-390x844');
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await shot('22-login-1400x900');
+});
