@@ -76,7 +76,12 @@ before(async () => {
   // Anything but the server on loopback is refused and remembered: the page must need nothing else.
   await context.route('**/*', (route) => {
     const url = new URL(route.request().url());
-    if (url.hostname === '127.0.0.1' || url.protocol === 'blob:' || url.protocol === 'data:')
+    if (
+      url.hostname === '127.0.0.1' ||
+      url.hostname === 'localhost' ||
+      url.protocol === 'blob:' ||
+      url.protocol === 'data:'
+    )
       return route.continue();
     offHost.push(url.href);
     return route.abort();
@@ -585,4 +590,34 @@ test('keyboard tabs, re-upload with replace, and every screen at 1400x900 and 39
   await shot('22-login-390x844');
   await page.setViewportSize({ width: 1400, height: 900 });
   await shot('22-login-1400x900');
+});
+
+test('opened under a name the API does not trust, the page says which setting to set', {
+  timeout: 60_000,
+}, async () => {
+  // DNS-rebinding protection off and only 127.0.0.1 allowed: http://localhost:PORT/ loads,
+  // but /api trusts the server's own origin only under an allowed host name.
+  const other = await startTestServer({
+    TRIBUTARY_MCP_DNS_REBINDING_PROTECTION: 'false',
+    TRIBUTARY_MCP_ALLOWED_HOSTS: '127.0.0.1',
+  });
+  const p = await context.newPage();
+  const named = other.url.replace('127.0.0.1', 'localhost');
+  try {
+    await p.goto(`${named}/`);
+    const hint = p.locator('.origin-hint');
+    await hint.waitFor();
+    const text = await hint.innerText();
+    assert.match(text, new RegExp(`opened as ${named}`));
+    assert.match(text, new RegExp(`TRIBUTARY_MCP_ALLOW_ORIGINS=${named}`));
+    assert.match(text, /api\.mcp\.cors\.allow_origins/);
+    await p.setViewportSize({ width: 1400, height: 900 });
+    await p.screenshot({ path: join(shots, '23-origin-hint-1400x900.png') });
+    // Under the address it trusts, the same server works.
+    await p.goto(`${other.url}/`);
+    await p.locator('.cm-content').waitFor();
+  } finally {
+    await p.close();
+    await other.stop();
+  }
 });
