@@ -52,3 +52,21 @@ export function groupSlot(k: number, n: number, groupWidth = 0.8): { offset: num
   const width = groupWidth / Math.max(1, n);
   return { offset: -groupWidth / 2 + k * width, width };
 }
+
+/**
+ * Series drawn against a second (right) axis: those whose largest magnitude is under a
+ * twentieth of the largest series', which on a shared axis would be a flat line at zero
+ * (orders in tens next to revenue in tens of thousands). Indexes into `series`.
+ */
+export function rightAxisSeries(series: readonly (readonly (number | null)[])[]): Set<number> {
+  const peaks = series.map((values) =>
+    values.reduce<number>((m, v) => (v === null ? m : Math.max(m, Math.abs(v))), 0),
+  );
+  const top = Math.max(0, ...peaks);
+  const out = new Set<number>();
+  if (top === 0) return out;
+  peaks.forEach((p, i) => {
+    if (p > 0 && p * 20 < top) out.add(i);
+  });
+  return out;
+}

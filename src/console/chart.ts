@@ -1,6 +1,6 @@
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { axisSize, groupSlot, tickLabels, zeroBasedRange } from './chart-axes.js';
+import { axisSize, groupSlot, rightAxisSeries, tickLabels, zeroBasedRange } from './chart-axes.js';
 import {
   CHART_TYPES,
   type ChartChoice,
@@ -10,7 +10,7 @@ import {
   chooseChart,
   inferKinds,
 } from './column-kinds.js';
-import { h } from './dom.js';
+import { clear, h } from './dom.js';
 import { cellText } from './export.js';
 
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2'];
@@ -153,13 +153,15 @@ function draw(
   const labels = byRow ? ordered.map((r, i) => (c.x >= 0 ? cellText(r[c.x]) : String(i + 1))) : [];
   const data: uPlot.AlignedData = [xs, ...c.ys.map((i) => ordered.map((r) => chartNumber(r[i], kinds[i]!)))];
   const zeroBased = c.type === 'bar' || c.type === 'area';
+  const right = rightAxisSeries(data.slice(1) as (number | null)[][]);
   const series: uPlot.Series[] = [
     { label: c.x >= 0 ? columns[c.x] : 'row' },
     ...c.ys.map((i, n) => {
       const color = COLORS[n % COLORS.length]!;
       const slot = groupSlot(n, c.ys.length);
       return {
-        label: columns[i],
+        label: right.has(n) ? `${columns[i]} (right axis)` : columns[i],
+        scale: right.has(n) ? 'y2' : 'y',
         stroke: color,
         fill: c.type === 'bar' ? `${color}cc` : c.type === 'area' ? `${color}33` : undefined,
         width: c.type === 'scatter' ? 0 : c.type === 'bar' ? 1 : 2,
@@ -178,17 +180,44 @@ function draw(
       } satisfies uPlot.Series;
     }),
   ];
-  const yLabels: string[] = [];
+  const tickRecord: Record<'y' | 'y2', string[]> = { y: [], y2: [] };
   let yAxisPx = 0;
+  const valueAxis = (scale: 'y' | 'y2'): uPlot.Axis => ({
+    scale,
+    side: scale === 'y' ? 3 : 1,
+    font: FONT,
+    gap: GAP,
+    ticks: { size: TICK },
+    grid: { show: scale === 'y' },
+    values: (_u, splits) => {
+      const out = tickLabels(splits);
+      tickRecord[scale] = out;
+      return out;
+    },
+    size: (_u, values) => {
+      const px = axisSize(values ?? [], measure, TICK, GAP);
+      if (scale === 'y') yAxisPx = px;
+      return px;
+    },
+  });
+  const valueScale = zeroBased
+    ? { range: (_u: uPlot, min: number, max: number) => zeroBasedRange(min, max) }
+    : {};
+  const temporalX = !byRow && kinds[c.x] === 'temporal';
+  const dateOnly =
+    temporalX && ordered.every((r) => /^\d{4}-\d{2}-\d{2}(T00:00:00(\.0+)?Z?)?$/.test(String(r[c.x])));
   const opts: uPlot.Options = {
     width,
     height,
     series,
+    // Room right of the plot for the last x label, which is centred on its tick.
+    padding: [12, byRow || right.size ? 8 : 40, 0, 0],
+    // Dates are read as UTC midnights (column-kinds.ts); show them so, in any time zone.
+    ...(dateOnly ? { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC') } : {}),
     scales: {
-      x: byRow
-        ? { time: false, range: () => [-0.5, Math.max(0.5, xs.length - 0.5)] }
-        : { time: kinds[c.x] === 'temporal' },
-      y: zeroBased ? { range: (_u, min, max) => zeroBasedRange(min, max) } : {},
+      x: byRow ? { time: false, range: () => [-0.5, Math.max(0.5, xs.length - 0.5)] } : { time: temporalX },
+      y: valueScale,
+      ...(right.size ? { y2: valueScale } : {}),
     },
     axes: [
       byRow
@@ -198,21 +227,17 @@ function draw(
             splits: () => xs.filter((i) => i % Math.max(1, Math.ceil(xs.length / 24)) === 0),
             values: (_u, splits) => splits.map((s) => labels[s]?.slice(0, 16) ?? ''),
           }
-        : { font: FONT },
-      {
-        font: FONT,
-        gap: GAP,
-        ticks: { size: TICK },
-        values: (_u, splits) => {
-          const out = tickLabels(splits);
-          yLabels.splice(0, yLabels.length, ...out);
-          return out;
-        },
-        size: (_u, values) => {
-          yAxisPx = axisSize(values ?? [], measure, TICK, GAP);
-          return yAxisPx;
-        },
-      },
+        : dateOnly
+          ? {
+              font: FONT,
+              space: 70,
+              // Whole days only: a date column has no hours to mark.
+              incrs: [1, 2, 7, 14, 30, 91, 182, 365].map((d) => d * 86_400),
+              values: (_u, splits) => splits.map((s) => new Date(s * 1000).toISOString().slice(0, 10)),
+            }
+          : { font: FONT },
+      valueAxis('y'),
+      ...(right.size ? [valueAxis('y2')] : []),
     ],
     legend: { show: true },
     hooks: {
@@ -220,13 +245,22 @@ function draw(
         (u) => {
           box.dataset.plotLeft = String(Math.round(u.bbox.left / devicePixelRatio));
           box.dataset.yAxisPx = String(yAxisPx);
-          axesText.replaceChildren(
+          clear(
+            axesText,
             h('p', {}, 'Y axis: '),
             h(
               'ul',
               { 'data-axis': 'y' },
-              yLabels.map((l) => h('li', {}, l)),
+              tickRecord.y.map((l) => h('li', {}, l)),
             ),
+            right.size ? h('p', {}, 'Right Y axis: ') : null,
+            right.size
+              ? h(
+                  'ul',
+                  { 'data-axis': 'y2' },
+                  tickRecord.y2.map((l) => h('li', {}, l)),
+                )
+              : null,
           );
         },
       ],

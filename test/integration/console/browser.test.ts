@@ -316,6 +316,10 @@ test('charts: axis labels whole, bars from zero, series side by side, type and c
     return { widest, left: Number(document.querySelector('.chart').dataset.plotLeft) };
   })()`)) as { widest: number; left: number };
   assert.ok(room.left >= room.widest + 6, `plot left ${room.left} px, widest label ${room.widest} px`);
+  // Orders (tens) next to revenue (tens of thousands) get their own, right axis, also from zero.
+  const right = await page.locator('.chart-axes [data-axis="y2"] li').allTextContents();
+  assert.equal(right[0], '0');
+  assert.ok(right.includes('30') || right.includes('25') || right.includes('20'), right.join(' | '));
   await shot('13-chart-grouped-bars-1400x900');
 
   // A date column suggests a line; the user keeps one series, then makes it an area, then bars by country.

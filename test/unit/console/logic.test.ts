@@ -5,6 +5,7 @@ import {
   axisSize,
   decimalsFor,
   groupSlot,
+  rightAxisSeries,
   tickLabels,
   zeroBasedRange,
 } from '../../../src/console/chart-axes.js';
@@ -272,6 +273,21 @@ describe('chart axes', () => {
     assert.ok(lo < -20);
     assert.equal(hi, 0);
     assert.deepEqual(zeroBasedRange(0, 0), [0, 1]);
+  });
+  test('a series far smaller than the largest goes on the right axis', () => {
+    const revenue = [38000, 10000, 24500, 1250];
+    const orders = [12, 30, 7, 21];
+    assert.deepEqual([...rightAxisSeries([revenue, orders])], [1]);
+    assert.deepEqual(
+      [
+        ...rightAxisSeries([
+          [10, 20],
+          [5, null],
+        ]),
+      ],
+      [],
+    );
+    assert.deepEqual([...rightAxisSeries([[0], [0]])], []);
   });
   test('series in a group sit side by side within the category', () => {
     const slots = [0, 1, 2].map((k) => groupSlot(k, 3));
