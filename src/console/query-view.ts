@@ -454,14 +454,6 @@ export class QueryView {
     if (statements.length === 0) return;
     this.editor.markError(null);
     this.remember(statements.map((s) => s.text).join(';\n'));
-    const abort = new AbortController();
-    this.abort = abort;
-    this.runButton.disabled = true;
-    this.cancelButton.disabled = false;
-    const started = performance.now();
-    const tick = setInterval(() => {
-      this.elapsed.textContent = `Running ${((performance.now() - started) / 1000).toFixed(1)} s — Esc cancels`;
-    }, 100);
     const outcomes: Outcome[] = statements.map((s) => ({
       sql: s.text,
       result: null,
@@ -469,7 +461,7 @@ export class QueryView {
       explain: isExplain(s.text),
     }));
     let changedSchema = false;
-    try {
+    await this.busy(async (signal) => {
       for (const [n, o] of outcomes.entries()) {
         o.status = 'running';
         this.results.show(outcomes);
@@ -479,7 +471,7 @@ export class QueryView {
           o.result = await sqlWindow(
             o.sql,
             { from: 0, count: PAGE_ROWS },
-            abort.signal,
+            signal,
             this.dbSelect.value || undefined,
           );
           o.ms = performance.now() - t0;
@@ -510,16 +502,10 @@ export class QueryView {
           break;
         }
       }
-    } finally {
-      clearInterval(tick);
-      this.elapsed.textContent = '';
-      this.abort = null;
-      this.runButton.disabled = false;
-      this.cancelButton.disabled = true;
-      this.results.show(outcomes);
-      // The keyboard stays where the user types.
-      this.focus();
-    }
+    });
+    this.results.show(outcomes);
+    // The keyboard stays where the user types.
+    this.focus();
     if (changedSchema) void this.refreshSchema();
   }
 }

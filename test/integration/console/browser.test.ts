@@ -558,6 +558,25 @@ test('keyboard tabs, re-upload with replace, and every screen at 1400x900 and 39
   // The search form's fields have labels.
   assert.equal(await page.getByLabel('Question').count(), 1);
 
+  // Choosing the default source changes what completion offers for unqualified names.
+  await tab('Query');
+  const complete = async () => {
+    await page.locator('.cm-content').click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText('SELECT * FROM cust');
+    await page.keyboard.press('Control+Space');
+    await page.waitForTimeout(300);
+  };
+  await complete();
+  assert.equal(await page.locator('.cm-tooltip-autocomplete', { hasText: 'customers' }).count(), 0);
+  await page.keyboard.press('Escape');
+  await page.selectOption('select[aria-label="Default source"]', 'pg');
+  await complete();
+  await page.locator('.cm-tooltip-autocomplete', { hasText: 'customers' }).waitFor();
+  await page.keyboard.press('Escape');
+  await page.selectOption('select[aria-label="Default source"]', '');
+
   // Re-uploading a file: the 409 offers to replace the table, and replacing works.
   await tab('Files');
   await page.setInputFiles('#file-pick', {
