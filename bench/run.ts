@@ -12,6 +12,7 @@ const suites: [string, string, string][] = [
   ['kb-pgvector', './kb-pgvector.js', 'benchKbPgvector'],
   ['wire', './wire.js', 'benchWire'],
   ['statement-size', './statement-size.js', 'benchStatementSize'],
+  ['console', './console.js', 'benchConsole'],
 ];
 
 const only = process.argv.slice(2);
