@@ -4,7 +4,8 @@
  * {"password": "s3cret"}` is kept as `{"password": "***"}`. One rule, used everywhere the page
  * stores SQL.
  */
-const KEY = String.raw`(?:[a-z0-9_]*(?:password|passwd|secret|api_?key|token|private_?key|credentials?|access_?key)[a-z0-9_]*)`;
+const KEY =
+  '(?:[a-z0-9_]*(?:password|passwd|secret|api_?key|token|private_?key|credentials?|access_?key)[a-z0-9_]*)';
 const QUOTED = String.raw`(?:'(?:[^'\\]|\\.|'')*'|"(?:[^"\\]|\\.)*")`;
 /** `"password": "x"`, `'api_key' = 'x'`, `token: "x"`, `password = 'x'` (quoted or bare key). */
 const KEY_VALUE = new RegExp(

@@ -70,14 +70,9 @@ export class SourcesView {
           const test = async () => {
             clear(status, 'testing…');
             try {
-              // A rest_api source is tried as the passthrough tries it (its test_path, upstream status);
-              // the others with a connection test.
-              const r = await call<TestAnswer>(
-                'POST',
-                s.engine === 'rest_api'
-                  ? `/api/integrations/${encodeURIComponent(s.name)}/passthrough/test`
-                  : `/api/sources/${encodeURIComponent(s.name)}/test`,
-              );
+              // The server tries a rest_api source as the passthrough does (its test_path, the
+              // upstream's status and host), any other with a connection test.
+              const r = await call<TestAnswer>('POST', `/api/sources/${encodeURIComponent(s.name)}/test`);
               clear(
                 status,
                 r.ok

@@ -577,6 +577,20 @@ test('keyboard tabs, re-upload with replace, and every screen at 1400x900 and 39
   await page.keyboard.press('Escape');
   await page.selectOption('select[aria-label="Default source"]', '');
 
+  // Test on a rest_api source is the passthrough test: an upstream on a loopback address is
+  // refused (passthrough.allow_private_networks is off), not reported as "ok".
+  await runSql(
+    `CREATE DATABASE crm_api WITH ENGINE = 'rest_api', PARAMETERS = {"base_url": "http://127.0.0.1:9/", "bearer_token": "not-a-real-token-0123456789"}`,
+  );
+  await tab('Sources');
+  const apiRow = page.locator('tr', { has: page.locator('td', { hasText: /^crm_api$/ }) });
+  await apiRow.getByRole('button', { name: 'Test' }).click();
+  await apiRow.locator('.error', { hasText: 'private_address' }).waitFor();
+  assert.doesNotMatch(await apiRow.innerText(), /\bok\b/);
+  page.once('dialog', (d) => void d.accept());
+  await apiRow.getByRole('button', { name: 'Drop' }).click();
+  await apiRow.waitFor({ state: 'detached' });
+
   // Re-uploading a file: the 409 offers to replace the table, and replacing works.
   await tab('Files');
   await page.setInputFiles('#file-pick', {
