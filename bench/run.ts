@@ -14,6 +14,7 @@ const suites: [string, string, string][] = [
   ['wire', './wire.js', 'benchWire'],
   ['statement-size', './statement-size.js', 'benchStatementSize'],
   ['policy', './policy.js', 'benchPolicy'],
+  ['console', './console.js', 'benchConsole'],
 ];
 
 const only = process.argv.slice(2);

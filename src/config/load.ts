@@ -3,6 +3,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import proxyaddr from '@fastify/proxy-addr';
 import type { z } from 'zod';
+import { isLoopbackHost } from '../core/loopback.js';
 import { ConfigError } from './errors.js';
 import {
   ENV_BOOL_EXPECTED,
@@ -56,7 +57,8 @@ const DEFAULTS: Record<string, unknown> = {
   'api.mcp.cors.allow_headers': DEFAULT_ALLOW_HEADERS,
   'api.mcp.rate_limit.enabled': false,
   'api.mcp.rate_limit.requests_per_minute': 60,
-  'api.mcp.dns_rebinding_protection': false,
+  // null: on when the server binds to a loopback address (decided after merging, below).
+  'api.mcp.dns_rebinding_protection': null,
   'api.mcp.allowed_hosts': null,
   'api.mcp.oauth.enabled': false,
   'api.mcp.oauth.issuer_url': null,
@@ -295,6 +297,9 @@ export async function loadConfig(opts: LoadConfigOptions = {}): Promise<Config> 
 
   if (values.get('api.mcp.cors.allow_origin_regex') === '') {
     values.set('api.mcp.cors.allow_origin_regex', NEVER_MATCH);
+  }
+  if (values.get('api.mcp.dns_rebinding_protection') === null) {
+    values.set('api.mcp.dns_rebinding_protection', isLoopbackHost(values.get('api.http.host') as string));
   }
   if (values.get('api.mcp.allowed_hosts') === null) {
     values.set('api.mcp.allowed_hosts', defaultAllowedHosts(values.get('api.http.host') as string));

@@ -1,3 +1,5 @@
+import { RowScanner, type RowWindow } from './row-stream.js';
+
 /** The HTTP API as the page uses it. The token lives in this module's memory only. */
 
 export interface TableResult {
@@ -5,6 +7,10 @@ export interface TableResult {
   column_names: string[];
   column_types?: string[];
   data: unknown[][];
+  /** Rows in the whole result, when `data` holds a window of them (row-stream.ts). */
+  total?: number;
+  /** Index of `data`'s first row in the whole result. */
+  offset?: number;
   /** A streamed result that failed after its first rows (docs/reference/http.md). */
   error?: ErrorResult;
 }
@@ -98,6 +104,52 @@ export async function call<T>(
   }
 }
 
+/**
+ * A statement whose rows are read as they arrive (row-stream.ts): `data` keeps the window
+ * asked for (so a result of millions of rows does not sit in the page), `total` counts them all.
+ */
+export async function sqlWindow(
+  query: string,
+  window: RowWindow,
+  signal?: AbortSignal,
+  db?: string,
+): Promise<Result> {
+  const path = '/api/sql/query';
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: 'POST',
+      headers: headers({ 'content-type': 'application/json' }),
+      body: JSON.stringify(db ? { query, context: { db } } : { query }),
+      signal,
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') throw new ApiError(0, 'cancelled', 'Cancelled');
+    throw new ApiError(0, 'network_error', `The server could not be reached: ${(e as Error).message}`);
+  }
+  if (res.status === 401) {
+    const err = await failure(res);
+    if (token !== null) onUnauthorized();
+    throw err;
+  }
+  if (!res.ok || !res.body) throw await failure(res);
+  const scanner = new RowScanner(window);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      scanner.push(value);
+    }
+    return scanner.end() as Result;
+  } catch (e) {
+    if ((e as Error).name === 'AbortError') throw new ApiError(0, 'cancelled', 'Cancelled');
+    throw new ApiError(res.status, 'bad_response', `The answer could not be read: ${(e as Error).message}`);
+  }
+}
+
 export function sql(query: string, signal?: AbortSignal, db?: string): Promise<Result> {
   return call<Result>('POST', '/api/sql/query', db ? { query, context: { db } } : { query }, signal);
 }
@@ -120,11 +172,12 @@ export interface Upload {
 export function uploadFile(
   name: string,
   file: File,
+  replace: boolean,
   onProgress: (sent: number, total: number) => void,
 ): Upload {
   const xhr = new XMLHttpRequest();
   const done = new Promise<unknown>((resolve, reject) => {
-    xhr.open('PUT', `/api/files/${encodeURIComponent(name)}`);
+    xhr.open('PUT', `/api/files/${encodeURIComponent(name)}${replace ? '?replace=true' : ''}`);
     if (token) xhr.setRequestHeader('authorization', `Bearer ${token}`);
     xhr.upload.onprogress = (e) => onProgress(e.loaded, e.lengthComputable ? e.total : file.size);
     xhr.onload = () => {

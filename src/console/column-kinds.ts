@@ -49,7 +49,8 @@ function valueKind(v: unknown): ColumnKind {
   return 'text';
 }
 
-export type ChartType = 'line' | 'bar' | 'scatter';
+export type ChartType = 'line' | 'bar' | 'scatter' | 'area';
+export const CHART_TYPES: readonly ChartType[] = ['bar', 'line', 'area', 'scatter'];
 
 export interface ChartChoice {
   type: ChartType;

@@ -20,6 +20,13 @@ function tsvField(v: unknown): string {
   return cellText(v).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 }
 
+/** Rows as CSV lines (no header), for a download written piece by piece. */
+export function csvLines(rows: readonly (readonly unknown[])[]): string {
+  let out = '';
+  for (const r of rows) out += `${r.map(csvField).join(',')}\r\n`;
+  return out;
+}
+
 export function toDelimited(
   columns: readonly string[],
   rows: readonly (readonly unknown[])[],

@@ -1,4 +1,4 @@
-import { call, uploadFile } from './api.js';
+import { ApiError, call, uploadFile } from './api.js';
 import { clear, describeError, formatBytes, h } from './dom.js';
 import { quoteIdent, tableNameOf } from './sql-text.js';
 
@@ -69,14 +69,14 @@ export class FilesView {
     for (const f of files ? [...files] : []) void this.upload(f);
   }
 
-  private async upload(file: File): Promise<void> {
+  private async upload(file: File, replace = false): Promise<void> {
     const name = tableNameOf(file.name);
     const bar = h('progress', { max: 100, value: 0, 'aria-label': `Uploading ${file.name}` });
     const label = h('span', {}, `${file.name} → files.${name}`);
     const note = h('span', { class: 'muted' }, '0%');
     const row = h('div', { class: 'upload' }, label, bar, note);
     this.uploads.prepend(row);
-    const up = uploadFile(name, file, (sent, total) => {
+    const up = uploadFile(name, file, replace, (sent, total) => {
       const pct = total ? Math.round((sent / total) * 100) : 0;
       bar.value = pct;
       note.textContent = `${pct}% of ${formatBytes(total)}`;
@@ -93,6 +93,23 @@ export class FilesView {
     } catch (e) {
       cancel.remove();
       row.appendChild(describeError(e));
+      // The name is taken: offer to replace that table with this file (PUT ?replace=true).
+      if (e instanceof ApiError && e.status === 409 && e.code === 'file_exists') {
+        row.appendChild(
+          h(
+            'button',
+            {
+              type: 'button',
+              class: 'danger',
+              onclick: () => {
+                row.remove();
+                void this.upload(file, true);
+              },
+            },
+            `Replace files.${name}`,
+          ),
+        );
+      }
     }
   }
 

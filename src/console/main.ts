@@ -1,9 +1,9 @@
 import './styles.css';
 import { ApiError, call, setToken, whenUnauthorized } from './api.js';
-import { clear, describeError, errorBox, h } from './dom.js';
+import { clear, describeError, errorBox, h, tabIndexFor, tabKeys } from './dom.js';
 import { FilesView } from './files-view.js';
 import { KbView } from './kb-view.js';
-import { QueryView } from './query-view.js';
+import { clearHistory, QueryView } from './query-view.js';
 import { SourcesView } from './sources-view.js';
 
 interface Status {
@@ -83,9 +83,10 @@ function showApp(status: Status): void {
     select('query');
     query.runText(text);
   });
+  // A template goes into a new editor tab, not run: the user fills in the names first.
   const kb = new KbView((text) => {
     select('query');
-    query.runText(text);
+    query.openTab(text);
   });
   const views: Record<Tab, { el: HTMLElement; label: string; refresh?: () => Promise<void> }> = {
     query: { el: query.el, label: 'Query' },
@@ -96,28 +97,34 @@ function showApp(status: Status): void {
   const buttons = new Map<Tab, HTMLButtonElement>();
   const main = h('main', { class: 'main' });
   const select = (t: Tab) => {
-    for (const [k, b] of buttons) b.setAttribute('aria-selected', String(k === t));
+    for (const [k, b] of buttons) {
+      b.setAttribute('aria-selected', String(k === t));
+      b.tabIndex = tabIndexFor(k === t);
+    }
     clear(main, views[t].el);
     void views[t].refresh?.();
     if (t === 'query') query.focus();
   };
-  const nav = h(
-    'nav',
-    { class: 'tabs', role: 'tablist', 'aria-label': 'Sections' },
-    (Object.keys(views) as Tab[]).map((t) => {
-      const b = h(
-        'button',
-        { type: 'button', role: 'tab', class: 'tab', onclick: () => select(t) },
-        views[t].label,
-      );
-      buttons.set(t, b);
-      return b;
-    }),
+  const nav = tabKeys(
+    h(
+      'nav',
+      { class: 'tabs', role: 'tablist', 'aria-label': 'Sections' },
+      (Object.keys(views) as Tab[]).map((t) => {
+        const b = h(
+          'button',
+          { type: 'button', role: 'tab', class: 'tab', onclick: () => select(t) },
+          views[t].label,
+        );
+        buttons.set(t, b);
+        return b;
+      }),
+    ),
   );
   const tokenAuth = status.auth_mode !== 'none';
   const logout = async () => {
     await call('POST', '/api/logout').catch(() => {});
     setToken(null);
+    clearHistory();
     await start(h('p', { class: 'muted' }, 'Logged out.'));
   };
   clear(

@@ -1,6 +1,6 @@
 import type { Result } from './api.js';
 import { renderChart } from './chart.js';
-import { clear, download, errorBox, h } from './dom.js';
+import { clear, download, errorBox, h, tabIndexFor, tabKeys } from './dom.js';
 import { type Delimited, toDelimited } from './export.js';
 import { renderGrid } from './grid.js';
 import { renderPlan } from './plan-view.js';
@@ -18,12 +18,21 @@ export interface Outcome {
 
 type View = 'grid' | 'chart' | 'plan';
 
+/** Paging of a result larger than a page: each re-runs the statement (POST /api/sql/query has no handles). */
+export interface Pager {
+  pageRows: number;
+  page(o: Outcome, from: number): void;
+  downloadAll(o: Outcome): void;
+}
+
 /** The results pane: one tab per statement run, each with a grid, chart or plan view. */
 export class ResultsView {
   readonly el = h('div', { class: 'results', 'aria-live': 'polite' });
   private outcomes: Outcome[] = [];
   private current = 0;
   private view: View = 'grid';
+
+  constructor(private pager?: Pager) {}
 
   show(outcomes: Outcome[]): void {
     this.outcomes = outcomes;
@@ -50,21 +59,24 @@ export class ResultsView {
     }
     const tabs =
       this.outcomes.length > 1
-        ? h(
-            'div',
-            { class: 'tabs small', role: 'tablist', 'aria-label': 'Statements' },
-            this.outcomes.map((o, i) =>
-              h(
-                'button',
-                {
-                  type: 'button',
-                  role: 'tab',
-                  'aria-selected': i === this.current ? 'true' : 'false',
-                  class: `tab ${o.status === 'failed' || o.result?.type === 'error' ? 'bad' : ''}`,
-                  title: o.sql,
-                  onclick: () => this.select(i),
-                },
-                `${i + 1}. ${o.sql.slice(0, 24)}`,
+        ? tabKeys(
+            h(
+              'div',
+              { class: 'tabs small', role: 'tablist', 'aria-label': 'Statements' },
+              this.outcomes.map((o, i) =>
+                h(
+                  'button',
+                  {
+                    type: 'button',
+                    role: 'tab',
+                    'aria-selected': i === this.current ? 'true' : 'false',
+                    tabindex: tabIndexFor(i === this.current),
+                    class: `tab ${o.status === 'failed' || o.result?.type === 'error' ? 'bad' : ''}`,
+                    title: o.sql,
+                    onclick: () => this.select(i),
+                  },
+                  `${i + 1}. ${o.sql.slice(0, 24)}`,
+                ),
               ),
             ),
           )
@@ -115,24 +127,64 @@ export class ResultsView {
         },
         label,
       );
+    const total = r.total ?? data.length;
+    const offset = r.offset ?? 0;
+    const paged = total > data.length;
+    const pager = this.pager;
+    const pageButton = (label: string, from: number, disabled: boolean) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          disabled,
+          title: 'Runs the statement again and keeps these rows',
+          onclick: () => pager?.page(o, from),
+        },
+        label,
+      );
+    const size = pager?.pageRows ?? data.length;
+    const lastFrom = Math.max(0, Math.floor((total - 1) / size) * size);
+    const paging =
+      paged && pager
+        ? h(
+            'div',
+            { class: 'result-bar paging' },
+            h(
+              'span',
+              { class: 'count' },
+              `Rows ${(offset + 1).toLocaleString()}–${(offset + data.length).toLocaleString()} of ${total.toLocaleString()}: `,
+              h('strong', {}, `${(total - data.length).toLocaleString()} more rows`),
+              ` not on this page (a page holds ${size.toLocaleString()}).`,
+            ),
+            pageButton('« First', 0, offset === 0),
+            pageButton('◀ Previous', Math.max(0, offset - size), offset === 0),
+            pageButton('Next ▶', offset + size, offset + data.length >= total),
+            pageButton('Last »', lastFrom, offset >= lastFrom),
+            h(
+              'button',
+              {
+                type: 'button',
+                title: 'Runs the statement again and saves every row as CSV',
+                onclick: () => pager.downloadAll(o),
+              },
+              'Download all rows (CSV)',
+            ),
+          )
+        : null;
     const bar = h(
       'div',
       { class: 'result-bar' },
-      h(
-        'span',
-        { class: 'count' },
-        `${data.length.toLocaleString()} row${data.length === 1 ? '' : 's'}${took}`,
-      ),
+      h('span', { class: 'count' }, `${total.toLocaleString()} row${total === 1 ? '' : 's'}${took}`),
       viewButton('grid', 'Grid'),
       viewButton('chart', 'Chart'),
       o.explain ? viewButton('plan', 'Plan') : null,
       h('span', { class: 'spacer' }),
-      h('button', { type: 'button', onclick: copy('csv') }, 'Copy CSV'),
-      h('button', { type: 'button', onclick: copy('tsv') }, 'Copy TSV'),
+      h('button', { type: 'button', onclick: copy('csv') }, paged ? 'Copy page CSV' : 'Copy CSV'),
+      h('button', { type: 'button', onclick: copy('tsv') }, paged ? 'Copy page TSV' : 'Copy TSV'),
       h(
         'button',
         { type: 'button', onclick: () => download('result.csv', toDelimited(cols, data, 'csv'), 'text/csv') },
-        'Download CSV',
+        paged ? 'Download page CSV' : 'Download CSV',
       ),
       status,
     );
@@ -141,11 +193,12 @@ export class ResultsView {
         ? renderChart(cols, data, r.column_types)
         : this.view === 'plan'
           ? renderPlan(cols, data)
-          : renderGrid(cols, data, r.column_types);
+          : renderGrid(cols, data, r.column_types, { offset, sortable: true });
     return h(
       'div',
       { class: 'result' },
       bar,
+      paging,
       r.error
         ? errorBox(r.error.error_code, `${r.error.error_message} (the rows above arrived before it)`)
         : null,

@@ -10,6 +10,9 @@ interface SourceInfo {
 interface TestAnswer {
   ok: boolean;
   latency_ms?: number;
+  /** Passthrough test only. */
+  status_code?: number;
+  host?: string;
   error_code?: number | string;
   message?: string;
 }
@@ -67,11 +70,19 @@ export class SourcesView {
           const test = async () => {
             clear(status, 'testing…');
             try {
+              // The server tries a rest_api source as the passthrough does (its test_path, the
+              // upstream's status and host), any other with a connection test.
               const r = await call<TestAnswer>('POST', `/api/sources/${encodeURIComponent(s.name)}/test`);
               clear(
                 status,
                 r.ok
-                  ? h('span', { class: 'good' }, `ok (${r.latency_ms} ms)`)
+                  ? h(
+                      'span',
+                      { class: 'good' },
+                      r.status_code === undefined
+                        ? `ok (${r.latency_ms} ms)`
+                        : `ok: HTTP ${r.status_code} from ${r.host} (${r.latency_ms} ms)`,
+                    )
                   : errorBox(r.error_code ?? 'error', r.message ?? 'failed'),
               );
             } catch (e) {

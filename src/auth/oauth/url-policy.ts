@@ -1,16 +1,6 @@
-import ipaddr from 'ipaddr.js';
+import { isLoopbackHost } from '../../core/loopback.js';
 
-/** True for `localhost`, 127.0.0.0/8 and ::1 (also as IPv4-mapped IPv6). */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h.endsWith('.localhost')) return true;
-  if (!ipaddr.isValid(h)) return false;
-  let addr = ipaddr.parse(h);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {
-    addr = (addr as ipaddr.IPv6).toIPv4Address();
-  }
-  return addr.range() === 'loopback';
-}
+export { isLoopbackHost };
 
 /**
  * The authorization server and every endpoint it names must be https, except on loopback

@@ -66,6 +66,6 @@ export function hostCheck(config: Config): Check | null {
       : refusal(
           421,
           'invalid_host',
-          `Host '${String(host ?? '').slice(0, 200)}' is not allowed; add it to api.mcp.allowed_hosts (TRIBUTARY_MCP_ALLOWED_HOSTS)`,
+          `Host '${String(host ?? '').slice(0, 200)}' is not allowed; add it to api.mcp.allowed_hosts (TRIBUTARY_MCP_ALLOWED_HOSTS), or turn off api.mcp.dns_rebinding_protection (TRIBUTARY_MCP_DNS_REBINDING_PROTECTION)`,
         );
 }

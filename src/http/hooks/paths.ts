@@ -34,6 +34,11 @@ export function isApiOrMcp(path: string): boolean {
   return under(path, '/api') || under(path, '/mcp');
 }
 
+/** The HTTP API (not MCP): its browser callers are the console and configured origins only. */
+export function isHttpApi(path: string): boolean {
+  return under(path, '/api');
+}
+
 /** Every /api and /mcp route except the public ones, and /metrics, need a credential when auth is on. */
 export function needsCredential(path: string): boolean {
   return (isApiOrMcp(path) && !PUBLIC_ROUTES.has(path)) || path === '/metrics';

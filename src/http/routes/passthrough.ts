@@ -136,36 +136,44 @@ export function registerPassthroughRoutes(
   });
 
   app.post<NameParams>('/api/integrations/:name/passthrough/test', { bodyLimit }, async (request, reply) => {
-    const started = performance.now();
-    const name = request.params.name;
-    try {
-      const source = await findSource(deps, name);
-      const result = await testPassthrough(source, settingsOf(deps, opts), clientSignal(reply));
-      log.info(
-        {
-          source: source.name,
-          method: 'GET',
-          path: source.params.test_path,
-          ok: result.ok,
-          ...(result.ok ? { status: result.status_code } : { error_code: result.error_code }),
-          duration_ms: Math.round(performance.now() - started),
-        },
-        'passthrough test',
-      );
-      return reply.code(200).type('application/json').send(result);
-    } catch (e) {
-      if (e instanceof EgressAbortedError) return reply.code(499).send();
-      if (isEgressError(e)) {
-        return reply
-          .code(200)
-          .type('application/json')
-          .send({ ok: false, error_code: e.errorCode, message: e.message });
-      }
-      log.error({ source: name, err: { name: (e as Error)?.name } }, 'passthrough test failed');
-      return reply
-        .code(200)
-        .type('application/json')
-        .send({ ok: false, error_code: 'internal_error', message: 'Internal server error' });
-    }
+    const answer = await passthroughTest(deps, opts, request.params.name, clientSignal(reply), log);
+    if (answer === null) return reply.code(499).send();
+    return reply.code(200).type('application/json').send(answer);
   });
+}
+
+/**
+ * The passthrough test of a `rest_api` source (docs/reference/http.md): `{ok: true,
+ * status_code, host, latency_ms}` or `{ok: false, error_code, message}`; null when the client
+ * went away. Also answers POST /api/sources/{name}/test for such sources (SPEC section 5).
+ */
+export async function passthroughTest(
+  deps: AppDeps,
+  opts: PassthroughRouteOptions,
+  name: string,
+  signal: AbortSignal,
+  log: AppDeps['logger'],
+): Promise<Record<string, unknown> | null> {
+  const started = performance.now();
+  try {
+    const source = await findSource(deps, name);
+    const result = await testPassthrough(source, settingsOf(deps, opts), signal);
+    log.info(
+      {
+        source: source.name,
+        method: 'GET',
+        path: source.params.test_path,
+        ok: result.ok,
+        ...(result.ok ? { status: result.status_code } : { error_code: result.error_code }),
+        duration_ms: Math.round(performance.now() - started),
+      },
+      'passthrough test',
+    );
+    return result as unknown as Record<string, unknown>;
+  } catch (e) {
+    if (e instanceof EgressAbortedError) return null;
+    if (isEgressError(e)) return { ok: false, error_code: e.errorCode, message: e.message };
+    log.error({ source: name, err: { name: (e as Error)?.name } }, 'passthrough test failed');
+    return { ok: false, error_code: 'internal_error', message: 'Internal server error' };
+  }
 }

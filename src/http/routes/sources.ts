@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import { REST_API_ENGINE } from '../../sources/rest-api/index.js';
 import { errorResult } from '../../sql/result.js';
 import type { AppDeps } from '../deps.js';
 import { sendError } from '../errors.js';
+import { passthroughTest } from './passthrough.js';
 
 /**
  * What SHOW DATABASES does not say, for the web console and other clients
@@ -28,6 +30,24 @@ export function registerSourceRoutes(app: FastifyInstance, deps: AppDeps): void 
 
   app.post<{ Params: { name: string } }>('/api/sources/:name/test', async (request, reply) => {
     const started = performance.now();
+    // A rest_api source is tried as the passthrough tries it (its test_path, the upstream's
+    // status), not with the SQL source test, which cannot tell an unreachable host.
+    const record = await deps.sources.getRecord(request.params.name).catch(() => null);
+    if (record?.engine === REST_API_ENGINE) {
+      const ac = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) ac.abort();
+      });
+      const answer = await passthroughTest(
+        deps,
+        {},
+        record.name,
+        ac.signal,
+        deps.logger.child({ component: 'passthrough' }),
+      );
+      if (answer === null) return reply.code(499).send();
+      return { ...answer, engine: REST_API_ENGINE };
+    }
     let source: Awaited<ReturnType<typeof deps.sources.get>>;
     try {
       source = await deps.sources.get(request.params.name);

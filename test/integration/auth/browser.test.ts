@@ -82,13 +82,42 @@ describe('CORS and Origin checks (defaults)', () => {
     assert.equal(r.headers['access-control-allow-origin'], undefined);
   });
 
-  test('an allowed origin gets CORS headers on answers and on a streamed SSE response', async () => {
+  test('/api trusts the server own origin, not other loopback ports (those stay trusted on MCP)', async () => {
+    const own = `http://127.0.0.1:${server.port}`;
     const ok = await raw(server.port, 'GET', '/api/status', {
-      origin: LOCAL,
+      origin: own,
       authorization: `Bearer ${token}`,
     });
     assert.equal(ok.status, 200);
-    assert.equal(ok.headers['access-control-allow-origin'], LOCAL);
+    assert.equal(ok.headers['access-control-allow-origin'], own);
+    for (const origin of [LOCAL, `http://127.0.0.1:${server.port + 1}`, `http://localhost:${server.port}`]) {
+      const r = await raw(
+        server.port,
+        'POST',
+        '/api/sql/query',
+        {
+          origin,
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+        },
+        { body: '{"query":"SELECT 1"}' },
+      );
+      assert.equal(r.status, 403, origin);
+      const body = JSON.parse(r.body) as { error_code: string; message: string };
+      assert.equal(body.error_code, 'origin_not_allowed');
+      assert.match(body.message, /api\.mcp\.cors\.allow_origins \(TRIBUTARY_MCP_ALLOW_ORIGINS\)/);
+    }
+    const preflight = await raw(server.port, 'OPTIONS', '/api/sql/query', {
+      origin: LOCAL,
+      'access-control-request-method': 'POST',
+    });
+    assert.equal(preflight.status, 403);
+    const mcp = await raw(server.port, 'GET', '/mcp/status', { origin: LOCAL });
+    assert.equal(mcp.status, 200);
+    assert.equal(mcp.headers['access-control-allow-origin'], LOCAL);
+  });
+
+  test('an allowed origin gets CORS headers on a streamed SSE response', async () => {
     const sse = await raw(
       server.port,
       'GET',
@@ -148,8 +177,25 @@ describe('CORS configuration', () => {
 });
 
 describe('DNS-rebinding protection', () => {
-  test('off by default: any Host is served', async () => {
+  test('on by default when bound to loopback: a foreign Host is 421 naming the setting', async () => {
     const server = await startTestServer();
+    try {
+      for (const path of ['/mcp/status', '/api/status', '/']) {
+        const r = await raw(server.port, 'GET', path, { host: `rebound.evil.example:${server.port}` });
+        assert.equal(r.status, 421, path);
+        assert.match(JSON.parse(r.body).message, /api\.mcp\.allowed_hosts \(TRIBUTARY_MCP_ALLOWED_HOSTS\)/);
+      }
+      assert.equal(
+        (await raw(server.port, 'GET', '/mcp/status', { host: `127.0.0.1:${server.port}` })).status,
+        200,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('off when turned off: any Host is served', async () => {
+    const server = await startTestServer({ TRIBUTARY_MCP_DNS_REBINDING_PROTECTION: 'false' });
     try {
       assert.equal(
         (await raw(server.port, 'GET', '/mcp/status', { host: 'rebound.evil.example' })).status,

@@ -48,7 +48,8 @@ describe('loadConfig defaults', () => {
     assert.ok(c.api.mcp.cors.allow_headers.includes('Mcp-Session-Id'));
     assert.equal(c.api.mcp.rate_limit.enabled, false);
     assert.equal(c.api.mcp.rate_limit.requests_per_minute, 60);
-    assert.equal(c.api.mcp.dns_rebinding_protection, false);
+    // On by default because the default host is loopback (SPEC section 1).
+    assert.equal(c.api.mcp.dns_rebinding_protection, true);
     assert.deepEqual(c.api.mcp.allowed_hosts, ['localhost', '127.0.0.1', '[::1]']);
     assert.deepEqual(c.api.mcp.oauth, {
       enabled: false,
@@ -86,6 +87,25 @@ describe('loadConfig defaults', () => {
     assert.ok(re.test('http://[::1]:8080'));
     assert.ok(!re.test('http://evil.example'));
     assert.ok(!re.test('http://localhost.evil.example'));
+  });
+
+  test('DNS-rebinding protection: on for a loopback host, off for others, as set when set', async () => {
+    for (const [host, on] of [
+      ['127.0.0.1', true],
+      ['::1', true],
+      ['localhost', true],
+      ['0.0.0.0', false],
+      ['data.internal', false],
+    ] as const) {
+      const c = await loadConfig({ env: env({ TRIBUTARY_HTTP_HOST: host }) });
+      assert.equal(c.api.mcp.dns_rebinding_protection, on, host);
+    }
+    const off = await loadConfig({ env: env({ TRIBUTARY_MCP_DNS_REBINDING_PROTECTION: 'false' }) });
+    assert.equal(off.api.mcp.dns_rebinding_protection, false);
+    const on = await loadConfig({
+      env: env({ TRIBUTARY_HTTP_HOST: '0.0.0.0', TRIBUTARY_MCP_DNS_REBINDING_PROTECTION: 'true' }),
+    });
+    assert.equal(on.api.mcp.dns_rebinding_protection, true);
   });
 
   test('allowed_hosts default includes the configured host', async () => {

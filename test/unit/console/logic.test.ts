@@ -1,11 +1,24 @@
 /** The console's browser-side logic that needs no DOM: splitting, export, charts, completion, plans, forms. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import {
+  axisSize,
+  decimalsFor,
+  groupSlot,
+  rightAxisSeries,
+  tickLabels,
+  zeroBasedRange,
+} from '../../../src/console/chart-axes.js';
 import { chartNumber, chooseChart, inferKinds } from '../../../src/console/column-kinds.js';
 import { candidates, schemaTree } from '../../../src/console/completion.js';
+import { loadTabs, saveTabs, TABS_KEY } from '../../../src/console/editor-tabs.js';
 import { createSourceSql, paramValue, parseEngineParams } from '../../../src/console/engine-params.js';
+import { errorSpan } from '../../../src/console/error-position.js';
 import { toDelimited } from '../../../src/console/export.js';
+import { firstRowAt, MAX_SCROLL_PX, scrollHeightFor } from '../../../src/console/grid-scroll.js';
 import { layoutPlan, planSteps } from '../../../src/console/plan.js';
+import { RowScanner, type StreamedTable } from '../../../src/console/row-stream.js';
+import { maskSecrets } from '../../../src/console/secrets.js';
 import { quoteIdent, quoteString, tableNameOf } from '../../../src/console/sql-text.js';
 import { isExplain, splitStatements } from '../../../src/console/statements.js';
 
@@ -222,5 +235,163 @@ describe('source form', () => {
     assert.equal(quoteString("it's \\"), "'it''s \\\\'");
     assert.equal(tableNameOf('Sales 2024 (final).csv'), 'Sales_2024_final');
     assert.equal(tableNameOf('2024.csv'), 't_2024');
+  });
+});
+
+describe('chart axes', () => {
+  // Widths as a 12 px sans-serif draws them: about 6.7 px a digit, 3 px a comma.
+  const measure = (t: string) => [...t].reduce((w, c) => w + (c === ',' || c === '.' ? 3 : 6.7), 0);
+  test('tick labels of a revenue range keep every digit, grouped', () => {
+    const splits = [0, 5000, 10000, 15000, 20000, 25000, 30000, 35000, 40000];
+    assert.deepEqual(tickLabels(splits, 'en-US'), [
+      '0',
+      '5,000',
+      '10,000',
+      '15,000',
+      '20,000',
+      '25,000',
+      '30,000',
+      '35,000',
+      '40,000',
+    ]);
+    assert.deepEqual(tickLabels([0, 0.25, 0.5], 'en-US'), ['0.00', '0.25', '0.50']);
+    assert.equal(decimalsFor(0.1), 1);
+    assert.equal(decimalsFor(5000), 0);
+    assert.equal(decimalsFor(0.30000000000000004 - 0.1), 1);
+  });
+  test('the axis is as wide as its widest label plus tick and gap (uPlot fixes 50 px)', () => {
+    const labels = tickLabels([0, 250000, 500000, 750000, 1000000, 1250000], 'en-US');
+    const size = axisSize(labels, measure, 6, 5);
+    assert.ok(size >= measure('1,250,000') + 11, `${size}`);
+    assert.ok(size > 50);
+    assert.ok(axisSize(['0', '5'], measure, 6, 5) < 30);
+  });
+  test('bars and areas start at zero, also for negative values', () => {
+    assert.equal(zeroBasedRange(1250, 38000)[0], 0);
+    assert.ok(zeroBasedRange(1250, 38000)[1] > 38000);
+    const [lo, hi] = zeroBasedRange(-20, -5);
+    assert.ok(lo < -20);
+    assert.equal(hi, 0);
+    assert.deepEqual(zeroBasedRange(0, 0), [0, 1]);
+  });
+  test('a series far smaller than the largest goes on the right axis', () => {
+    const revenue = [38000, 10000, 24500, 1250];
+    const orders = [12, 30, 7, 21];
+    assert.deepEqual([...rightAxisSeries([revenue, orders])], [1]);
+    assert.deepEqual(
+      [
+        ...rightAxisSeries([
+          [10, 20],
+          [5, null],
+        ]),
+      ],
+      [],
+    );
+    assert.deepEqual([...rightAxisSeries([[0], [0]])], []);
+  });
+  test('series in a group sit side by side within the category', () => {
+    const slots = [0, 1, 2].map((k) => groupSlot(k, 3));
+    assert.ok(Math.abs(slots[0]!.offset + 0.4) < 1e-9);
+    for (let k = 1; k < 3; k++)
+      assert.ok(Math.abs(slots[k]!.offset - (slots[k - 1]!.offset + slots[k - 1]!.width)) < 1e-9);
+    assert.ok(slots[2]!.offset + slots[2]!.width <= 0.4 + 1e-9);
+  });
+});
+
+describe('secrets kept out of the browser storage', () => {
+  test('secret parameters, IDENTIFIED BY and URL passwords are masked', () => {
+    const sql =
+      'CREATE DATABASE pg WITH ENGINE = \'postgres\', PARAMETERS = {"host": "127.0.0.1", "password": "hunter2", "api_key": "k-123", "token": "t,x"};';
+    const m = maskSecrets(sql);
+    assert.doesNotMatch(m, /hunter2|k-123|t,x/);
+    assert.match(m, /"password": "\*\*\*"/);
+    assert.match(m, /"host": "127\.0\.0\.1"/);
+    assert.equal(maskSecrets("CREATE USER a IDENTIFIED BY 'pw'"), "CREATE USER a IDENTIFIED BY '***'");
+    assert.equal(maskSecrets("x = 'postgres://u:pw@h/db'"), "x = 'postgres://u:***@h/db'");
+    assert.equal(maskSecrets('SELECT password_hint FROM t'), 'SELECT password_hint FROM t');
+    assert.equal(maskSecrets("secret_key = 'abc'"), "secret_key = '***'");
+  });
+  test('saved editor tabs are masked; unreadable storage starts one tab', () => {
+    const store = new Map<string, string>();
+    const storage = {
+      getItem: (k: string) => store.get(k) ?? null,
+      setItem: (k: string, v: string) => void store.set(k, v),
+    };
+    saveTabs(storage, { active: 'a', tabs: [{ id: 'a', text: '{"password": "hunter2"}', cursor: 5 }] });
+    assert.doesNotMatch(store.get(TABS_KEY)!, /hunter2/);
+    assert.equal(loadTabs(storage, 'x').tabs[0]!.text, '{"password": "***"}');
+    store.set(TABS_KEY, '{bad');
+    assert.equal(loadTabs(storage, 'SHOW DATABASES;').tabs[0]!.text, 'SHOW DATABASES;');
+  });
+});
+
+describe('error position from the server message', () => {
+  test('parser offset, line/column and near-text', () => {
+    const s = 'SELECT id FORM pg.customers';
+    assert.deepEqual(
+      errorSpan(s, "You have an error in your SQL syntax near 'pg.customers' at position 15"),
+      { from: 15, to: 27 },
+    );
+    assert.deepEqual(errorSpan('SELECT 1\nFROM x y z', 'syntax error at line 2 column 8'), {
+      from: 16,
+      to: 17,
+    });
+    assert.deepEqual(errorSpan(s, "check the manual near 'FORM pg.customers' at line 1"), {
+      from: 10,
+      to: 14,
+    });
+    assert.equal(errorSpan(s, 'Unknown database'), null);
+  });
+});
+
+describe('RowScanner: a streamed table read row by row', () => {
+  const body =
+    '{"type":"table","column_names":["a","b"],"data":[[1,"x]"],[2,"q\\"[{"],[3,{"k":[1,2]}],[4,null]],"error":{"type":"error","error_code":1317,"error_message":"cut"}}';
+  test('every split of the text gives the same rows, window and total', () => {
+    for (let cut = 1; cut < body.length; cut += 3) {
+      const s = new RowScanner({ from: 1, count: 2 });
+      s.push(body.slice(0, cut));
+      s.push(body.slice(cut));
+      const r = s.end() as StreamedTable;
+      assert.deepEqual(
+        r.data,
+        [
+          [2, 'q"[{'],
+          [3, { k: [1, 2] }],
+        ],
+        `cut at ${cut}`,
+      );
+      assert.equal(r.total, 4);
+      assert.equal(r.offset, 1);
+      assert.equal(r.error?.error_code, 1317);
+    }
+  });
+  test('onRows sees every row; other answers are parsed whole', () => {
+    const seen: unknown[][] = [];
+    const s = new RowScanner({ from: 0, count: 0, keep: false, onRows: (rows) => seen.push(...rows) });
+    for (const ch of body) s.push(ch);
+    assert.equal(seen.length, 4);
+    assert.equal((s.end() as StreamedTable).data.length, 0);
+    const ok = new RowScanner({ from: 0, count: 10 });
+    ok.push('{"type":"ok","affected_rows":3}');
+    assert.deepEqual(ok.end(), { type: 'ok', affected_rows: 3 });
+    const empty = new RowScanner({ from: 0, count: 10 });
+    empty.push('{"type":"table","column_names":["a"],"data":[]}');
+    assert.deepEqual((empty.end() as StreamedTable).data, []);
+  });
+});
+
+describe('grid scrolling past the browser height limit', () => {
+  test('a small grid scrolls by rows; a huge one maps the scroll range onto every row', () => {
+    assert.equal(scrollHeightFor(1000, 26), 26000);
+    assert.equal(firstRowAt(2600, 26000 - 500, 1000, 18, 26), 100);
+    const rows = 2_000_000;
+    const h = scrollHeightFor(rows, 26);
+    assert.equal(h, MAX_SCROLL_PX);
+    const max = h - 600;
+    assert.equal(firstRowAt(max, max, rows, 21, 26), rows - 21, 'the bottom shows the last rows');
+    assert.equal(firstRowAt(0, max, rows, 21, 26), 0);
+    const mid = firstRowAt(max / 2, max, rows, 21, 26);
+    assert.ok(Math.abs(mid - rows / 2) < 20, `${mid}`);
   });
 });

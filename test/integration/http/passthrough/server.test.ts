@@ -213,6 +213,12 @@ describe('rest_api through the real server', () => {
     assert.equal(leak.json.body.raw, 'Bearer [REDACTED_API_KEY]');
     const t = await post('/api/integrations/crm/passthrough/test', {});
     assert.deepEqual([t.status, t.json.ok, t.json.host], [200, true, '127.0.0.1']);
+    // POST /api/sources/{name}/test of a rest_api source is the passthrough test (SPEC section 5).
+    const s = await post('/api/sources/crm/test', {});
+    assert.deepEqual(
+      [s.status, s.json.ok, s.json.host, s.json.status_code, s.json.engine],
+      [200, true, '127.0.0.1', t.json.status_code, 'rest_api'],
+    );
   });
 
   test('the token survives a restart (decrypted from the catalog); allow_private_networks off refuses loopback', async () => {
@@ -231,6 +237,9 @@ describe('rest_api through the real server', () => {
     assert.equal(r.status, 403);
     assert.equal(r.json.error_code, 'private_address');
     assert.equal(up.hits, 0);
+    // The source test says so too, instead of a connection test's "ok".
+    const st = await post('/api/sources/crm/test', {});
+    assert.deepEqual([st.status, st.json.ok, st.json.error_code], [200, false, 'private_address']);
   });
 
   test('DROP DATABASE removes it from the passthrough', async () => {
