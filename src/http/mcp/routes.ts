@@ -12,10 +12,10 @@ import {
   useJsonRpcBodyParser,
 } from '../../mcp/transports/http-util.js';
 import { SseEndpoint } from '../../mcp/transports/sse.js';
-import { StreamableEndpoint, type StreamableOptions } from '../../mcp/transports/streamable.js';
+import { RETRY_MS, StreamableEndpoint, type StreamableOptions } from '../../mcp/transports/streamable.js';
 import type { AppDeps } from '../deps.js';
 import { installedGate } from '../hooks/index.js';
-import { addEarlyHandler } from '../server.js';
+import { addEarlyHandler, httpDrain } from '../server.js';
 import { sessionPosts } from './session-posts.js';
 
 export interface McpHttpOptions extends Partial<StreamableOptions> {}
@@ -66,6 +66,13 @@ export function registerMcpRoutes(
   const gate = installedGate(app);
   if (gate) addEarlyHandler(app, sessionPosts(gate, streamable, log));
 
+  // Taking this replica out of service (http/drain.ts): Streamable HTTP GET streams are told to
+  // reconnect at once; legacy SSE streams carry their sessions' answers, so they end last.
+  const drain = httpDrain(app);
+  drain?.onDrain(() => streamable.endStreams());
+  drain?.onFinish(() => sse.endStreams(RETRY_MS));
+
+  // While draining, http/drain.ts answers this 503 before it gets here.
   app.get('/mcp/status', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     return { status: 'ok', service: 'tributary-mcp', version: deps.version };

@@ -14,10 +14,10 @@ import type { SessionState } from '../query-tool.js';
 import { attachAuth, principalKey } from './auth-info.js';
 import { DirectSession, type RunQueryTool } from './direct-call.js';
 import { BoundedEventStore } from './event-store.js';
-import { jsonRpcError, MCP_BODY_LIMIT } from './http-util.js';
+import { jsonRpcError, MCP_BODY_LIMIT, writeRetry } from './http-util.js';
 
 /** What SSE streams tell clients to wait before reconnecting after a break. */
-const RETRY_MS = 1000;
+export const RETRY_MS = 1000;
 
 export interface StreamableOptions {
   /** A 2025-era session with no request for this long is closed (clients often leave without DELETE). */
@@ -43,6 +43,8 @@ interface Session {
   lastSeen: number;
   /** Who opened it (principalKey): only they may use its id. */
   owner: string | null;
+  /** Its open GET streams (the standalone stream, or a resumed one). */
+  streams: Set<ServerResponse>;
 }
 
 /**
@@ -178,7 +180,16 @@ export class StreamableEndpoint {
       eventStore: events,
       retryInterval: RETRY_MS,
       onsessioninitialized: (id) => {
-        session = { server, transport, events, direct, inFlight: 0, lastSeen: Date.now(), owner };
+        session = {
+          server,
+          transport,
+          events,
+          direct,
+          inFlight: 0,
+          lastSeen: Date.now(),
+          owner,
+          streams: new Set(),
+        };
         this.sessions.set(id, session);
         this.logger.debug({ session: id }, 'mcp session opened');
       },
@@ -205,6 +216,10 @@ export class StreamableEndpoint {
   }
 
   private serve(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (req.method === 'GET') {
+      session.streams.add(res);
+      res.once('close', () => session.streams.delete(res));
+    }
     const match = session.direct.match(req, body);
     return this.track(session, res, () =>
       match ? session.direct.serve(match, res) : session.transport.handleRequest(req, res, body),
@@ -234,6 +249,19 @@ export class StreamableEndpoint {
       this.sessions.delete(id);
       this.logger.debug({ session: id }, 'mcp session closed after idle timeout');
       void s.server.close().catch(() => {});
+    }
+  }
+
+  /**
+   * The server is draining (http/drain.ts): every open GET stream gets an SSE `retry` field and
+   * the standalone one (server notifications) ends cleanly, so its client reconnects after
+   * RETRY_MS through the load balancer to a replica still serving. Answers still being computed
+   * (POST streams, or a GET resuming one) are work in flight and end with their answer.
+   */
+  endStreams(): void {
+    for (const s of this.sessions.values()) {
+      for (const res of s.streams) writeRetry(res, RETRY_MS);
+      s.transport.closeStandaloneSSEStream();
     }
   }
 

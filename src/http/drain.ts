@@ -1,0 +1,118 @@
+/**
+ * Taking one replica out of service (SIGTERM; docs/deploy.md, SPEC §13). When the drain begins:
+ * - the listening socket is closed at once: a new connection is refused, so a proxy
+ *   (nginx's `proxy_next_upstream error`, the default) passes the request to another replica,
+ *   even a POST, since nothing of it was sent here;
+ * - a request that still arrives on a connection already open (a client's keep-alive socket)
+ *   is answered 503 with `Retry-After` and `Connection: close`, `GET /mcp/status` included, so a
+ *   health check on a kept connection sees the replica going;
+ * - requests in flight finish; long-lived event streams (an MCP GET stream) do not count as in
+ *   flight: they are told to reconnect (listeners of `onDrain`) and would never end otherwise.
+ * The decisions are pure functions (`drainVerdict`, `isEventStream`); the server asks them.
+ */
+
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
+
+/** What a client is told to wait before trying again (any replica answers it then). */
+export const RETRY_AFTER_S = 1;
+
+/**
+ * Requests that open a server→client event stream lasting as long as the client likes: the MCP
+ * legacy SSE stream and the Streamable HTTP GET stream. They are not work in flight.
+ */
+export function isEventStream(method: string | undefined, url: string | undefined): boolean {
+  if (method !== 'GET') return false;
+  const path = (url ?? '').split('?')[0];
+  return path === '/mcp/sse' || path === '/mcp/streamable' || path === '/mcp';
+}
+
+/** While draining, every new request is refused; before, every one is taken. */
+export function drainVerdict(draining: boolean): 'take' | 'refuse' {
+  return draining ? 'refuse' : 'take';
+}
+
+export class HttpDrain {
+  private draining = false;
+  private inFlight = 0;
+  private readonly listeners: (() => void)[] = [];
+  private readonly finishers: (() => void)[] = [];
+  private server: Server | null = null;
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** Requests being answered now, event streams not counted. */
+  get requestsInFlight(): number {
+    return this.inFlight;
+  }
+
+  attach(server: Server): void {
+    this.server = server;
+  }
+
+  /**
+   * Called first for every request. True when it was answered here (refused while draining);
+   * otherwise it is counted in flight until its response is over.
+   */
+  request(req: IncomingMessage, res: ServerResponse): boolean {
+    if (drainVerdict(this.draining) === 'refuse') {
+      refuse(req, res);
+      return true;
+    }
+    if (!isEventStream(req.method, req.url)) {
+      this.inFlight++;
+      res.once('close', () => this.inFlight--);
+    }
+    return false;
+  }
+
+  /** Something to do when the drain begins (tell event streams to reconnect). */
+  onDrain(fn: () => void): void {
+    this.listeners.push(fn);
+  }
+
+  /** Something to do once the work in flight is over, before the server closes (end legacy SSE streams). */
+  onFinish(fn: () => void): void {
+    this.finishers.push(fn);
+  }
+
+  /** The work in flight is over (or out of time): run the finishers once. */
+  finish(): void {
+    for (const fn of this.finishers.splice(0)) fn();
+  }
+
+  /** Stop taking requests: close the listening socket, refuse what still arrives, tell streams. */
+  begin(): void {
+    if (this.draining) return;
+    this.draining = true;
+    const s = this.server;
+    // net.Server's close, not http.Server's: Node's own also closes idle keep-alive connections,
+    // and a client that reuses one at that moment gets a reset where a 503 says what happened.
+    if (s?.listening) NetServer.prototype.close.call(s);
+    for (const fn of this.listeners) fn();
+  }
+}
+
+/** `/mcp/status` says so too: health checks on a kept connection see the replica going. */
+function refuse(req: IncomingMessage, res: ServerResponse): void {
+  const path = (req.url ?? '').split('?')[0];
+  const body =
+    path === '/mcp/status'
+      ? { status: 'draining', service: 'tributary-mcp' }
+      : {
+          error_code: 'server_draining',
+          message: `This server is shutting down; retry in ${RETRY_AFTER_S} s (another replica answers)`,
+        };
+  res.shouldKeepAlive = false;
+  res.writeHead(503, {
+    'content-type': 'application/json; charset=utf-8',
+    'retry-after': String(RETRY_AFTER_S),
+    'cache-control': 'no-store',
+    connection: 'close',
+  });
+  res.end(JSON.stringify(body));
+  // A body the client is still sending is not read; the connection ends after the answer.
+  req.resume();
+}
