@@ -45,7 +45,7 @@ export class LimiterStore {
 
   /** While Redis is away the in-memory insurance limiter counts (per process). */
   private connect(url: string): Redis {
-    return openRedis(url, this.logger, 'rate limits');
+    return openRedis(url, this.logger, 'rate-limit');
   }
 
   create(spec: LimiterSpec): Limiter {

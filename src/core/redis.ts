@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 /**
  * Commands fail at once while disconnected (no offline queue), so a caller falls back or answers
  * an error without delay; reconnects are retried every 0.2 … 2 s. The URL may hold a password:
- * logs name only `what` and the state.
+ * logs name only `what` ("rate-limit") and the state.
  */
 export function openRedis(url: string, logger: Logger, what: string): Redis {
   const client = new Redis(url, {
@@ -19,11 +19,11 @@ export function openRedis(url: string, logger: Logger, what: string): Redis {
   });
   let down = false;
   client.on('error', (err: Error) => {
-    if (!down) logger.warn({ err: err.message, redis: what }, 'Redis unavailable');
+    if (!down) logger.warn({ err: err.message }, `${what} Redis unavailable`);
     down = true;
   });
   client.on('ready', () => {
-    if (down) logger.info({ redis: what }, 'Redis reconnected');
+    if (down) logger.info(`${what} Redis reconnected`);
     down = false;
   });
   return client;

@@ -204,7 +204,7 @@ function resultHandles(deps: McpDeps): HandleStore {
     const limits = { maxBytes: h.max_bytes, ttlMs: h.ttl_ms, perPrincipal: h.per_principal };
     const url = deps.config.redisUrl;
     deps.resultHandles = url
-      ? new RedisHandleStore(openRedis(url, deps.logger, 'result handles'), limits)
+      ? new RedisHandleStore(openRedis(url, deps.logger, 'result-handle'), limits)
       : new ResultHandles(limits);
   }
   return deps.resultHandles;
