@@ -10,6 +10,11 @@ import type { Running } from './start.js';
 /** The cancelled statements' 1053 answers get this long to leave before connections are closed. */
 const ANSWER_GRACE_MS = 2_000;
 const TICK_MS = 20;
+/**
+ * A connection accepted just before the listener closed has its first request still on the way
+ * (a proxy writes it right after connecting): it counts once it arrives, so wait this long first.
+ */
+const LAST_ARRIVALS_MS = 250;
 
 export interface DrainReport {
   /** Work still in flight when drain_ms ran out, cancelled. 0: everything finished. */
@@ -26,9 +31,11 @@ export function workInFlight(running: Running): number {
 export async function drainAndClose(running: Running, drainMs: number, log: Logger): Promise<DrainReport> {
   const started = Date.now();
   const http = running.app ? httpDrain(running.app) : undefined;
-  http?.begin();
+  const closed = http?.begin();
   running.mysql?.drain();
   log.info({ drain_ms: drainMs, in_flight: workInFlight(running) }, 'draining: no new requests taken');
+  await closed;
+  await new Promise((r) => setTimeout(r, Math.min(LAST_ARRIVALS_MS, drainMs)));
   await settle(running, started + drainMs);
   let cancelled = 0;
   if (workInFlight(running) > 0) {

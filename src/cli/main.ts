@@ -92,7 +92,10 @@ async function serveStdio(config: Config): Promise<void> {
 const CLOSE_LIMIT_MS = 8_000;
 
 async function serveHttp(config: Config): Promise<void> {
-  const { startServer } = await import('./start.js');
+  const [{ startServer }, { drainAndClose }] = await Promise.all([
+    import('./start.js'),
+    import('./drain.js'),
+  ]);
   const running = await startServer(config);
   const log = running.deps.logger;
   if (process.stdout.isTTY) {
@@ -107,14 +110,13 @@ async function serveHttp(config: Config): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    log.info({ signal }, 'shutting down');
     const drainMs = config.api.http.drain_ms;
     // Nothing may keep the process past this, whatever hangs (a source that never answers).
     setTimeout(() => {
       log.error({ drain_ms: drainMs }, 'shutdown took longer than drain_ms + 8 s: exiting now');
       process.exit(1);
     }, drainMs + CLOSE_LIMIT_MS).unref();
-    log.info({ signal }, 'shutting down');
-    const { drainAndClose } = await import('./drain.js');
     const report = await drainAndClose(running, drainMs, log);
     log.info({ signal, ms: report.ms, statements_cancelled: report.cancelled }, 'drained');
     process.exit(0);

@@ -98,7 +98,10 @@ export async function startWireServer(o: WireOptions): Promise<WireServer> {
       return n;
     },
     drain: () => {
-      if (srv.listening) srv.close();
+      // After this turn's poll accepted the connections already waiting (http/drain.ts).
+      setImmediate(() => {
+        if (srv.listening) srv.close();
+      });
       for (const s of [...deps.sessions.values()]) s.endWhenIdle();
     },
     close: async () => {

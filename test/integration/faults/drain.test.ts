@@ -1,7 +1,7 @@
 /**
  * SIGTERM drains (SPEC §13, docs/deploy.md): /mcp/status answers 503 at once on a kept
  * connection, a new connection is refused (HTTP and MySQL), statements in flight on every face
- * finish and are answered, an MCP GET stream is told to reconnect, and the process exits 0
+ * finish and are answered, MCP event streams are told to reconnect, and the process exits 0
  * within api.http.drain_ms. The slow statements are real ones, blocked behind a lock at a real
  * PostgreSQL, so when they finish is the test's to decide.
  */
@@ -181,6 +181,9 @@ test('SIGTERM drains: 503 status at once, new connections refused, statements in
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   assert.equal((await keptGet(agent, `${s.url}/mcp/status`)).status, 200);
   const stream = await openMcpStream(s.url);
+  const legacy = await fetch(`${s.url}/mcp/sse`, { headers: { accept: 'text/event-stream' } });
+  assert.equal(legacy.status, 200);
+  const legacyText = legacy.text();
   const my = await mysql.createConnection({ host: '127.0.0.1', port: s.mysqlPort, user: 'root' });
   const idleMy = await mysql.createConnection({ host: '127.0.0.1', port: s.mysqlPort, user: 'root' });
   const admin = new pg.Client({ ...PG, database: pgDb.database });
@@ -227,6 +230,10 @@ test('SIGTERM drains: 503 status at once, new connections refused, statements in
     const took = Date.now() - t0;
     assert.equal(code, 0, s.stderr().slice(-2000));
     assert.ok(took < drainMs, `exit took ${took} ms (drain_ms ${drainMs})`);
+    // The legacy SSE stream (its answers travel on it) ended last, told to reconnect too.
+    const lt = await legacyText;
+    assert.match(lt, /event: endpoint/);
+    assert.match(lt, /retry: \d+\n\n$/);
   } finally {
     await admin.query('ROLLBACK').catch(() => {});
     await admin.end();
