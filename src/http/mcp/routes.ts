@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { openRedis } from '../../core/redis.js';
 import { callQueryTool, type SessionState } from '../../mcp/query-tool.js';
 import { createMcpServerFactory } from '../../mcp/server.js';
 import { attachAuth, principalKey } from '../../mcp/transports/auth-info.js';
@@ -11,6 +12,7 @@ import {
   UNPARSABLE,
   useJsonRpcBodyParser,
 } from '../../mcp/transports/http-util.js';
+import { RedisSessions } from '../../mcp/transports/shared-sessions.js';
 import { SseEndpoint } from '../../mcp/transports/sse.js';
 import { RETRY_MS, StreamableEndpoint, type StreamableOptions } from '../../mcp/transports/streamable.js';
 import type { AppDeps } from '../deps.js';
@@ -168,7 +170,10 @@ function first(v: string | string[] | undefined): string | undefined {
 
 /** The MCP HTTP face as a route registrar for the HTTP server's `routes` list (cli/wiring.ts). */
 export function registerMcp(app: FastifyInstance, deps: AppDeps): void {
-  registerMcpRoutes(app, deps, createMcpServerFactory(deps), {
-    sessionIdleMs: deps.config.api.mcp.session_idle_timeout_ms,
-  });
+  const idleMs = deps.config.api.mcp.session_idle_timeout_ms;
+  const url = deps.config.redisUrl;
+  // With Redis, any replica picks up a 2025-era session another one opened (SPEC §13).
+  const shared = url ? new RedisSessions(openRedis(url, deps.logger, 'mcp-session'), idleMs) : null;
+  if (shared) app.addHook('onClose', () => shared.close());
+  registerMcpRoutes(app, deps, createMcpServerFactory(deps), { sessionIdleMs: idleMs, shared });
 }

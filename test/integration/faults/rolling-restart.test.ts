@@ -1,6 +1,8 @@
 /**
  * A rolling restart behind the shipped deploy/nginx.conf (round-robin, no stickiness) loses no
- * request: clients keep sending statements through nginx while each of two replicas in turn gets
+ * request: HTTP clients and MCP clients (the SDK over Streamable HTTP, one 2025-era session each,
+ * its requests alternating between replicas) keep sending statements through nginx while each of
+ * two replicas in turn gets
  * SIGTERM, drains, exits 0 and is started again on its port. A draining replica refuses new
  * connections, which nginx passes to the other replica, POST included. Everything on loopback;
  * the replicas share one PostgreSQL catalog, one secret key and one Redis, as docs/deploy.md says.
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createPgDatabase, ensureService, REDIS } from '../../helpers/services.js';
+import { connect } from '../mcp/helpers/clients.js';
 
 const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
 const NGINX_CONF = fileURLToPath(new URL('../../../deploy/nginx.conf', import.meta.url));
@@ -128,7 +131,25 @@ test('rolling restart of two replicas behind nginx: every statement is answered'
       }
     }
   };
-  const clients = Array.from({ length: 8 }, client);
+  let mcpOk = 0;
+  const mcpClient = async () => {
+    const c = await connect('streamable', url);
+    try {
+      while (running) {
+        try {
+          const r = await c.client.callTool({ name: 'query', arguments: { query: 'SELECT 2 AS two' } });
+          const result = JSON.parse(r.content[0].text as string);
+          if (result.type === 'table' && result.data[0][0] === 2) mcpOk++;
+          else failures.push(`mcp ${JSON.stringify(result).slice(0, 200)}`);
+        } catch (e) {
+          failures.push(`mcp ${String((e as Error)?.message ?? e)}`);
+        }
+      }
+    } finally {
+      await c.terminate().catch(() => {});
+    }
+  };
+  const clients = [...Array.from({ length: 6 }, client), ...Array.from({ length: 2 }, mcpClient)];
 
   await new Promise((r) => setTimeout(r, 1000));
   for (const name of ['a', 'b'] as const) {
@@ -147,7 +168,10 @@ test('rolling restart of two replicas behind nginx: every statement is answered'
   b.child.kill('SIGTERM');
   await Promise.all([a.exited, b.exited]);
 
-  t.diagnostic(`${ok} statements answered, ${failures.length} failed, through two rolling restarts`);
+  t.diagnostic(
+    `${ok} HTTP and ${mcpOk} MCP statements answered, ${failures.length} failed, through two rolling restarts`,
+  );
   assert.deepEqual(failures.slice(0, 5), [], `${failures.length} failed of ${ok + failures.length}`);
   assert.ok(ok > 100, `${ok} statements answered`);
+  assert.ok(mcpOk > 100, `${mcpOk} MCP calls answered`);
 });

@@ -1,7 +1,9 @@
 /**
  * Two servers on one catalog, one secret key and one Redis (SPEC §13): a result handle made
  * through replica A pages through replica B for the token that made it, and for another token
- * it does not exist there either. Real servers, PostgreSQL catalog, loopback Redis.
+ * it does not exist there either; a 2025-era MCP session opened on A is served by B (picked up
+ * with its negotiated state), for its owner only, until it is deleted. Real servers, PostgreSQL
+ * catalog, loopback Redis.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -91,4 +93,79 @@ test('a handle made on replica A pages on replica B for its owner, and for no on
   assert.equal(stranger.error_code, 1146, JSON.stringify(stranger));
   const strangerOnA = await call(await as(a, tokenB), `SELECT * FROM result('${first.handle}') LIMIT 5`);
   assert.equal(strangerOnA.error_code, 1146);
+});
+
+/** One JSON-RPC message over raw HTTP, as a client behind a round-robin proxy would send it. */
+async function rpc(
+  url: string,
+  token: string,
+  message: Record<string, unknown>,
+  session?: string,
+): Promise<{ status: number; session: string | null; body: any }> {
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      ...(session ? { 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+  });
+  const text = await res.text();
+  let body: any = null;
+  if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    const data = text.split('\n').filter((l) => l.startsWith('data: ') && l.length > 6);
+    body = data.length ? JSON.parse(data.at(-1)!.slice(6)) : null;
+  } else if (text) body = JSON.parse(text);
+  return { status: res.status, session: res.headers.get('mcp-session-id'), body };
+}
+
+test('a 2025-era MCP session opened on replica A is served by replica B, for its owner only', async () => {
+  const tokenA = await login(a.url);
+  const tokenB = await login(a.url);
+  const init = await rpc(a.url, tokenA, {
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'replica-test', version: '1' },
+    },
+  });
+  assert.equal(init.status, 200);
+  const sid = init.session;
+  assert.ok(sid);
+  assert.equal((await rpc(a.url, tokenA, { method: 'notifications/initialized' }, sid)).status, 202);
+
+  const onB = await rpc(
+    b.url,
+    tokenA,
+    { id: 2, method: 'tools/call', params: { name: 'query', arguments: { query: 'SELECT 1 AS one' } } },
+    sid,
+  );
+  assert.equal(onB.status, 200, JSON.stringify(onB.body));
+  assert.deepEqual(onB.body.result.structuredContent.result.data, [[1]]);
+  const listed = await rpc(b.url, tokenA, { id: 3, method: 'tools/list' }, sid);
+  assert.deepEqual(
+    listed.body.result.tools.map((t: { name: string }) => t.name),
+    ['query'],
+  );
+
+  // The session id is not a credential: another token sees no such session, on either replica.
+  assert.equal((await rpc(b.url, tokenB, { id: 4, method: 'tools/list' }, sid)).status, 404);
+  assert.equal((await rpc(a.url, tokenB, { id: 5, method: 'tools/list' }, sid)).status, 404);
+
+  // Ended through B: gone from the shared store, so a replica that never served it refuses it.
+  const del = await fetch(`${b.url}/mcp`, {
+    method: 'DELETE',
+    headers: {
+      authorization: `Bearer ${tokenA}`,
+      'mcp-session-id': sid,
+      'mcp-protocol-version': '2025-06-18',
+    },
+  });
+  assert.equal(del.status, 200);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal((await rpc(b.url, tokenA, { id: 6, method: 'tools/list' }, sid)).status, 404);
 });
