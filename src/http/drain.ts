@@ -3,9 +3,10 @@
  * - the listening socket is closed: a new connection is refused, so a proxy (nginx's
  *   `proxy_next_upstream error`, the default) passes the request to another replica, even a
  *   POST, since nothing of it was sent. It is closed on the next turn of the event loop, after
- *   the pending connections were accepted: closing it with connections waiting in the backlog
- *   resets them after the proxy sent its request (measured: 1 of 8,279 statements through nginx
- *   failed so); a connection accepted then is served like any before the drain;
+ *   this turn's poll accepted the connections waiting: the kernel resets those still in the
+ *   backlog when it closes, after the proxy sent their request (1 of 8,279 statements through
+ *   nginx failed so when it closed at once; fewer now, not none: docs/deploy.md). A connection
+ *   accepted then is served like any before the drain;
  * - a request on a connection that already served one (a client's keep-alive socket) is answered
  *   503 with `Retry-After` and `Connection: close`; `GET /mcp/status` is 503 on any connection, so
  *   a health check sees the replica going;
