@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import {
   type RateLimiterAbstract,
@@ -6,6 +6,7 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from 'rate-limiter-flexible';
+import { closeRedis, openRedis, redisReady } from '../core/redis.js';
 
 export interface LimiterSpec {
   /** Part of the Redis key, so limits of different kinds never share a counter. */
@@ -25,7 +26,6 @@ export type LimitDecision = { allowed: true; remaining: number } | { allowed: fa
  */
 export class LimiterStore {
   private readonly redis: Redis | null;
-  private redisDown = false;
 
   constructor(
     redisUrl: string | null,
@@ -40,40 +40,12 @@ export class LimiterStore {
 
   /** Resolves true once Redis answers (false after `timeoutMs`, or without Redis). */
   async ready(timeoutMs = 5_000): Promise<boolean> {
-    const r = this.redis;
-    if (!r) return false;
-    if (r.status === 'ready') return true;
-    return new Promise((resolve) => {
-      const done = (ok: boolean) => {
-        clearTimeout(timer);
-        r.off('ready', onReady);
-        resolve(ok);
-      };
-      const onReady = () => done(true);
-      const timer = setTimeout(() => done(false), timeoutMs);
-      r.once('ready', onReady);
-    });
+    return this.redis ? redisReady(this.redis, timeoutMs) : false;
   }
 
+  /** While Redis is away the in-memory insurance limiter counts (per process). */
   private connect(url: string): Redis {
-    const client = new Redis(url, {
-      // Commands fail at once while disconnected, so the insurance limiter answers without delay.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 1,
-      connectTimeout: 2_000,
-      retryStrategy: (times) => Math.min(times * 200, 2_000),
-    });
-    // The URL may hold a password: logs name only the state.
-    client.on('error', (err: Error) => {
-      if (!this.redisDown)
-        this.logger.warn({ err: err.message }, 'rate-limit Redis unavailable; limiting in memory');
-      this.redisDown = true;
-    });
-    client.on('ready', () => {
-      if (this.redisDown) this.logger.info('rate-limit Redis reconnected; limits shared again');
-      this.redisDown = false;
-    });
-    return client;
+    return openRedis(url, this.logger, 'rate-limit');
   }
 
   create(spec: LimiterSpec): Limiter {
@@ -96,10 +68,7 @@ export class LimiterStore {
   }
 
   async close(): Promise<void> {
-    if (!this.redis) return;
-    this.redis.removeAllListeners('error');
-    this.redis.on('error', () => {});
-    await this.redis.quit().catch(() => this.redis?.disconnect());
+    if (this.redis) await closeRedis(this.redis);
   }
 }
 

@@ -93,12 +93,14 @@ async function serveStdio(config: Config): Promise<void> {
   await serveMcpStdio(deps, createMcpServerFactory(deps));
 }
 
-/** After SIGTERM/SIGINT: the running statements' answers get this long to leave, the whole stop this long. */
-const ANSWER_GRACE_MS = 2_000;
-const SHUTDOWN_LIMIT_MS = 8_000;
+/** Past api.http.drain_ms, the cancelled statements' answers and the closing get this long. */
+const CLOSE_LIMIT_MS = 8_000;
 
 async function serveHttp(config: Config): Promise<void> {
-  const { startServer } = await import('./start.js');
+  const [{ startServer }, { drainAndClose }] = await Promise.all([
+    import('./start.js'),
+    import('./drain.js'),
+  ]);
   const running = await startServer(config);
   const log = running.deps.logger;
   if (process.stdout.isTTY) {
@@ -113,18 +115,15 @@ async function serveHttp(config: Config): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    log.info({ signal }, 'shutting down');
+    const drainMs = config.api.http.drain_ms;
     // Nothing may keep the process past this, whatever hangs (a source that never answers).
     setTimeout(() => {
-      log.error('shutdown took longer than 8 s: exiting now');
+      log.error({ drain_ms: drainMs }, 'shutdown took longer than drain_ms + 8 s: exiting now');
       process.exit(1);
-    }, SHUTDOWN_LIMIT_MS).unref();
-    const stopped = running.deps.engine.stopStatements?.() ?? 0;
-    log.info({ signal, statements_stopped: stopped }, 'shutting down');
-    // The stopped statements answer 1053 as their sources let go; wait for that, briefly.
-    const until = Date.now() + ANSWER_GRACE_MS;
-    while ((running.deps.engine.stopStatements?.() ?? 0) > 0 && Date.now() < until)
-      await new Promise((r) => setTimeout(r, 20));
-    await running.close().catch(() => {});
+    }, drainMs + CLOSE_LIMIT_MS).unref();
+    const report = await drainAndClose(running, drainMs, log);
+    log.info({ signal, ms: report.ms, statements_cancelled: report.cancelled }, 'drained');
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -222,6 +222,7 @@ async function startMysql(deps: AppDeps, app: FastifyInstance): Promise<WireServ
 
 export async function closeDeps(deps: AppDeps): Promise<void> {
   await closeEgressAgents();
+  await deps.resultHandles?.close().catch(() => {});
   await deps.engine.close();
   await deps.catalog.close();
   await deps.observer?.close();

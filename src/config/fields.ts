@@ -39,6 +39,7 @@ export const FIELDS: readonly Field[] = [
   { path: 'api.http.header_timeout_ms', kind: 'posInt', env: 'TRIBUTARY_HTTP_HEADER_TIMEOUT_MS' },
   { path: 'api.http.min_body_rate', kind: 'posInt', env: 'TRIBUTARY_HTTP_MIN_BODY_RATE' },
   { path: 'api.http.max_connections_per_ip', kind: 'posInt', env: 'TRIBUTARY_HTTP_MAX_CONNECTIONS_PER_IP' },
+  { path: 'api.http.drain_ms', kind: 'posInt', env: 'TRIBUTARY_HTTP_DRAIN_MS' },
   { path: 'api.mysql.enabled', kind: 'bool', env: 'TRIBUTARY_MYSQL_ENABLED' },
   { path: 'api.mysql.port', kind: 'port', env: 'TRIBUTARY_MYSQL_PORT' },
   { path: 'api.mysql.tls_cert', kind: 'optString', env: 'TRIBUTARY_MYSQL_TLS_CERT' },

@@ -47,6 +47,7 @@ const DEFAULTS: Record<string, unknown> = {
   'api.http.header_timeout_ms': 10000,
   'api.http.min_body_rate': 8192,
   'api.http.max_connections_per_ip': 1024,
+  'api.http.drain_ms': 30000,
   'api.mysql.enabled': true,
   'api.mysql.port': 47335,
   'api.mysql.tls_cert': null,

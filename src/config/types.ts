@@ -25,6 +25,8 @@ export interface Config {
       min_body_rate: number;
       /** Open connections one client address may hold (a trusted proxy's are not counted). */
       max_connections_per_ip: number;
+      /** After SIGTERM: how long requests and statements in flight may take to finish (cli/drain.ts). */
+      drain_ms: number;
     };
     /** GET /metrics and the counting behind it. */
     metrics: { enabled: boolean };

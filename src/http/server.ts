@@ -6,6 +6,7 @@ import { isTooDeep } from '../core/errors.js';
 import { decodeUtf8 } from '../core/utf8.js';
 import { fastifyTrustProxy } from './client-ip.js';
 import type { AppDeps } from './deps.js';
+import { HttpDrain } from './drain.js';
 import { sendError } from './errors.js';
 import { ConnectionGuard, clientError } from './limits.js';
 import { logEarlyRequest, registerRequestLog } from './request-log.js';
@@ -23,6 +24,12 @@ export type RouteRegistrar = (app: FastifyInstance, deps: AppDeps) => void | Pro
 export type EarlyHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 const earlyHandlers = new WeakMap<FastifyInstance, EarlyHandler[]>();
+const drains = new WeakMap<FastifyInstance, HttpDrain>();
+
+/** The drain switch of an app made by buildHttpServer (drain.ts); undefined for any other app. */
+export function httpDrain(app: FastifyInstance): HttpDrain | undefined {
+  return drains.get(app);
+}
 
 /** Ignored for an app not made by buildHttpServer: then Fastify serves everything. */
 export function addEarlyHandler(app: FastifyInstance, handler: EarlyHandler): void {
@@ -30,7 +37,7 @@ export function addEarlyHandler(app: FastifyInstance, handler: EarlyHandler): vo
 }
 
 /** Fastify's own HTTP/1 server, with the early handlers asked first and the client limits applied. */
-function serverWith(early: EarlyHandler[], logger: Logger, guard: ConnectionGuard) {
+function serverWith(early: EarlyHandler[], logger: Logger, guard: ConnectionGuard, drain: HttpDrain) {
   return (
     handler: (req: IncomingMessage, res: ServerResponse) => void,
     opts: FastifyServerOptions,
@@ -38,6 +45,10 @@ function serverWith(early: EarlyHandler[], logger: Logger, guard: ConnectionGuar
     // Header and body deadlines are checked every second (Node's default: every 30 s).
     const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
       guard.request(req, res);
+      if (drain.request(req, res)) {
+        logEarlyRequest(logger, req, res);
+        return;
+      }
       for (const h of early)
         if (h(req, res)) {
           logEarlyRequest(logger, req, res);
@@ -51,6 +62,7 @@ function serverWith(early: EarlyHandler[], logger: Logger, guard: ConnectionGuar
     if (opts.connectionTimeout !== undefined) server.setTimeout(opts.connectionTimeout);
     if (opts.maxRequestsPerSocket) server.maxRequestsPerSocket = opts.maxRequestsPerSocket;
     guard.attach(server);
+    drain.attach(server);
     return server;
   };
 }
@@ -77,8 +89,9 @@ export async function buildHttpServer(
     },
     deps.logger,
   );
+  const drain = new HttpDrain();
   const app = Fastify({
-    serverFactory: serverWith(early, deps.logger, guard),
+    serverFactory: serverWith(early, deps.logger, guard, drain),
     clientErrorHandler: clientError,
     logger: false,
     trustProxy: fastifyTrustProxy(deps.config.api.http.trust_proxy),
@@ -89,6 +102,7 @@ export async function buildHttpServer(
   });
 
   earlyHandlers.set(app, early);
+  drains.set(app, drain);
   // JSON bodies must be valid UTF-8: Fastify's own parser would replace bad bytes with U+FFFD
   // and run a statement the caller never wrote.
   const json = app.getDefaultJsonParser('error', 'error');

@@ -4,7 +4,7 @@ import type { CatalogStore } from '../catalog/types.js';
 import type { Config } from '../config/types.js';
 import type { Observer } from '../observe/index.js';
 import type { SqlEngine } from '../sql/engine-types.js';
-import type { ResultHandles } from './result-handles.js';
+import type { HandleStore } from './handle-store.js';
 
 /**
  * What the MCP server needs, and no more: the stdio face runs without any HTTP, so this
@@ -21,6 +21,6 @@ export interface McpDeps {
   version: string;
   /** Audit log and metrics (absent in tests that build their own deps). */
   observer?: Observer;
-  /** Rows of cut answers kept for paging; made on the first call (query-tool.ts). */
-  resultHandles?: ResultHandles;
+  /** Rows of cut answers kept for paging (in memory, or Redis for replicas); made on the first call (query-tool.ts). */
+  resultHandles?: HandleStore;
 }

@@ -1,13 +1,23 @@
 import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { authIsOn, localPrincipal } from '../auth/principal.js';
+import { openRedis } from '../core/redis.js';
 import { readStatement, sourcesOf } from '../observe/redact.js';
 import type { ExecOptions, QueryContext, StatementPrincipal } from '../sql/engine-types.js';
 import type { ErrorResult, Result } from '../sql/result.js';
 import type { McpDeps } from './deps.js';
+import type { HandleStore } from './handle-store.js';
 import { mcpPrincipal } from './principal.js';
+import { RedisHandleStore } from './redis-handles.js';
 import { ResultHandles } from './result-handles.js';
-import { type PageRequest, pageAnswer, parsePageRequest, rowTooLarge, unknownHandle } from './result-page.js';
+import {
+  handleStoreDown,
+  type PageRequest,
+  pageAnswer,
+  parsePageRequest,
+  rowTooLarge,
+  unknownHandle,
+} from './result-page.js';
 import { queryOutputSchema } from './result-schema.js';
 import { LOCAL_OWNER, ownerOf, principalOf } from './transports/auth-info.js';
 import { type HandleView, NOTE_RESERVE_BYTES, truncationFields, withTruncation } from './truncation.js';
@@ -188,7 +198,11 @@ export async function callQueryTool(
     // The note a cut answer carries is kept free, so the whole answer stays within the budget.
     maxBytes: Math.max(0, maxBytes - NOTE_RESERVE_BYTES),
     keepRest: async (rest) => {
-      kept = handles.keep(owner, rest);
+      // A store that fails (Redis away) costs the handle, never the answer.
+      kept = handles.keep(owner, rest).catch((e) => {
+        deps.logger.warn({ err: (e as Error)?.message }, 'result handle store failed');
+        return null;
+      });
       await kept;
     },
   });
@@ -218,34 +232,44 @@ const NO_PRINCIPAL: ErrorResult = {
   error_message: 'Access denied: this call carries no authenticated user',
 };
 
-/** The store of result handles of these deps, made on first use (one per server). */
-function resultHandles(deps: McpDeps): ResultHandles {
+/**
+ * The store of result handles of these deps, made on first use (one per server): in Redis when
+ * TRIBUTARY_REDIS_URL is set, so every replica pages every handle (SPEC §13); else in memory.
+ */
+function resultHandles(deps: McpDeps): HandleStore {
   if (!deps.resultHandles) {
     const h = deps.config.api.mcp.result_handles;
-    deps.resultHandles = new ResultHandles({
-      maxBytes: h.max_bytes,
-      ttlMs: h.ttl_ms,
-      perPrincipal: h.per_principal,
-    });
+    const limits = { maxBytes: h.max_bytes, ttlMs: h.ttl_ms, perPrincipal: h.per_principal };
+    const url = deps.config.redisUrl;
+    deps.resultHandles = url
+      ? new RedisHandleStore(openRedis(url, deps.logger, 'result-handle'), limits)
+      : new ResultHandles(limits);
   }
   return deps.resultHandles;
 }
 
 /** `SELECT * FROM result('r_...') LIMIT n OFFSET m`: a page of a handle the caller owns. */
-function readHandle(
+async function readHandle(
   deps: McpDeps,
   sql: string,
   page: PageRequest | ErrorResult,
   call: QueryCall,
   owner: string,
-): Result {
+): Promise<Result> {
   const started = performance.now();
   let result: Result;
   if ('type' in page) result = page;
   else {
-    const held = resultHandles(deps).page(owner, page.id);
     const { max_rows: maxRows, max_result_bytes: maxBytes } = deps.config.api.mcp;
-    result = held ? pageAnswer(held, page, maxRows, maxBytes) : unknownHandle(page.id);
+    const count = Math.min(page.limit ?? maxRows, maxRows);
+    const held = await resultHandles(deps)
+      .page(owner, page.id, { offset: page.offset, count })
+      .catch((e) => {
+        deps.logger.warn({ err: (e as Error)?.message }, 'result handle store failed');
+        return undefined;
+      });
+    if (held === undefined) result = handleStoreDown(page.id);
+    else result = held ? pageAnswer(held, page, maxRows, maxBytes) : unknownHandle(page.id);
   }
   // Reported like any statement (audit log, metrics): the engine never sees it.
   deps.observer?.statement({

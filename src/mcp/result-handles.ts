@@ -1,25 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { RestOfRows } from '../sql/engine-types.js';
+import {
+  HANDLE_SHARE,
+  type HandleLimits,
+  type HandlePage,
+  type HandleStore,
+  ROW_OVERHEAD,
+} from './handle-store.js';
 import type { HandleView } from './truncation.js';
 
-/** api.mcp.result_handles.* (docs/reference/configuration.md). */
-export interface HandleLimits {
-  /** Bytes all handles together may hold (rows' JSON text, plus ROW_OVERHEAD a row). */
-  maxBytes: number;
-  /** A handle not used for this long is dropped. */
-  ttlMs: number;
-  /** Handles one principal may hold; a new one drops that principal's least recently used. */
-  perPrincipal: number;
-}
-
-/**
- * A row held as its JSON text costs about its length (V8 keeps ASCII strings one byte a
- * character) plus the string's header and the array slot; counted generously.
- */
-const ROW_OVERHEAD = 32;
-
-/** One handle may take at most this share of the whole budget, so one result cannot evict every other. */
-const HANDLE_SHARE = 4;
+export type { HandleLimits, HandlePage } from './handle-store.js';
 
 interface Kept extends HandleView {
   owner: string;
@@ -31,24 +21,16 @@ interface Kept extends HandleView {
   dropped: boolean;
 }
 
-/** A page read from a handle. */
-export interface HandlePage {
-  view: HandleView;
-  column_names: string[];
-  /** JSON text of every row the handle holds (read, never changed). */
-  rows: readonly string[];
-}
-
 /**
  * The rows of truncated MCP answers, kept so an agent can page through them
  * (`SELECT * FROM result('r_...') LIMIT n OFFSET m`). Bounded three ways: total bytes
  * (least recently used handles are evicted first), time since last use, and handles per
  * principal. A handle is bound to the principal that made it (auth-info.ts `principalKey`:
  * the token for personal access tokens, the subject for OAuth, `local` without auth); to
- * anyone else it does not exist. Held in memory: expired handles go at the next use of the
- * store or the minute's sweep.
+ * anyone else it does not exist. Held in this process's memory (one server; replicas use
+ * redis-handles.ts): expired handles go at the next use of the store or the minute's sweep.
  */
-export class ResultHandles {
+export class ResultHandles implements HandleStore {
   /** In order of last use, least recent first (a used handle is moved to the end). */
   private readonly byId = new Map<string, Kept>();
   private total = 0;
@@ -115,8 +97,16 @@ export class ResultHandles {
     return k;
   }
 
+  async page(owner: string, id: string): Promise<HandlePage | null> {
+    return this.pageNow(owner, id);
+  }
+
+  async usedBytes(): Promise<number> {
+    return this.total;
+  }
+
   /** The handle's rows, for its owner; null when unknown, expired or someone else's. */
-  page(owner: string, id: string): HandlePage | null {
+  pageNow(owner: string, id: string): HandlePage | null {
     this.sweep();
     const k = this.byId.get(id);
     if (!k || k.owner !== owner) return null;
@@ -127,7 +117,7 @@ export class ResultHandles {
   }
 
   /** Drop every handle (server shutdown). */
-  close(): void {
+  async close(): Promise<void> {
     for (const k of [...this.byId.values()]) this.drop(k);
     this.stopSweeper();
   }

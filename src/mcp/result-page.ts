@@ -48,6 +48,15 @@ export function unknownHandle(id: string): ErrorResult {
   };
 }
 
+/** The shared store of handles (Redis) did not answer: the handle may exist, this replica cannot read it now. */
+export function handleStoreDown(id: string): ErrorResult {
+  return {
+    type: 'error',
+    error_code: ErrorCode.SOURCE_ERROR,
+    error_message: `Result handle '${id}' cannot be read now: the shared handle store (TRIBUTARY_REDIS_URL) is not reachable; try again, or run the original query again`,
+  };
+}
+
 /** A row alone larger than the answer budget: no page could ever hold it. */
 export function rowTooLarge(maxBytes: number): ErrorResult {
   return {

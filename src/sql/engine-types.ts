@@ -109,5 +109,7 @@ export interface SqlEngine {
   readonly processes?: ProcessList;
   /** Cancel every running statement (server shutdown); each answers 1053. Returns how many. */
   stopStatements?(): number;
+  /** Statements of every face running now (a drain waits for none). */
+  runningStatementCount?(): number;
   close(): Promise<void>;
 }

@@ -224,6 +224,10 @@ export class Engine implements SqlEngine, ExecutionContext {
     return [d, run];
   }
 
+  runningStatementCount(): number {
+    return this.runningStatements.size;
+  }
+
   /** Cancel every running statement at its sources; each is answered 1053 (server shutdown). */
   stopStatements(): number {
     const n = this.runningStatements.size;

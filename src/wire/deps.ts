@@ -10,6 +10,10 @@ export interface Killable {
   cancel(): void;
   /** KILL [CONNECTION]. */
   close(): void;
+  /** Answering a command now. */
+  readonly working: boolean;
+  /** The server is draining: end now if idle, else once the command is answered. */
+  endWhenIdle(): void;
 }
 
 /** What every connection of the listener shares. */

@@ -33,6 +33,13 @@ export interface WireServer {
   port: number;
   /** Connections open now. */
   connections(): number;
+  /** Connections answering a command now. */
+  working(): number;
+  /**
+   * Take no new connections (refused: a TCP load balancer tries another replica); idle
+   * connections end now, busy ones once their statement is answered.
+   */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -87,8 +94,20 @@ export async function startWireServer(o: WireOptions): Promise<WireServer> {
   return {
     port: deps.port(),
     connections: () => sockets.size,
+    working: () => {
+      let n = 0;
+      for (const s of deps.sessions.values()) if (s.working) n++;
+      return n;
+    },
+    drain: () => {
+      // After this turn's poll accepted the connections already waiting (http/drain.ts).
+      setImmediate(() => {
+        if (srv.listening) srv.close();
+      });
+      for (const s of [...deps.sessions.values()]) s.endWhenIdle();
+    },
     close: async () => {
-      const closed = new Promise<void>((resolve) => srv.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => (srv.listening ? srv.close(() => resolve()) : resolve()));
       for (const s of deps.sessions.values()) s.close();
       for (const s of sockets) s.destroy();
       await closed;

@@ -83,6 +83,8 @@ export class Session implements Killable {
   private tls = false;
   private readonly queue: [Buffer, number][] = [];
   private busy = false;
+  /** The server is draining: end the connection once the running command is answered. */
+  private closeWhenIdle = false;
   private readonly ctx: QueryContext = {};
   private readonly vars = new Map<string, VarValue>();
   /** What statement bytes are in: the handshake's collation, then SET NAMES / character_set_client. */
@@ -213,7 +215,22 @@ export class Session implements Killable {
       }
     } finally {
       this.busy = false;
+      if (this.closeWhenIdle) this.close();
     }
+  }
+
+  /** Whether a command is being answered now. */
+  get working(): boolean {
+    return this.busy;
+  }
+
+  /**
+   * The server is draining (wire/server.ts): an idle connection ends now, a busy one once its
+   * command is answered. A client's pool reconnects, through the load balancer, elsewhere.
+   */
+  endWhenIdle(): void {
+    this.closeWhenIdle = true;
+    if (!this.busy) this.close();
   }
 
   private handle(payload: Buffer): Promise<void> | undefined {

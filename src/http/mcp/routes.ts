@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { openRedis } from '../../core/redis.js';
 import { callPrincipal, callQueryTool, type SessionState } from '../../mcp/query-tool.js';
 import { createMcpServerFactory } from '../../mcp/server.js';
 import { attachAuth, principalKey } from '../../mcp/transports/auth-info.js';
@@ -11,11 +12,12 @@ import {
   UNPARSABLE,
   useJsonRpcBodyParser,
 } from '../../mcp/transports/http-util.js';
+import { RedisSessions } from '../../mcp/transports/shared-sessions.js';
 import { SseEndpoint } from '../../mcp/transports/sse.js';
-import { StreamableEndpoint, type StreamableOptions } from '../../mcp/transports/streamable.js';
+import { RETRY_MS, StreamableEndpoint, type StreamableOptions } from '../../mcp/transports/streamable.js';
 import type { AppDeps } from '../deps.js';
 import { installedGate } from '../hooks/index.js';
-import { addEarlyHandler } from '../server.js';
+import { addEarlyHandler, httpDrain } from '../server.js';
 import { sessionPosts } from './session-posts.js';
 
 export interface McpHttpOptions extends Partial<StreamableOptions> {}
@@ -70,6 +72,13 @@ export function registerMcpRoutes(
   const gate = installedGate(app);
   if (gate) addEarlyHandler(app, sessionPosts(gate, streamable, log));
 
+  // Taking this replica out of service (http/drain.ts): Streamable HTTP GET streams are told to
+  // reconnect at once; legacy SSE streams carry their sessions' answers, so they end last.
+  const drain = httpDrain(app);
+  drain?.onDrain(() => streamable.endStreams());
+  drain?.onFinish(() => sse.endStreams(RETRY_MS));
+
+  // While draining, http/drain.ts answers this 503 before it gets here.
   app.get('/mcp/status', async (_request, reply) => {
     reply.header('cache-control', 'no-store');
     return { status: 'ok', service: 'tributary-mcp', version: deps.version };
@@ -165,7 +174,10 @@ function first(v: string | string[] | undefined): string | undefined {
 
 /** The MCP HTTP face as a route registrar for the HTTP server's `routes` list (cli/wiring.ts). */
 export function registerMcp(app: FastifyInstance, deps: AppDeps): void {
-  registerMcpRoutes(app, deps, createMcpServerFactory(deps), {
-    sessionIdleMs: deps.config.api.mcp.session_idle_timeout_ms,
-  });
+  const idleMs = deps.config.api.mcp.session_idle_timeout_ms;
+  const url = deps.config.redisUrl;
+  // With Redis, any replica picks up a 2025-era session another one opened (SPEC §13).
+  const shared = url ? new RedisSessions(openRedis(url, deps.logger, 'mcp-session'), idleMs) : null;
+  if (shared) app.addHook('onClose', () => shared.close());
+  registerMcpRoutes(app, deps, createMcpServerFactory(deps), { sessionIdleMs: idleMs, shared });
 }

@@ -64,3 +64,12 @@ export function isJsonContentType(header: string | undefined): boolean {
   const type = header.split(';')[0].trim().toLowerCase();
   return type === 'application/json';
 }
+
+/**
+ * An SSE field block with only `retry`: the client's reconnection delay becomes `ms`; no event
+ * is dispatched (an SSE block without data). Written between whole events, before the stream
+ * is ended, so the client reconnects (MCP 2025-11-25 Streamable HTTP, "Resumability").
+ */
+export function writeRetry(res: ServerResponse, ms: number): void {
+  if (res.headersSent && !res.writableEnded && !res.destroyed) res.write(`retry: ${ms}\n\n`);
+}

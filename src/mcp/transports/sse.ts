@@ -3,11 +3,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
-import { jsonRpcError } from './http-util.js';
+import { jsonRpcError, writeRetry } from './http-util.js';
 
 export const SSE_MESSAGES_PATH = '/mcp/messages';
 
 interface SseSession {
+  res: ServerResponse;
   server: McpServer;
   transport: SSEServerTransport;
   keepAlive: NodeJS.Timeout;
@@ -47,7 +48,7 @@ export class SseEndpoint {
       if (!res.writableEnded) res.write(': keep-alive\n\n');
     }, this.keepAliveMs);
     keepAlive.unref();
-    const session: SseSession = { server, transport, keepAlive, owner };
+    const session: SseSession = { res, server, transport, keepAlive, owner };
     this.sessions.set(id, session);
     res.once('close', () => this.drop(id, session));
     try {
@@ -81,6 +82,19 @@ export class SseEndpoint {
     this.sessions.delete(id);
     this.logger.debug({ session: id }, 'mcp sse session closed');
     void session.server.close().catch(() => {});
+  }
+
+  /**
+   * The server is draining and its work in flight is done (answers of this transport travel on
+   * the stream, so it ends last): each stream gets an SSE `retry` field and ends cleanly; an
+   * EventSource client reconnects to `/mcp/sse` through the load balancer and gets a new session.
+   */
+  endStreams(retryMs: number): void {
+    this.closed = true;
+    for (const [id, s] of [...this.sessions.entries()]) {
+      writeRetry(s.res, retryMs);
+      this.drop(id, s);
+    }
   }
 
   async close(): Promise<void> {

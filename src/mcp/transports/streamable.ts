@@ -14,10 +14,11 @@ import type { SessionState } from '../query-tool.js';
 import { attachAuth, principalKey } from './auth-info.js';
 import { DirectSession, type RunQueryTool } from './direct-call.js';
 import { BoundedEventStore } from './event-store.js';
-import { jsonRpcError, MCP_BODY_LIMIT } from './http-util.js';
+import { jsonRpcError, MCP_BODY_LIMIT, writeRetry } from './http-util.js';
+import { ownerDigest, type SessionRecord, type SharedSessions } from './shared-sessions.js';
 
 /** What SSE streams tell clients to wait before reconnecting after a break. */
-const RETRY_MS = 1000;
+export const RETRY_MS = 1000;
 
 export interface StreamableOptions {
   /** A 2025-era session with no request for this long is closed (clients often leave without DELETE). */
@@ -30,6 +31,8 @@ export interface StreamableOptions {
   keepAliveMs: number;
   /** A tool call still running after this long is answered as an SSE stream, not one JSON body. */
   sseAfterMs?: number;
+  /** Sessions every replica can pick up (Redis); absent: sessions live in this process only. */
+  shared?: SharedSessions | null;
 }
 
 interface Session {
@@ -43,6 +46,8 @@ interface Session {
   lastSeen: number;
   /** Who opened it (principalKey): only they may use its id. */
   owner: string | null;
+  /** Its open GET streams (the standalone stream, or a resumed one). */
+  streams: Set<ServerResponse>;
 }
 
 /**
@@ -114,7 +119,11 @@ export class StreamableEndpoint {
       await this.modernNode(req, res, body);
       return;
     }
-    if (sessionId !== undefined) return jsonRpcError(res, 404, -32001, 'Session not found');
+    if (sessionId !== undefined) {
+      const picked = await this.pickUp(sessionId, principalKey(principal));
+      if (!picked) return jsonRpcError(res, 404, -32001, 'Session not found');
+      return this.serve(picked, req, res, body);
+    }
     if (req.method === 'POST' && isInitializeRequest(body))
       return this.open(req, res, body, principalKey(principal));
     if (req.method === 'POST') {
@@ -158,6 +167,34 @@ export class StreamableEndpoint {
         return jsonRpcError(res, 503, -32000, 'Too many MCP sessions; try again later');
       }
     }
+    const built = await this.build(owner, randomUUID);
+    const { server, transport } = built;
+    let session: Session | undefined;
+    const shared = this.opts.shared;
+    built.onInitialized = async (id) => {
+      session = this.register(id, built, owner);
+      // Shared before the initialize answer leaves: the client's next request may land anywhere.
+      if (shared) await shared.save(id, sessionRecord(owner, body)).catch((e) => this.unshared(e));
+    };
+    try {
+      await this.track(session, res, () => transport.handleRequest(req, res, body));
+    } finally {
+      // initialize refused (bad version, malformed): no session was made, nothing may linger.
+      const id = transport.sessionId;
+      if (!id || !this.sessions.has(id)) {
+        await server.close().catch(() => {});
+        if (id && shared) await shared.remove(id);
+      }
+    }
+    if (session && !session.inFlight) session.lastSeen = Date.now();
+  }
+
+  private unshared(e: unknown): void {
+    this.logger.warn({ err: (e as Error)?.message }, 'mcp session not shared (Redis)');
+  }
+
+  /** A server and transport for one session, its id from `newId` (a new one, or the picked-up one). */
+  private async build(owner: string | null, newId: () => string): Promise<Built> {
     const events = new BoundedEventStore();
     const current: { transport?: NodeStreamableHTTPServerTransport } = {};
     const direct = new DirectSession(() => current.transport?.sessionId, {
@@ -169,20 +206,17 @@ export class StreamableEndpoint {
       sseAfterMs: this.opts.sseAfterMs,
     });
     const server = this.factory(direct.state);
-    let session: Session | undefined;
+    const built: Built = { server, events, direct, owner } as Built;
     const transport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: newId,
       keepAliveMs: this.opts.keepAliveMs,
       maxRequestBodySize: MCP_BODY_LIMIT,
       // Resumability: a broken stream is resumed with Last-Event-ID within these bounds.
       eventStore: events,
       retryInterval: RETRY_MS,
-      onsessioninitialized: (id) => {
-        session = { server, transport, events, direct, inFlight: 0, lastSeen: Date.now(), owner };
-        this.sessions.set(id, session);
-        this.logger.debug({ session: id }, 'mcp session opened');
-      },
+      onsessioninitialized: (id) => built.onInitialized?.(id),
     });
+    built.transport = transport;
     current.transport = transport;
     // connect() takes over the transport's callbacks; the Protocol's onclose is ours to use.
     await server.connect(transport);
@@ -194,17 +228,71 @@ export class StreamableEndpoint {
         this.logger.debug({ session: id }, 'mcp session closed');
       }
     };
-    try {
-      await this.track(session, res, () => transport.handleRequest(req, res, body));
-    } finally {
-      // initialize refused (bad version, malformed): no session was made, nothing may linger.
-      if (!transport.sessionId || !this.sessions.has(transport.sessionId))
-        await server.close().catch(() => {});
+    return built;
+  }
+
+  private register(id: string, b: Built, owner: string | null): Session {
+    const session: Session = {
+      server: b.server,
+      transport: b.transport,
+      events: b.events,
+      direct: b.direct,
+      inFlight: 0,
+      lastSeen: Date.now(),
+      owner,
+      streams: new Set(),
+    };
+    this.sessions.set(id, session);
+    this.logger.debug({ session: id }, 'mcp session opened');
+    return session;
+  }
+
+  private readonly pickingUp = new Map<string, Promise<Session | null>>();
+
+  /**
+   * A session another replica opened (SPEC §13): re-created here from its shared record, with the
+   * negotiated client identity, for its owner only. The SDK has no public way to restore a
+   * session, so the transport is marked initialized the way its own initialize handling does
+   * (`_initialized`, `sessionId` of the web-standard transport; checked by shared-sessions tests).
+   */
+  private pickUp(id: string, owner: string | null): Promise<Session | null> {
+    const shared = this.opts.shared;
+    if (!shared || this.sessions.size >= this.opts.maxSessions) return Promise.resolve(null);
+    let p = this.pickingUp.get(id);
+    if (!p) {
+      p = (async () => {
+        const record = await shared.load(id).catch(() => null);
+        // A session id is not a credential: another caller holding it sees no such session.
+        if (!record || record.owner !== ownerDigest(owner)) return null;
+        const live = this.sessions.get(id);
+        if (live) return live;
+        const b = await this.build(owner, () => id);
+        const web = (b.transport as unknown as { _webStandardTransport: RestorableTransport })
+          ._webStandardTransport;
+        web._initialized = true;
+        web.sessionId = id;
+        const identity = b.server.server as unknown as RestorableServer;
+        identity._clientVersion = record.clientInfo ?? undefined;
+        identity._clientCapabilities = record.capabilities ?? undefined;
+        this.logger.debug({ session: id }, 'mcp session picked up from the shared store');
+        return this.register(id, b, owner);
+      })().finally(() => this.pickingUp.delete(id));
+      this.pickingUp.set(id, p);
     }
-    if (session && !session.inFlight) session.lastSeen = Date.now();
+    return p.then((s) => (s && s.owner === owner ? s : null));
   }
 
   private serve(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    if (req.method === 'GET') {
+      session.streams.add(res);
+      res.once('close', () => session.streams.delete(res));
+    }
+    const shared = this.opts.shared;
+    const id = session.transport.sessionId;
+    if (shared && id) {
+      if (req.method === 'DELETE') res.once('finish', () => void shared.remove(id));
+      else shared.touch(id);
+    }
     const match = session.direct.match(req, body);
     return this.track(session, res, () =>
       match ? session.direct.serve(match, res) : session.transport.handleRequest(req, res, body),
@@ -237,6 +325,19 @@ export class StreamableEndpoint {
     }
   }
 
+  /**
+   * The server is draining (http/drain.ts): every open GET stream gets an SSE `retry` field and
+   * the standalone one (server notifications) ends cleanly, so its client reconnects after
+   * RETRY_MS through the load balancer to a replica still serving. Answers still being computed
+   * (POST streams, or a GET resuming one) are work in flight and end with their answer.
+   */
+  endStreams(): void {
+    for (const s of this.sessions.values()) {
+      for (const res of s.streams) writeRetry(res, RETRY_MS);
+      s.transport.closeStandaloneSSEStream();
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
@@ -244,6 +345,39 @@ export class StreamableEndpoint {
     this.sessions.clear();
     await Promise.allSettled([...all.map((s) => s.server.close()), this.modern.close()]);
   }
+}
+
+interface Built {
+  server: McpServer;
+  transport: NodeStreamableHTTPServerTransport;
+  events: BoundedEventStore;
+  direct: DirectSession;
+  owner: string | null;
+  onInitialized?: (id: string) => void | Promise<void>;
+}
+
+/** The web-standard transport's fields its own initialize handling sets (SDK internals). */
+interface RestorableTransport {
+  _initialized: boolean;
+  sessionId: string | undefined;
+}
+
+/** The server's fields its own initialize handling sets (SDK internals). */
+interface RestorableServer {
+  _clientVersion: unknown;
+  _clientCapabilities: unknown;
+}
+
+/** What another replica needs of an initialize request: its owner and what the client declared. */
+function sessionRecord(owner: string | null, body: unknown): SessionRecord {
+  const p = (body as { params?: { protocolVersion?: unknown; clientInfo?: unknown; capabilities?: unknown } })
+    ?.params;
+  return {
+    owner: ownerDigest(owner),
+    protocolVersion: typeof p?.protocolVersion === 'string' ? p.protocolVersion : null,
+    clientInfo: p?.clientInfo ?? null,
+    capabilities: p?.capabilities ?? null,
+  };
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -1,6 +1,6 @@
 /**
- * SIGTERM with statements in flight (blocked behind a lock at the source): the process
- * answers them 1053, leaves no session at the source, and exits 0 within seconds.
+ * SIGTERM with statements in flight (blocked behind a lock at the source) past api.http.drain_ms:
+ * the process answers them 1053, leaves no session at the source, and exits 0 within seconds.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -36,6 +36,8 @@ function startMain(): Promise<{ child: ChildProcess; url: string; stderr: () => 
       TRIBUTARY_HTTP_PORT: '0',
       TRIBUTARY_MYSQL_PORT: '0',
       TRIBUTARY_LOG_FORMAT: 'json',
+      // Past the drain (drain.test.ts covers statements that finish within it).
+      TRIBUTARY_HTTP_DRAIN_MS: '1000',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

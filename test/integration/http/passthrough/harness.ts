@@ -89,6 +89,7 @@ export function testConfig(o: AppOptions): Config {
         header_timeout_ms: 10000,
         min_body_rate: 8192,
         max_connections_per_ip: 1024,
+        drain_ms: 30000,
       },
       metrics: { enabled: false },
       mysql: { enabled: false, port: 0, tls_cert: null, tls_key: null },
