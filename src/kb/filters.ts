@@ -1,6 +1,7 @@
 import { ErrorCode, SqlError } from '../core/errors.js';
 import type { CanonicalValue, MysqlType } from '../core/types.js';
 import { ACCENT_MAP, mysqlStringToNumber, upperChar } from '../sql/dialects/support.js';
+import { kindOfMysqlType } from '../sql/dialects/types.js';
 import type { KbCondition, KbFilter } from '../sql/kb-port.js';
 
 /** Columns of every chunk besides the metadata columns: filters may name them too. */
@@ -16,30 +17,18 @@ export const CHUNK_COLUMNS = ['id', 'chunk_id', 'chunk_content'] as const;
 export type ValueKind = 'number' | 'text' | 'date' | 'json' | 'unknown';
 
 export function kindOf(t: MysqlType | null | undefined): ValueKind {
-  switch (t) {
-    case 'TINYINT':
-    case 'SMALLINT':
-    case 'INT':
-    case 'BIGINT':
-    case 'DECIMAL':
-    case 'FLOAT':
-    case 'DOUBLE':
-    case 'BOOLEAN':
-    case 'YEAR':
+  const k = kindOfMysqlType(t);
+  switch (k) {
+    case 'number':
+    case 'bool':
       return 'number';
-    case 'CHAR':
-    case 'VARCHAR':
-    case 'TEXT':
-    case 'ENUM':
-    case 'SET':
+    case 'string':
       return 'text';
-    case 'DATE':
-    case 'DATETIME':
-    case 'TIMESTAMP':
+    case 'date':
+    case 'datetime':
       return 'date';
-    case 'JSON':
-    case 'BLOB':
-    case 'BINARY':
+    case 'json':
+    case 'binary':
       return 'json';
     default:
       return 'unknown';

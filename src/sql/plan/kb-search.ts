@@ -14,7 +14,7 @@
  *    search's rows in relevance order (by the loaded table's rowid) where that is legal.
  */
 import { ErrorCode, SqlError } from '../../core/errors.js';
-import type { CanonicalValue, ColumnInfo, MysqlType } from '../../core/types.js';
+import type { CanonicalValue, ColumnInfo } from '../../core/types.js';
 import { containsAggregate, containsWindow } from '../ast/aggregates.js';
 import {
   type ColumnRef,
@@ -27,6 +27,7 @@ import {
 } from '../ast/nodes.js';
 import { andAll, clone, columnRefs, conjuncts, flatFrom, hasSubquery, nameOf, visit } from '../ast/walk.js';
 import { displayName } from '../dialects/display.js';
+import { kindOfMysqlType } from '../dialects/types.js';
 import type { KbCondition, KbFilterOp, KbSearch } from '../kb-port.js';
 import type { BoundRef } from './bind.js';
 import { candidateConjuncts, nullSideItems } from './conjuncts.js';
@@ -386,17 +387,6 @@ function asBoolean(v: CanonicalValue): boolean | null {
   return null;
 }
 
-const NUMERIC: ReadonlySet<MysqlType> = new Set([
-  'TINYINT',
-  'SMALLINT',
-  'INT',
-  'BIGINT',
-  'DECIMAL',
-  'FLOAT',
-  'DOUBLE',
-  'YEAR',
-]);
-
 /**
  * A conjunct on the KB's rows as a condition tree (NOT folded into the leaves), or null when
  * it is not one (then it stays local). A literal is taken as the column's type: a numeric
@@ -433,7 +423,7 @@ export function toCondition(
   };
   const typed = (c: ColumnInfo, v: CanonicalValue): CanonicalValue | undefined => {
     if (v === null) return undefined;
-    if (NUMERIC.has(c.type) && typeof v === 'string') {
+    if (kindOfMysqlType(c.type) === 'number' && typeof v === 'string') {
       const n = Number(v.trim());
       return v.trim() !== '' && Number.isFinite(n) ? n : undefined;
     }

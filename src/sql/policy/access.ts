@@ -159,14 +159,7 @@ function sqlAccess(ast: SqlStatement, scope: AccessScope): Access[] {
   const natural = items.some((t) => t.natural) || hasNaturalGroup(ast);
   const out: Access[] = [];
   for (const node of items) {
-    let table = node.table;
-    let schema = node.schema ? nameOf(node.schema) : null;
-    const sep = table.indexOf(SCHEMA_SEP);
-    if (sep >= 0) {
-      schema = table.slice(0, sep);
-      table = table.slice(sep + 1);
-    }
-    const db = node.db ? nameOf(node.db) : null;
+    const { db, schema, table } = namedTable(node);
     if (!db && ctes.has(table.toLowerCase())) continue;
     if (db?.toLowerCase() === 'information_schema') continue;
     if (aliasesOnly.has(node)) continue;
@@ -267,4 +260,16 @@ function starredTables(ast: SqlStatement): Set<TableItem> {
 function tableOnly(t: string): string {
   const sep = t.indexOf(SCHEMA_SEP);
   return sep >= 0 ? t.slice(sep + 1) : t;
+}
+
+/** A table item's database, schema and table as written (`src.schema.t` arrives with the schema in the table name). */
+export function namedTable(node: TableItem): { db: string | null; schema: string | null; table: string } {
+  let table = node.table;
+  let schema = node.schema ? nameOf(node.schema) : null;
+  const sep = table.indexOf(SCHEMA_SEP);
+  if (sep >= 0) {
+    schema = table.slice(0, sep);
+    table = table.slice(sep + 1);
+  }
+  return { db: node.db ? nameOf(node.db) : null, schema, table };
 }

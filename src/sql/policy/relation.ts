@@ -15,6 +15,7 @@
 import type { Expr, FromItem, SelectItem, SelectStmt, TableItem } from '../ast/nodes.js';
 import { cteNames, nameOf, tableItems } from '../ast/walk.js';
 import { SCHEMA_SEP } from '../parse/prepass.js';
+import { namedTable } from './access.js';
 import type { Applied, TableName } from './decide.js';
 
 export interface RelationLookups {
@@ -56,14 +57,7 @@ function tableOf(
   ctes: Set<string>,
   look: RelationLookups,
 ): { source: string; schema: string | null; table: string } | null {
-  let table = node.table;
-  let schema = node.schema ? nameOf(node.schema) : null;
-  const sep = table.indexOf(SCHEMA_SEP);
-  if (sep >= 0) {
-    schema = table.slice(0, sep);
-    table = table.slice(sep + 1);
-  }
-  const db = node.db ? nameOf(node.db) : null;
+  const { db, schema, table } = namedTable(node);
   if (!db && (ctes.has(table.toLowerCase()) || look.isKb?.(table))) return null;
   if (db && (db.toLowerCase() === 'information_schema' || db.toLowerCase() === 'mindsdb')) return null;
   const source = db ?? look.db;
