@@ -70,7 +70,7 @@ describe('loadConfig defaults', () => {
       max_response_bytes: 10485760,
     });
     // KB providers: loopback always, private ranges not, any host (SPEC §8 "Providers' addresses").
-    assert.deepEqual(c.kb, { allow_private_networks: false, allowed_hosts: [] });
+    assert.deepEqual(c.kb, { allow_private_networks: false, allowed_hosts: [], max_results: 10000 });
     assert.equal(c.files.max_upload_bytes, 1073741824);
     assert.equal(c.logLevel, 'info');
     assert.equal(c.catalogUrl, null);
@@ -198,9 +198,14 @@ describe('loadConfig precedence', () => {
         TRIBUTARY_MAX_UPLOAD_BYTES: '1024',
         TRIBUTARY_KB_ALLOW_PRIVATE_NETWORKS: 'on',
         TRIBUTARY_KB_ALLOWED_HOSTS: 'localhost, api.openai.com',
+        TRIBUTARY_KB_MAX_RESULTS: '500',
       }),
     });
-    assert.deepEqual(c.kb, { allow_private_networks: true, allowed_hosts: ['localhost', 'api.openai.com'] });
+    assert.deepEqual(c.kb, {
+      allow_private_networks: true,
+      allowed_hosts: ['localhost', 'api.openai.com'],
+      max_results: 500,
+    });
     assert.deepEqual(c.api.mcp.cors, {
       enabled: false,
       allow_origins: ['https://a.example', 'https://b.example'],
