@@ -44,7 +44,7 @@ export function createMcpServerFactory(
         instructions,
         capabilities: {
           tools: { listChanged: false },
-          resources: { listChanged: false },
+          resources: { listChanged: true },
           prompts: { listChanged: false },
           completions: {},
           // Accepts logging/setLevel (clients send it unasked); tool calls are logged server-side.

@@ -11,6 +11,7 @@ import {
 import type { Logger } from 'pino';
 import type { Principal } from '../../auth/types.js';
 import type { SessionState } from '../query-tool.js';
+import type { SchemaAnnouncer } from '../schema-announcer.js';
 import { attachAuth, principalKey } from './auth-info.js';
 import { DirectSession, type RunQueryTool } from './direct-call.js';
 import { BoundedEventStore } from './event-store.js';
@@ -33,6 +34,8 @@ export interface StreamableOptions {
   sseAfterMs?: number;
   /** Sessions every replica can pick up (Redis); absent: sessions live in this process only. */
   shared?: SharedSessions | null;
+  /** Tells sessions and `subscriptions/listen` streams that the schema resources changed. */
+  announcer?: SchemaAnnouncer;
 }
 
 interface Session {
@@ -81,6 +84,7 @@ export class StreamableEndpoint {
       maxRequestBodySize: MCP_BODY_LIMIT,
       onerror: (e) => this.logger.debug({ err: e.message }, 'mcp streamable (2026) request error'),
     });
+    opts.announcer?.addListenNotifier(this.modern.notify);
     this.modernNode = toNodeHandler(this.modern, {
       maxRequestBodySize: MCP_BODY_LIMIT,
       onerror: (e) => this.logger.warn({ err: e.message }, 'mcp streamable (2026) handler failed'),
@@ -220,7 +224,9 @@ export class StreamableEndpoint {
     current.transport = transport;
     // connect() takes over the transport's callbacks; the Protocol's onclose is ours to use.
     await server.connect(transport);
+    const untrack = this.opts.announcer?.track(server);
     server.server.onclose = () => {
+      untrack?.();
       direct.abortAll();
       const id = transport.sessionId;
       if (id && this.sessions.get(id)?.transport === transport) {
