@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { McpDeps } from '../deps.js';
+import type { SessionState } from '../query-tool.js';
 import { SchemaAnnouncer } from '../schema-announcer.js';
 
 /**
@@ -8,7 +9,10 @@ import { SchemaAnnouncer } from '../schema-announcer.js';
  * messages (logs go to stderr). Resolves when the client closes stdin or the process is
  * told to stop, after the engine's pools are closed, so the process can exit.
  */
-export async function serveMcpStdio(deps: McpDeps, factory: () => McpServer): Promise<void> {
+export async function serveMcpStdio(
+  deps: McpDeps,
+  factory: (session?: SessionState, era?: 'legacy' | 'modern') => McpServer,
+): Promise<void> {
   const log = deps.logger.child({ component: 'mcp-stdio' });
   let finish!: () => void;
   const done = new Promise<void>((resolve) => {
@@ -18,8 +22,8 @@ export async function serveMcpStdio(deps: McpDeps, factory: () => McpServer): Pr
   // stdio entry turns its list_changed into events of the open `subscriptions/listen`.
   const announcer = new SchemaAnnouncer(deps.engine, log);
   const handle = serveStdio(
-    () => {
-      const server = factory();
+    (ctx) => {
+      const server = factory({}, ctx.era);
       const untrack = announcer.track(server);
       const prev = server.server.onclose;
       server.server.onclose = () => {

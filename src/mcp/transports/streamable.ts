@@ -70,7 +70,7 @@ export class StreamableEndpoint {
   private closed = false;
 
   constructor(
-    private readonly factory: (session?: SessionState) => McpServer,
+    private readonly factory: (session?: SessionState, era?: 'legacy' | 'modern') => McpServer,
     private readonly logger: Logger,
     private readonly opts: StreamableOptions,
     /** Runs the `query` tool for the direct path (direct-call.ts); without it every message goes to the SDK. */
@@ -78,7 +78,7 @@ export class StreamableEndpoint {
     /** Size of each direct-path answer (metrics). */
     private readonly onResultBytes?: (n: number) => void,
   ) {
-    this.modern = createMcpHandler(() => factory(), {
+    this.modern = createMcpHandler(() => factory(undefined, 'modern'), {
       legacy: 'reject',
       keepAliveMs: opts.keepAliveMs,
       maxRequestBodySize: MCP_BODY_LIMIT,
@@ -225,7 +225,9 @@ export class StreamableEndpoint {
     // connect() takes over the transport's callbacks; the Protocol's onclose is ours to use.
     await server.connect(transport);
     const untrack = this.opts.announcer?.track(server);
+    const closeTasks = server.server.onclose;
     server.server.onclose = () => {
+      closeTasks?.();
       untrack?.();
       direct.abortAll();
       const id = transport.sessionId;
