@@ -14,11 +14,12 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import mysql from 'mysql2/promise';
-import { MARIADB } from '../../helpers/services.js';
+import { createMariaDatabase, MARIADB, mariaExec } from '../../helpers/services.js';
 import { type McpTestApp, startMcpApp } from './helpers/app.js';
 import { connect, resultOf } from './helpers/clients.js';
 import { createShopDatabase } from './helpers/fixture.js';
 import { MariaEngine } from './helpers/maria-engine.js';
+import { type RealServer, startRealServer } from './helpers/real-server.js';
 import { running, until } from './helpers/watch.js';
 
 const SERVER = fileURLToPath(new URL('./helpers/stdio-server.ts', import.meta.url));
@@ -154,4 +155,55 @@ test('a 2026-07-28 client sees no task vocabulary; its calls stay plain', async 
   } finally {
     await c.terminate();
   }
+});
+
+describe('query as a task on the real server (MariaDB source)', () => {
+  let server: RealServer;
+  let data: { database: string; drop: () => Promise<void> };
+  let client: Client;
+  before(async () => {
+    data = await createMariaDatabase('i33_mcp_tasks');
+    await mariaExec(data.database, 'CREATE TABLE one (id INT); INSERT INTO one VALUES (1)');
+    server = await startRealServer();
+    const params = JSON.stringify({
+      host: '127.0.0.1',
+      port: 3306,
+      user: 'root',
+      password: '',
+      database: data.database,
+    });
+    const r = await server.sql(`CREATE DATABASE my WITH ENGINE = 'mariadb', PARAMETERS = ${params}`);
+    assert.equal(r.type, 'ok', JSON.stringify(r));
+    client = new Client({ name: 'tasks-real', version: '1' }, { capabilities: TASKS_CAPS as never });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp/streamable`)));
+  });
+  after(async () => {
+    await client?.close();
+    await server?.stop();
+    await data?.drop();
+  });
+
+  const inProcesslist = async (marker: string): Promise<boolean> => {
+    const r = await server.sql('SHOW FULL PROCESSLIST');
+    assert.equal(r.type, 'table');
+    return JSON.stringify(r.type === 'table' ? r.data : []).includes(marker);
+  };
+
+  test('SELECT SLEEP(2) as a task is working, then completed with its rows', async () => {
+    const id = await startTask(client, 'SELECT SLEEP(2) AS slept FROM my.one');
+    assert.equal((await client.experimental.tasks.getTask(id)).status, 'working');
+    const r = await client.experimental.tasks.getTaskResult(id, CallToolResultSchema);
+    assert.deepEqual(resultOf(r).data, [[0]], JSON.stringify(resultOf(r)));
+    assert.equal((await client.experimental.tasks.getTask(id)).status, 'completed');
+  });
+
+  test('tasks/cancel: the statement is gone from SHOW PROCESSLIST and from MariaDB', async () => {
+    const marker = `m_${randomBytes(4).toString('hex')}`;
+    const id = await startTask(client, `SELECT SLEEP(60) AS ${marker} FROM my.one`);
+    await until('the statement in SHOW PROCESSLIST', () => inProcesslist(marker));
+    await until('the statement on MariaDB', () => running(admin, marker));
+    assert.equal((await client.experimental.tasks.cancelTask(id)).status, 'cancelled');
+    await until('the statement to leave SHOW PROCESSLIST', async () => !(await inProcesslist(marker)));
+    await until('the statement to stop on MariaDB', async () => !(await running(admin, marker)));
+  });
 });
