@@ -113,7 +113,7 @@ after(async () => {
   await data?.drop();
 });
 
-test('every transport, on this replica and the others, hears sources, tables and files change', async () => {
+test('every transport, on this replica and the others, hears sources, tables, files and knowledge bases change', async () => {
   const onA = {
     streamable: await legacyClient('streamable', a.url),
     sse: await legacyClient('sse', a.url),
@@ -193,6 +193,14 @@ test('every transport, on this replica and the others, hears sources, tables and
   before = counts();
   assert.equal((await fetch(`${b.url}/api/files/cities`, { method: 'DELETE' })).ok, true);
   await Promise.all([onA.streamable, onB].map((h) => h.above(before[all.indexOf(h)], 'file delete')));
+
+  // A knowledge base appears (replica A) and goes (replica B): every client hears both.
+  before = counts();
+  await ok(a, `CREATE KNOWLEDGE_BASE notes USING content_columns = ['body'], id_column = 'note_id'`);
+  await Promise.all(all.map((h, i) => h.above(before[i], `CREATE KNOWLEDGE_BASE (client ${i})`)));
+  before = counts();
+  await ok(b, 'DROP KNOWLEDGE_BASE notes');
+  await Promise.all(all.map((h, i) => h.above(before[i], `DROP KNOWLEDGE_BASE (client ${i})`)));
 
   // The source goes (on replica B): everyone hears it.
   before = counts();
