@@ -94,12 +94,19 @@ export async function createDeps(config: Config, logger?: Logger): Promise<AppDe
     maxResults: config.kb.max_results,
     egress: kbEgress(config),
     meter: observer.metrics?.kb,
+    onChanged: () => engine.schemaChanged(),
   });
   await kb.init();
   engine.attachKnowledgeBases(kb);
   // A file another replica uploaded, replaced or dropped: plans and columns cached here are stale.
   const files = builtins.get('files');
-  if (files instanceof FilesSource) files.onChanged(() => engine.forgetColumns());
+  if (files instanceof FilesSource)
+    files.onChanged(() => {
+      engine.forgetColumns();
+      engine.schemaChanged();
+    });
+  // Sources another replica created, altered or dropped (MCP announces schema changes).
+  catalog.onSourcesChanged(() => engine.schemaChanged());
   return {
     config,
     logger: log,

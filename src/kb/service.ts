@@ -47,6 +47,8 @@ interface Kb {
 
 export interface KbServiceOptions {
   catalog: CatalogStore;
+  /** A knowledge base was created, altered or dropped, here or on another replica. */
+  onChanged?: () => void;
   /** For reads the service makes itself (EVALUATE's test table). */
   engine: SqlEngine;
   storageDir: string;
@@ -90,8 +92,10 @@ export class KbService implements KnowledgeBases {
   async init(): Promise<void> {
     for (const rec of await this.o.catalog.listKnowledgeBases()) this.attach(rec);
     this.o.catalog.onKnowledgeBasesChanged?.(() => {
-      this.sync().catch((e) =>
-        this.o.logger.warn({ err: (e as Error).message }, 'knowledge bases: re-reading the catalog failed'),
+      this.sync().then(
+        () => this.o.onChanged?.(),
+        (e) =>
+          this.o.logger.warn({ err: (e as Error).message }, 'knowledge bases: re-reading the catalog failed'),
       );
     });
   }
@@ -166,6 +170,13 @@ export class KbService implements KnowledgeBases {
   }
 
   async run(stmt: KbStatement, ctx: QueryContext): Promise<KbRows | { affected: number }> {
+    const out = await this.runStatement(stmt, ctx);
+    if (stmt.kind === 'create_kb' || stmt.kind === 'drop_kb' || stmt.kind === 'alter_kb')
+      this.o.onChanged?.();
+    return out;
+  }
+
+  private async runStatement(stmt: KbStatement, ctx: QueryContext): Promise<KbRows | { affected: number }> {
     switch (stmt.kind) {
       case 'create_kb':
         return this.create(stmt.name, stmt.params, stmt.ifNotExists);

@@ -40,6 +40,21 @@ export function deferredDeps(
     listTables: async (db, p) => (await loaded).engine.listTables(db, p),
     listColumns: async (db, table, p) => (await loaded).engine.listColumns(db, table, p),
     close: async () => (await loaded).engine.close(),
+    // Schema changes are followed from the moment the real engine exists.
+    onSchemaChanged: (listener) => {
+      let off: () => void = () => {};
+      let gone = false;
+      loaded.then(
+        (d) => {
+          if (!gone) off = d.engine.onSchemaChanged?.(listener) ?? off;
+        },
+        () => {},
+      );
+      return () => {
+        gone = true;
+        off();
+      };
+    },
   };
   return {
     ...base,

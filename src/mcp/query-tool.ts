@@ -1,4 +1,4 @@
-import type { CallToolResult, McpServer, ServerContext } from '@modelcontextprotocol/server';
+import type { CallToolResult, McpServer, RegisteredTool, ServerContext } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { authIsOn, localPrincipal } from '../auth/principal.js';
 import { openRedis } from '../core/redis.js';
@@ -92,9 +92,9 @@ export function registerQueryTool(
   deps: McpDeps,
   session: SessionState,
   opts: QueryToolOptions = {},
-): void {
+): RegisteredTool {
   const readOnly = deps.config.api.mcp.read_only;
-  server.registerTool(
+  return server.registerTool(
     'query',
     {
       title: 'Run SQL',
@@ -113,20 +113,31 @@ export function registerQueryTool(
       const timeoutMs = callTimeoutMs(ctx.mcpReq._meta);
       if (timeoutMs === null) return toToolResult(badTimeout());
       const result = await callQueryTool(deps, session, args, {
+        ...callerOf(ctx, session, deps),
         signal: ctx.mcpReq.signal,
-        sessionId: ctx.sessionId,
         onProgress: progress?.report,
         timeoutMs,
-        principal: ctx.http?.authInfo?.clientId ?? null,
-        runAs: callPrincipal(principalOf(ctx.http?.authInfo), ctx.http !== undefined, deps),
-        owner: ownerOf(ctx.http?.authInfo),
-        statementPrincipal: mcpPrincipal(ctx.http?.authInfo, session),
       });
       // The last count goes out before the result: a client drops progress that arrives after it.
       await progress?.finish(result.type !== 'error');
       return toToolResult(result, deps);
     },
   );
+}
+
+/** Who makes an SDK-delivered call, and on which session (the tool and its tasks, tasks.ts). */
+export function callerOf(
+  ctx: ServerContext,
+  session: SessionState,
+  deps: McpDeps,
+): Pick<QueryCall, 'sessionId' | 'principal' | 'runAs' | 'owner' | 'statementPrincipal'> {
+  return {
+    sessionId: ctx.sessionId,
+    principal: ctx.http?.authInfo?.clientId ?? null,
+    runAs: callPrincipal(principalOf(ctx.http?.authInfo), ctx.http !== undefined, deps),
+    owner: ownerOf(ctx.http?.authInfo),
+    statementPrincipal: mcpPrincipal(ctx.http?.authInfo, session),
+  };
 }
 
 export type QueryArgs = z.infer<typeof queryInput>;
@@ -162,7 +173,7 @@ export function callTimeoutMs(meta: unknown): number | undefined | null {
   return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : null;
 }
 
-function badTimeout(): Result {
+export function badTimeout(): Result {
   return {
     type: 'error',
     error_code: 1210,

@@ -3,6 +3,7 @@ import type { McpDeps } from './deps.js';
 import { registerSampleTablePrompt } from './prompt.js';
 import { type QueryToolOptions, registerQueryTool, type SessionState } from './query-tool.js';
 import { registerSchemaResources } from './resources.js';
+import { offerQueryTasks } from './tasks.js';
 
 export const MCP_SERVER_NAME = 'tributary';
 
@@ -33,18 +34,18 @@ export type McpServerFactoryOptions = QueryToolOptions;
 export function createMcpServerFactory(
   deps: McpDeps,
   opts: McpServerFactoryOptions = {},
-): (session?: SessionState) => McpServer {
+): (session?: SessionState, era?: 'legacy' | 'modern') => McpServer {
   const instructions = deps.config.api.mcp.read_only ? INSTRUCTIONS + READ_ONLY_INSTRUCTIONS : INSTRUCTIONS;
   // `session` is passed in when the caller also serves this session's tool calls itself
   // (the direct Streamable HTTP path), so both see the same default database.
-  return (session: SessionState = {}) => {
+  return (session: SessionState = {}, era: 'legacy' | 'modern' = 'legacy') => {
     const server = new McpServer(
       { name: MCP_SERVER_NAME, title: 'Tributary', version: deps.version },
       {
         instructions,
         capabilities: {
           tools: { listChanged: false },
-          resources: { listChanged: false },
+          resources: { listChanged: true },
           prompts: { listChanged: false },
           completions: {},
           // Accepts logging/setLevel (clients send it unasked); tool calls are logged server-side.
@@ -52,7 +53,17 @@ export function createMcpServerFactory(
         },
       },
     );
-    registerQueryTool(server, deps, session, opts);
+    const tool = registerQueryTool(server, deps, session, opts);
+    // Long statements as tasks (2025-11-25 tasks utility); 2026-07-28 moved tasks to an
+    // extension this server does not offer, and its wire has no `capabilities.tasks`.
+    if (era === 'legacy') {
+      const tasks = offerQueryTasks(server, tool, deps, session);
+      const prev = server.server.onclose;
+      server.server.onclose = () => {
+        tasks.close();
+        prev?.();
+      };
+    }
     registerSchemaResources(server, deps, session);
     registerSampleTablePrompt(server, deps, session);
     return server;

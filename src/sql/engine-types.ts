@@ -86,6 +86,14 @@ export interface RowStream {
 
 /** The one engine every face (HTTP, MCP, CLI) calls. Never throws for SQL problems: errors are results. */
 export interface SqlEngine {
+  /**
+   * `listener` runs when what the schema resources list may have changed: a source, table
+   * (DDL run here), file or knowledge base appeared, changed or went, here or on another
+   * replica (start.ts wires the catalog's change feeds in). Returns the unsubscribe.
+   */
+  onSchemaChanged?(listener: () => void): () => void;
+  /** Tell the listeners of onSchemaChanged (one call per change; they debounce). */
+  schemaChanged?(): void;
   execute(sql: string, ctx?: QueryContext, opts?: ExecOptions): Promise<Result>;
   /** Same as execute, but row results stream (for large HTTP answers). Errors before the first row are results. */
   stream(sql: string, ctx?: QueryContext, opts?: ExecOptions): Promise<RowStream | Result>;

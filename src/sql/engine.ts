@@ -1071,6 +1071,23 @@ export class Engine implements SqlEngine, ExecutionContext {
     return values;
   }
 
+  private readonly schemaListeners = new Set<() => void>();
+
+  onSchemaChanged(listener: () => void): () => void {
+    this.schemaListeners.add(listener);
+    return () => this.schemaListeners.delete(listener);
+  }
+
+  schemaChanged(): void {
+    for (const l of this.schemaListeners) {
+      try {
+        l();
+      } catch (e) {
+        this.deps.logger.warn({ err: (e as Error).message }, 'a schema change listener failed');
+      }
+    }
+  }
+
   /** Drop cached metadata and plans (after DDL, DROP DATABASE, or a catalog change). */
   forgetColumns(): void {
     this.columnCache.clear();

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { openRedis } from '../../core/redis.js';
 import { callPrincipal, callQueryTool, type SessionState } from '../../mcp/query-tool.js';
+import { SchemaAnnouncer } from '../../mcp/schema-announcer.js';
 import { createMcpServerFactory } from '../../mcp/server.js';
 import { attachAuth, principalKey } from '../../mcp/transports/auth-info.js';
 import {
@@ -56,6 +57,10 @@ export function registerMcpRoutes(
     );
   }
   const log = deps.logger.child({ component: 'mcp' });
+  // Sessions and listen streams hear of schema changes (mcp/schema-announcer.ts).
+  const announcer = opts.announcer ?? new SchemaAnnouncer(deps.engine, log);
+  opts.announcer = announcer;
+  app.addHook('onClose', async () => announcer.close());
   const streamable = new StreamableEndpoint(
     factory,
     log,
@@ -67,7 +72,7 @@ export function registerMcpRoutes(
     },
     deps.observer?.metrics ? (n) => deps.observer?.metrics?.resultBytes('mcp', n) : undefined,
   );
-  const sse = new SseEndpoint(factory, log, opts.keepAliveMs);
+  const sse = new SseEndpoint(factory, log, opts.keepAliveMs, opts.announcer);
   // Session POSTs skip Fastify's router, through the same security gate; never without one.
   const gate = installedGate(app);
   if (gate) addEarlyHandler(app, sessionPosts(gate, streamable, log));

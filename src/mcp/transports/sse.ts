@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
+import type { SchemaAnnouncer } from '../schema-announcer.js';
 import { jsonRpcError, writeRetry } from './http-util.js';
 
 export const SSE_MESSAGES_PATH = '/mcp/messages';
@@ -14,6 +15,8 @@ interface SseSession {
   keepAlive: NodeJS.Timeout;
   /** Who opened it (streamable.ts principalKey): only they may post to it. */
   owner: string | null;
+  /** Stops schema change announcements to it. */
+  untrack?: () => void;
 }
 
 /**
@@ -29,6 +32,8 @@ export class SseEndpoint {
     private readonly factory: () => McpServer,
     private readonly logger: Logger,
     private readonly keepAliveMs: number,
+    /** Tells open sessions that the schema resources changed. */
+    private readonly announcer?: SchemaAnnouncer,
   ) {}
 
   get sessionCount(): number {
@@ -48,7 +53,8 @@ export class SseEndpoint {
       if (!res.writableEnded) res.write(': keep-alive\n\n');
     }, this.keepAliveMs);
     keepAlive.unref();
-    const session: SseSession = { res, server, transport, keepAlive, owner };
+    const untrack = this.announcer?.track(server);
+    const session: SseSession = { res, server, transport, keepAlive, owner, untrack };
     this.sessions.set(id, session);
     res.once('close', () => this.drop(id, session));
     try {
@@ -78,6 +84,7 @@ export class SseEndpoint {
 
   private drop(id: string, session: SseSession): void {
     clearInterval(session.keepAlive);
+    session.untrack?.();
     if (this.sessions.get(id) !== session) return;
     this.sessions.delete(id);
     this.logger.debug({ session: id }, 'mcp sse session closed');

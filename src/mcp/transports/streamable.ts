@@ -11,6 +11,7 @@ import {
 import type { Logger } from 'pino';
 import type { Principal } from '../../auth/types.js';
 import type { SessionState } from '../query-tool.js';
+import type { SchemaAnnouncer } from '../schema-announcer.js';
 import { attachAuth, principalKey } from './auth-info.js';
 import { DirectSession, type RunQueryTool } from './direct-call.js';
 import { BoundedEventStore } from './event-store.js';
@@ -33,6 +34,8 @@ export interface StreamableOptions {
   sseAfterMs?: number;
   /** Sessions every replica can pick up (Redis); absent: sessions live in this process only. */
   shared?: SharedSessions | null;
+  /** Tells sessions and `subscriptions/listen` streams that the schema resources changed. */
+  announcer?: SchemaAnnouncer;
 }
 
 interface Session {
@@ -67,7 +70,7 @@ export class StreamableEndpoint {
   private closed = false;
 
   constructor(
-    private readonly factory: (session?: SessionState) => McpServer,
+    private readonly factory: (session?: SessionState, era?: 'legacy' | 'modern') => McpServer,
     private readonly logger: Logger,
     private readonly opts: StreamableOptions,
     /** Runs the `query` tool for the direct path (direct-call.ts); without it every message goes to the SDK. */
@@ -75,12 +78,13 @@ export class StreamableEndpoint {
     /** Size of each direct-path answer (metrics). */
     private readonly onResultBytes?: (n: number) => void,
   ) {
-    this.modern = createMcpHandler(() => factory(), {
+    this.modern = createMcpHandler(() => factory(undefined, 'modern'), {
       legacy: 'reject',
       keepAliveMs: opts.keepAliveMs,
       maxRequestBodySize: MCP_BODY_LIMIT,
       onerror: (e) => this.logger.debug({ err: e.message }, 'mcp streamable (2026) request error'),
     });
+    opts.announcer?.addListenNotifier(this.modern.notify);
     this.modernNode = toNodeHandler(this.modern, {
       maxRequestBodySize: MCP_BODY_LIMIT,
       onerror: (e) => this.logger.warn({ err: e.message }, 'mcp streamable (2026) handler failed'),
@@ -220,7 +224,11 @@ export class StreamableEndpoint {
     current.transport = transport;
     // connect() takes over the transport's callbacks; the Protocol's onclose is ours to use.
     await server.connect(transport);
+    const untrack = this.opts.announcer?.track(server);
+    const closeTasks = server.server.onclose;
     server.server.onclose = () => {
+      closeTasks?.();
+      untrack?.();
       direct.abortAll();
       const id = transport.sessionId;
       if (id && this.sessions.get(id)?.transport === transport) {

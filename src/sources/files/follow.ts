@@ -48,6 +48,11 @@ export class CatalogFollower {
     this.listeners.add(listener);
   }
 
+  /** Tell the listeners that tables changed here (an upload, replace or drop on this process). */
+  announce(): void {
+    this.emit();
+  }
+
   private emit(): void {
     for (const l of this.listeners) l();
   }

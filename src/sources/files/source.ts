@@ -198,7 +198,7 @@ export class FilesSource implements Source {
     return src;
   }
 
-  /** `listener` runs when tables changed because another replica changed them. */
+  /** `listener` runs when tables changed: uploaded, replaced or dropped here or by another replica. */
   onChanged(listener: () => void): void {
     this.follower.onChanged(listener);
   }
@@ -323,6 +323,7 @@ export class FilesSource implements Source {
         if (!rec) return false;
         await this.removeNow(rec);
         this.opts.logger.info({ table: rec.name }, 'files: table removed');
+        this.follower.announce();
         return true;
       }),
     );
@@ -431,6 +432,7 @@ export class FilesSource implements Source {
     if (previous && previous.sha256 !== record.sha256) await this.bytes.release(previous);
     if (previous && previous.storagePath !== record.storagePath)
       await this.retire(localPathOf(this.opts.storageDir, previous));
+    this.follower.announce();
     return record;
   }
 

@@ -24,6 +24,8 @@ export interface ExecutionContext {
   runOpts(opts: ExecOptions): RunOptions;
   /** Drop cached metadata and plans (after DDL, DROP DATABASE, or a catalog change). */
   forgetColumns(): void;
+  /** A source or table appeared, changed or went (SqlEngine.schemaChanged). */
+  schemaChanged(): void;
   listDatabases(): Promise<string[]>;
   listTables(db: string): Promise<TableInfo[]>;
   columns(source: Source, schema: string | null, table: string): Promise<ColumnInfo[]>;

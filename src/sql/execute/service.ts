@@ -46,10 +46,12 @@ export async function runService(
     }
     case 'create_database':
       await sources.create(stmt.name, stmt.engine, stmt.params, { ifNotExists: stmt.ifNotExists });
+      engine.schemaChanged();
       return { kind: 'ok', affected: 1 };
     case 'drop_database':
       await sources.drop(stmt.name, { ifExists: stmt.ifExists });
       engine.forgetColumns();
+      engine.schemaChanged();
       if (ctx.db && ctx.db.toLowerCase() === stmt.name.toLowerCase()) ctx.db = undefined;
       return { kind: 'ok', affected: 0 };
     case 'use': {
@@ -181,6 +183,7 @@ export async function runService(
             `DROP TABLE ${stmt.ifExists ? 'IF EXISTS ' : ''}${tableName(source.dialect, table.schema, table.table)}`,
           );
       engine.forgetColumns();
+      engine.schemaChanged();
       return { kind: 'ok', affected: r.affectedRows ?? 0 };
     }
     default:

@@ -52,7 +52,12 @@ export async function runWrite(
   // Inside the caller's transaction the write runs on the connection held for it (1235 for a second source).
   const run = (held: HeldConnection | undefined) =>
     writeTo(engine, source, ast, ctx, opts, size, { kind, target, refs, others, dialect }, held);
-  return opts.transaction ? opts.transaction.write(source, opts.signal, run) : run(undefined);
+  const outcome = await (opts.transaction
+    ? opts.transaction.write(source, opts.signal, run)
+    : run(undefined));
+  // CREATE TABLE: the source's table list changed.
+  if (ast.type === 'create') engine.schemaChanged();
+  return outcome;
 }
 
 /** runWrite's work once its target source is known, on `held` when a transaction holds it. */
