@@ -13,7 +13,7 @@
  * the rest of the statement when one source holds it all, so the filter is pushed with it.
  */
 import type { Expr, FromItem, SelectItem, SelectStmt, TableItem } from '../ast/nodes.js';
-import { cteNames, nameOf, tableItems } from '../ast/walk.js';
+import { andAll, conjuncts, cteNames, nameOf, tableItems, visit } from '../ast/walk.js';
 import { SCHEMA_SEP } from '../parse/prepass.js';
 import { namedTable } from './access.js';
 import type { Applied, TableName } from './decide.js';
@@ -35,6 +35,7 @@ export interface RelationLookups {
 export async function applyRowPolicy(ast: object, look: RelationLookups): Promise<string[]> {
   const ctes = cteNames(ast as never);
   const rules: string[] = [];
+  const owners = soleTableOwners(ast);
   for (const node of tableItems(ast as never)) {
     const target = tableOf(node, ctes, look);
     if (!target) continue;
@@ -47,7 +48,12 @@ export async function applyRowPolicy(ast: object, look: RelationLookups): Promis
     const masked = new Map(masks.map((m) => [m.column.toLowerCase(), m]));
     for (const id of [filter?.rule, ...masks.map((m) => m.rule)])
       if (id && !rules.includes(id)) rules.push(id);
-    replaceWithRelation(node, columns, masked, filter?.value ?? null);
+    const qualifier = nameOf(node.as) ?? node.table.slice(node.table.indexOf(SCHEMA_SEP) + 1);
+    const owner = owners.get(node);
+    const plain = new Set(columns.map((c) => c.toLowerCase()).filter((c) => !masked.has(c)));
+    const copied = owner ? conjuncts(owner.where).filter((c) => safeToCopy(c, qualifier, plain)) : [];
+    const where = andAll([...(filter ? [filter.value] : []), ...copied].map((e) => structuredClone(e)));
+    replaceWithRelation(node, qualifier, columns, masked, where);
   }
   return rules;
 }
@@ -64,14 +70,28 @@ function tableOf(
   return source ? { source, schema, table } : null;
 }
 
+/**
+ * `LIMIT 9223372036854775807 OFFSET 0`: a bound that changes nothing, and the one thing every
+ * planner respects as a fence: none merges the relation into the statement or moves the
+ * statement's predicates below its filter, so no predicate of the statement (a cast, a
+ * division) runs on a row the filter removes and prints its value in an error.
+ */
+const FENCE = (): SelectStmt['limit'] => ({
+  seperator: 'offset',
+  value: [
+    { type: 'number', value: '9223372036854775807' } as unknown as Expr,
+    { type: 'number', value: 0 } as unknown as Expr,
+  ],
+});
+
 /** The item becomes `(SELECT <columns, masked> FROM <the table> WHERE <filter>) AS <its name>`, keeping its join. */
 function replaceWithRelation(
   node: TableItem,
+  qualifier: string,
   columns: string[],
   masks: Map<string, { expr: Expr }>,
-  filter: Expr | null,
+  where: Expr | null,
 ): void {
-  const qualifier = nameOf(node.as) ?? node.table.slice(node.table.indexOf(SCHEMA_SEP) + 1);
   const inner: TableItem = { db: node.db, schema: node.schema ?? null, table: node.table, as: qualifier };
   const items: SelectItem[] = columns.map((c) => {
     const m = masks.get(c.toLowerCase());
@@ -85,15 +105,76 @@ function replaceWithRelation(
     distinct: null,
     columns: items,
     from: [inner],
-    where: filter ? structuredClone(filter) : null,
+    where,
     groupby: null,
     having: null,
     orderby: null,
-    limit: null,
+    limit: FENCE(),
   };
   const item = node as unknown as Record<string, unknown>;
   for (const k of ['db', 'schema', 'table']) delete item[k];
   const derived = item as unknown as Extract<FromItem, { expr: unknown }>;
   derived.expr = { type: 'subquery', ast: select, parentheses: true } as never;
   derived.as = qualifier;
+}
+
+/** SELECTs whose FROM is one table and nothing else, by that table item. */
+function soleTableOwners(ast: object): Map<TableItem, SelectStmt> {
+  const out = new Map<TableItem, SelectStmt>();
+  visit(ast, (n) => {
+    const from = n.type === 'select' ? (n.from as FromItem[] | null) : null;
+    if (
+      from?.length === 1 &&
+      typeof (from[0] as TableItem).table === 'string' &&
+      !(from[0] as { expr?: unknown }).expr
+    )
+      out.set(from[0] as TableItem, n as unknown as SelectStmt);
+  });
+  return out;
+}
+
+const COMPARE = new Set([
+  '=',
+  '<>',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'IN',
+  'NOT IN',
+  'IS',
+  'IS NOT',
+  'BETWEEN',
+  'NOT BETWEEN',
+]);
+const CONSTANT = new Set([
+  'number',
+  'string',
+  'single_quote_string',
+  'bool',
+  'null',
+  'param',
+  'date',
+  'time',
+  'timestamp',
+  'datetime',
+]);
+
+/**
+ * A conjunct of the statement's WHERE that may be copied below the fence, next to the filter:
+ * an unmasked column of this table compared with constants. It can fail on its constants
+ * only, never on a row's value, so running it next to the filter prints nothing of a filtered
+ * row; the statement keeps it too. What it buys: the source's index serves `id = 5` again.
+ */
+function safeToCopy(e: Expr, qualifier: string, plain: ReadonlySet<string>): boolean {
+  if (e.type !== 'binary_expr' || !COMPARE.has(String(e.operator).toUpperCase())) return false;
+  const col = e.left as Expr;
+  if (col.type !== 'column_ref' || typeof col.column !== 'string') return false;
+  const t = nameOf(col.table as string | null);
+  if (t !== null && t.toLowerCase() !== qualifier.toLowerCase()) return false;
+  if (!plain.has(col.column.toLowerCase())) return false;
+  const right = e.right as Expr;
+  const values = right.type === 'expr_list' ? (right.value as Expr[]) : [right];
+  return values.length > 0 && values.every((v) => CONSTANT.has(v.type));
 }
