@@ -16,7 +16,7 @@ import type { Expr, FromItem, SelectItem, SelectStmt, TableItem } from '../ast/n
 import { andAll, conjuncts, cteNames, nameOf, tableItems, visit } from '../ast/walk.js';
 import { SCHEMA_SEP } from '../parse/prepass.js';
 import { namedTable } from './access.js';
-import type { Applied, TableName } from './decide.js';
+import type { Applied, Mask, TableName } from './decide.js';
 
 export interface RelationLookups {
   /** The default database (context.db / USE). */
@@ -25,16 +25,25 @@ export interface RelationLookups {
   /** The source's default schema (PostgreSQL `public`), when an unqualified table needs one. */
   defaultSchema(source: string): string | null;
   filterFor(t: TableName): Applied<Expr> | null;
-  masksFor(t: TableName): { column: string; expr: Expr; rule: string }[];
+  masksFor(t: TableName): Mask[];
   hidden(t: TableName): ReadonlySet<string>;
   /** The table's columns, as the source spells them, in order. */
   columns(t: { source: string; schema: string | null; table: string }): Promise<string[]>;
 }
 
-/** Rewrite the statement in place; returns the ids of the rules applied (empty: nothing rewritten). */
-export async function applyRowPolicy(ast: object, look: RelationLookups): Promise<string[]> {
+/** What the rewrite did: the ids of the rules applied, and per table read a line for EXPLAIN. */
+export interface RowPolicyApplied {
+  /** Empty: nothing rewritten. */
+  rules: string[];
+  /** `crm.tickets: tables[0] filter region = 'EU'; tables[0] mask email AS CONCAT(...)`, once per table. */
+  notes: string[];
+}
+
+/** Rewrite the statement in place. */
+export async function applyRowPolicy(ast: object, look: RelationLookups): Promise<RowPolicyApplied> {
   const ctes = cteNames(ast as never);
   const rules: string[] = [];
+  const notes: string[] = [];
   const owners = soleTableOwners(ast);
   for (const node of tableItems(ast as never)) {
     const target = tableOf(node, ctes, look);
@@ -48,6 +57,8 @@ export async function applyRowPolicy(ast: object, look: RelationLookups): Promis
     const masked = new Map(masks.map((m) => [m.column.toLowerCase(), m]));
     for (const id of [filter?.rule, ...masks.map((m) => m.rule)])
       if (id && !rules.includes(id)) rules.push(id);
+    const note = explainNote(name, filter, masks);
+    if (!notes.includes(note)) notes.push(note);
     const qualifier = nameOf(node.as) ?? node.table.slice(node.table.indexOf(SCHEMA_SEP) + 1);
     const owner = owners.get(node);
     const plain = new Set(columns.map((c) => c.toLowerCase()).filter((c) => !masked.has(c)));
@@ -55,7 +66,16 @@ export async function applyRowPolicy(ast: object, look: RelationLookups): Promis
     const where = andAll([...(filter ? [filter.value] : []), ...copied].map((e) => structuredClone(e)));
     replaceWithRelation(node, qualifier, columns, masked, where);
   }
-  return rules;
+  return { rules, notes };
+}
+
+/** How EXPLAIN names what the policy did to one table (hidden columns are not named). */
+function explainNote(t: TableName, filter: Applied<Expr> | null, masks: Mask[]): string {
+  const parts = [
+    ...(filter ? [`${filter.rule} filter ${filter.text}`] : []),
+    ...masks.map((m) => `${m.rule} mask ${m.column} AS ${m.text}`),
+  ];
+  return `${[t.source, t.schema, t.table].filter(Boolean).join('.')}: ${parts.join('; ')}`;
 }
 
 function tableOf(

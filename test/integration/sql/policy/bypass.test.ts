@@ -365,7 +365,16 @@ describe('access policy bypass suite', () => {
       "EXPLAIN SELECT id FROM crm.tickets WHERE email = 'bob@example.com' OR id = 2",
     );
     assert.equal(r.type, 'table', JSON.stringify(r));
-    const [[, source, operation, sql]] = r.data;
+    const [[, source, operation, sql], ...rest] = r.data;
+    // The rule that added the filter and the mask, named (hidden columns are not).
+    assert.deepEqual(rest, [
+      [
+        2,
+        'policy',
+        "crm.public.tickets: tables[0] filter region = 'EU'; tables[0] mask email AS CONCAT(LEFT(email, 2), '***')",
+        '',
+      ],
+    ]);
     // One statement at PostgreSQL, the policy's filter inside it (as its collation-exact form).
     assert.equal(source, 'crm');
     assert.equal(operation, 'pushdown');
@@ -472,6 +481,27 @@ describe('access policy bypass suite', () => {
     } finally {
       await client.close();
     }
+  });
+
+  test('EXPLAIN of a statement across sources names the rule too, after the local step', async () => {
+    const r = await http(
+      tokens.support,
+      'EXPLAIN SELECT n.note, t.email FROM shop.notes n JOIN crm.tickets t ON t.id = n.ticket_id',
+    );
+    assert.equal(r.type, 'table', JSON.stringify(r));
+    const last = r.data.at(-1);
+    assert.deepEqual(last.slice(1), [
+      'policy',
+      "crm.public.tickets: tables[0] filter region = 'EU'; tables[0] mask email AS CONCAT(LEFT(email, 2), '***')",
+      '',
+    ]);
+    assert.equal(r.data.at(-2)[1], 'local');
+    // The admin's EXPLAIN has no policy row.
+    const free = await http(tokens.admin, 'EXPLAIN SELECT id FROM crm.tickets');
+    assert.deepEqual(
+      free.data.map((x: unknown[]) => x[1]),
+      ['crm'],
+    );
   });
 
   test('a changed policy file applies to the next statement', async () => {
