@@ -962,7 +962,7 @@ export class Engine implements SqlEngine, ExecutionContext {
       hidden: (t) => hiddenColumns(decideTable(policy, ctx.principal!, t)),
       columns: async (t) => {
         const source = await this.deps.sources.get(t.source);
-        return (await this.columns(source, t.schema, t.table)).map((c) => c.name);
+        return (await this.columns(source, t.schema, t.table)).map((c) => ({ name: c.name, type: c.type }));
       },
     });
     return applied.notes;

@@ -27,8 +27,12 @@ export interface RelationLookups {
   filterFor(t: TableName): Applied<Expr> | null;
   masksFor(t: TableName): Mask[];
   hidden(t: TableName): ReadonlySet<string>;
-  /** The table's columns, as the source spells them, in order. */
-  columns(t: { source: string; schema: string | null; table: string }): Promise<string[]>;
+  /** The table's columns, as the source spells them, in order, with their MySQL types. */
+  columns(t: {
+    source: string;
+    schema: string | null;
+    table: string;
+  }): Promise<{ name: string; type: string }[]>;
 }
 
 /** What the rewrite did: the ids of the rules applied, and per table read a line for EXPLAIN. */
@@ -45,6 +49,9 @@ export async function applyRowPolicy(ast: object, look: RelationLookups): Promis
   const rules: string[] = [];
   const notes: string[] = [];
   const owners = soleTableOwners(ast);
+  // Every predicate of the statement, before the rewrite adds its own; those found harmless below are struck off.
+  const unsafe = new Set(predicates(ast));
+  const made: SelectStmt[] = [];
   for (const node of tableItems(ast as never)) {
     const target = tableOf(node, ctes, look);
     if (!target) continue;
@@ -53,7 +60,8 @@ export async function applyRowPolicy(ast: object, look: RelationLookups): Promis
     const masks = look.masksFor(name);
     if (!filter && masks.length === 0) continue;
     const hidden = look.hidden(name);
-    const columns = (await look.columns(target)).filter((c) => !hidden.has(c.toLowerCase()));
+    const typed = (await look.columns(target)).filter((c) => !hidden.has(c.name.toLowerCase()));
+    const columns = typed.map((c) => c.name);
     const masked = new Map(masks.map((m) => [m.column.toLowerCase(), m]));
     for (const id of [filter?.rule, ...masks.map((m) => m.rule)])
       if (id && !rules.includes(id)) rules.push(id);
@@ -61,11 +69,19 @@ export async function applyRowPolicy(ast: object, look: RelationLookups): Promis
     if (!notes.includes(note)) notes.push(note);
     const qualifier = nameOf(node.as) ?? node.table.slice(node.table.indexOf(SCHEMA_SEP) + 1);
     const owner = owners.get(node);
-    const plain = new Set(columns.map((c) => c.toLowerCase()).filter((c) => !masked.has(c)));
+    const plain = new Map(
+      typed
+        .filter((c) => !masked.has(c.name.toLowerCase()))
+        .map((c) => [c.name.toLowerCase(), NUMERIC.test(c.type)]),
+    );
     const copied = owner ? conjuncts(owner.where).filter((c) => safeToCopy(c, qualifier, plain)) : [];
+    for (const c of copied) unsafe.delete(c);
     const where = andAll([...(filter ? [filter.value] : []), ...copied].map((e) => structuredClone(e)));
-    replaceWithRelation(node, qualifier, columns, masked, where);
+    made.push(replaceWithRelation(node, qualifier, columns, masked, where));
   }
+  // Fenced only when the statement has a predicate that could run next to the filter and fail on
+  // a filtered row: a COUNT(*) or a point lookup stays one flat statement the source plans freely.
+  if (unsafe.size > 0) for (const s of made) s.limit = FENCE();
   return { rules, notes };
 }
 
@@ -111,7 +127,7 @@ function replaceWithRelation(
   columns: string[],
   masks: Map<string, { expr: Expr }>,
   where: Expr | null,
-): void {
+): SelectStmt {
   const inner: TableItem = { db: node.db, schema: node.schema ?? null, table: node.table, as: qualifier };
   const items: SelectItem[] = columns.map((c) => {
     const m = masks.get(c.toLowerCase());
@@ -129,13 +145,29 @@ function replaceWithRelation(
     groupby: null,
     having: null,
     orderby: null,
-    limit: FENCE(),
+    limit: null,
   };
   const item = node as unknown as Record<string, unknown>;
   for (const k of ['db', 'schema', 'table']) delete item[k];
   const derived = item as unknown as Extract<FromItem, { expr: unknown }>;
   derived.expr = { type: 'subquery', ast: select, parentheses: true } as never;
   derived.as = qualifier;
+  return select;
+}
+
+/**
+ * The conjuncts of every WHERE and HAVING and every JOIN's ON in the statement: what a source
+ * may evaluate in the same scan as a relation's filter (PostgreSQL moves a HAVING without an
+ * aggregate into WHERE, and an ON naming one side down to its scan).
+ */
+function predicates(ast: object): Expr[] {
+  const out: Expr[] = [];
+  visit(ast, (n) => {
+    if (n.type === 'select') {
+      out.push(...conjuncts(n.where as Expr | null), ...conjuncts(n.having as Expr | null));
+    } else if (n.on && typeof n.on === 'object') out.push(...conjuncts(n.on as Expr));
+  });
+  return out;
 }
 
 /** SELECTs whose FROM is one table and nothing else, by that table item. */
@@ -168,33 +200,31 @@ const COMPARE = new Set([
   'BETWEEN',
   'NOT BETWEEN',
 ]);
-const CONSTANT = new Set([
-  'number',
-  'string',
-  'single_quote_string',
-  'bool',
-  'null',
-  'param',
-  'date',
-  'time',
-  'timestamp',
-  'datetime',
-]);
+/** Constants a numeric column may be compared with: whatever is converted, it is the constant. */
+const FOR_NUMBER = new Set(['number', 'string', 'single_quote_string', 'bool', 'null', 'param']);
+/** Constants any other column may be compared with without converting the column's values. */
+const FOR_OTHER = new Set(['string', 'single_quote_string', 'null', 'date', 'time', 'timestamp', 'datetime']);
+const NUMERIC = /INT|DECIMAL|NUMERIC|FLOAT|DOUBLE|REAL|BIT|YEAR|BOOL/i;
 
 /**
  * A conjunct of the statement's WHERE that may be copied below the fence, next to the filter:
- * an unmasked column of this table compared with constants. It can fail on its constants
- * only, never on a row's value, so running it next to the filter prints nothing of a filtered
- * row; the statement keeps it too. What it buys: the source's index serves `id = 5` again.
+ * an unmasked column of this table compared with constants that need no conversion of the
+ * column's values (a number column with anything constant, any other column with strings and
+ * dates: `body = 42` converts every body to a number, and may fail on a filtered row's). It can
+ * fail on its constants only, never on a row's value, so running it next to the filter prints
+ * nothing of a filtered row; the statement keeps it too. What it buys: the source's index
+ * serves `id = 5` again.
  */
-function safeToCopy(e: Expr, qualifier: string, plain: ReadonlySet<string>): boolean {
+function safeToCopy(e: Expr, qualifier: string, plain: ReadonlyMap<string, boolean>): boolean {
   if (e.type !== 'binary_expr' || !COMPARE.has(String(e.operator).toUpperCase())) return false;
   const col = e.left as Expr;
   if (col.type !== 'column_ref' || typeof col.column !== 'string') return false;
   const t = nameOf(col.table as string | null);
   if (t !== null && t.toLowerCase() !== qualifier.toLowerCase()) return false;
-  if (!plain.has(col.column.toLowerCase())) return false;
+  const numeric = plain.get(col.column.toLowerCase());
+  if (numeric === undefined) return false;
   const right = e.right as Expr;
   const values = right.type === 'expr_list' ? (right.value as Expr[]) : [right];
-  return values.length > 0 && values.every((v) => CONSTANT.has(v.type));
+  const allowed = numeric ? FOR_NUMBER : FOR_OTHER;
+  return values.length > 0 && values.every((v) => allowed.has(v.type));
 }
