@@ -156,7 +156,8 @@ function replaceWithRelation(
 }
 
 /**
- * The conjuncts of every WHERE and HAVING and every JOIN's ON in the statement: what a source
+ * The conjuncts of every WHERE and HAVING and every JOIN's ON (a USING or NATURAL join as a
+ * whole) in the statement: what a source
  * may evaluate in the same scan as a relation's filter (PostgreSQL moves a HAVING without an
  * aggregate into WHERE, and an ON naming one side down to its scan).
  */
@@ -166,6 +167,8 @@ function predicates(ast: object): Expr[] {
     if (n.type === 'select') {
       out.push(...conjuncts(n.where as Expr | null), ...conjuncts(n.having as Expr | null));
     } else if (n.on && typeof n.on === 'object') out.push(...conjuncts(n.on as Expr));
+    // USING and NATURAL compare columns without an expression to look at: counted as one that could fail.
+    else if ((Array.isArray(n.using) && n.using.length > 0) || n.natural) out.push(n as unknown as Expr);
   });
   return out;
 }

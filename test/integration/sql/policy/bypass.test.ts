@@ -101,6 +101,8 @@ const SHAPES: Record<string, string> = {
     'SELECT n.note, t.email, t.region FROM shop.notes n JOIN T t ON t.id = n.ticket_id ORDER BY n.note',
   left_join_across_sources:
     'SELECT n.note, t.email FROM shop.notes n LEFT JOIN T t ON t.id = n.ticket_id WHERE n.ticket_id > 0 ORDER BY n.note',
+  join_using: 'SELECT c.name, t.email FROM crm.customers c JOIN T t USING (id) ORDER BY c.name',
+  cross_join: 'SELECT c.name, t.email FROM crm.customers c CROSS JOIN T t ORDER BY c.name, t.email',
   window:
     'SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS rn, COUNT(*) OVER () AS n, FIRST_VALUE(email) OVER (ORDER BY id DESC) AS f FROM T ORDER BY id',
   group_by: 'SELECT region, COUNT(*) AS n, MAX(email) AS m FROM T GROUP BY region ORDER BY region',
