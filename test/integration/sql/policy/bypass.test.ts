@@ -392,6 +392,31 @@ describe('access policy bypass suite', () => {
     assert.match(point.data[0][3], /= 'EU'\) AND \("id" = 3\)\) AS "tickets" WHERE "id" = 3$/);
   });
 
+  test('EXPLAIN of every shape over HTTP, MCP and the wire names the rule and prints no raw value', async () => {
+    const client = await mcpClient(tokens.support);
+    const conn = await wire(SUPPORT);
+    try {
+      for (const [name, sql] of Object.entries(SHAPES)) {
+        if (name === 'info_columns') continue;
+        const q = `EXPLAIN ${sub(sql, 'crm.tickets', 'tickets')}`;
+        const h = await http(tokens.support, q);
+        assert.equal(h.type, 'table', `${name}: ${JSON.stringify(h)}`);
+        assert.ok(
+          h.data.some(
+            (r: unknown[]) => r[1] === 'policy' && /tables\[0\] filter region = 'EU'/.test(String(r[2])),
+          ),
+          name,
+        );
+        await mcp(client, q);
+        const [rows] = await conn.query(q);
+        record(q, JSON.stringify(rows));
+      }
+    } finally {
+      await client.close();
+      await conn.end();
+    }
+  });
+
   test('a statement without predicates of its own is not fenced (a COUNT(*) stays flat)', async () => {
     const r = await http(tokens.support, 'EXPLAIN SELECT COUNT(*) FROM crm.tickets');
     assert.doesNotMatch(r.data[0][3], /OFFSET/);
