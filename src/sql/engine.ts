@@ -938,20 +938,22 @@ export class Engine implements SqlEngine, ExecutionContext {
   async plan(ast: SqlStatement, ctx: QueryContext, size = 0): Promise<Plan> {
     const kb = this.deps.kb;
     const starred = hasSelectStar(ast) && (await this.leaveOutHidden(ast, ctx));
-    const filtered = await this.filterAndMask(ast, ctx);
+    const notes = await this.filterAndMask(ast, ctx);
     const refs = bindTables(ast, ctx, kb ? (n) => kb.has(n) : undefined);
     await breathe(size);
-    const plan = await this.planBound(ast, refs, ctx);
-    if (starred || filtered) this.policyShaped.add(plan);
+    const bound = await this.planBound(ast, refs, ctx);
+    // A plan the policy rewrote is this statement's own (never shared): it may carry the notes.
+    const plan = notes.length > 0 ? { ...bound, policy: notes } : bound;
+    if (starred || notes.length > 0) this.policyShaped.add(plan);
     return plan;
   }
 
-  /** Each table read becomes its principal's filtered, masked relation (policy/relation.ts); true when any did. */
-  private async filterAndMask(ast: SqlStatement, ctx: QueryContext): Promise<boolean> {
+  /** Each table read becomes its principal's filtered, masked relation (policy/relation.ts); what it did, per table. */
+  private async filterAndMask(ast: SqlStatement, ctx: QueryContext): Promise<string[]> {
     const policy = this.gate.bound(ctx);
-    if (!policy) return false;
+    if (!policy) return [];
     const kb = this.deps.kb;
-    const rules = await applyRowPolicy(ast, {
+    const applied = await applyRowPolicy(ast, {
       db: ctx.db,
       isKb: kb ? (n) => kb.has(n) : undefined,
       defaultSchema: (s) => this.deps.sources.peek?.(s)?.defaultSchema ?? null,
@@ -960,10 +962,10 @@ export class Engine implements SqlEngine, ExecutionContext {
       hidden: (t) => hiddenColumns(decideTable(policy, ctx.principal!, t)),
       columns: async (t) => {
         const source = await this.deps.sources.get(t.source);
-        return (await this.columns(source, t.schema, t.table)).map((c) => c.name);
+        return (await this.columns(source, t.schema, t.table)).map((c) => ({ name: c.name, type: c.type }));
       },
     });
-    return rules.length > 0;
+    return applied.notes;
   }
 
   /** `*` in the statement without the columns its principal may not see (policy/star.ts); true when rewritten. */

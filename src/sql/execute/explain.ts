@@ -24,6 +24,8 @@ export async function explain(c: ExecutionContext, stmt: Statement, ctx: QueryCo
     for (const k of plan.kb) rows.push([i++, `knowledge_base ${k.ref.table}`, kbAgreement(k), kbRequest(k)]);
     rows.push([i, 'local', 'duckdb', plan.localSql]);
   }
+  // What the access policy added, and the rule that did (a row per table it rewrote).
+  for (const note of plan.policy ?? []) rows.push([rows.length + 1, 'policy', note, '']);
   return {
     columns: [
       { name: 'step', type: 'INT' },

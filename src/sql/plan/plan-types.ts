@@ -63,7 +63,7 @@ export interface Fragment {
   withKeys(column: string, keys: unknown[]): string | null;
 }
 
-export type Plan =
+export type Plan = (
   | {
       kind: 'pushdown';
       source: Source;
@@ -84,7 +84,11 @@ export type Plan =
       dynamic: DynamicFilter[];
       retype?: ResultType[];
       origins?: (ColumnOrigin | null)[];
-    };
+    }
+) & {
+  /** What the access policy did to the tables read, one line per table (EXPLAIN; Engine.plan). */
+  policy?: string[];
+};
 
 export interface PlanLookup {
   source(name: string): Promise<Source>;

@@ -103,6 +103,8 @@ export interface Applied<T> {
   value: T;
   /** `tables[2]`. */
   rule: string;
+  /** The rule's expression as the file writes it (EXPLAIN). */
+  text: string;
 }
 
 /**
@@ -113,19 +115,24 @@ export interface Applied<T> {
 export function filterFor(policy: Policy, p: Principal, t: TableName): Applied<Expr> | null {
   const d = decideTable(policy, p, t);
   if (!d.rule?.filter) return null;
-  return { value: bindPrincipal(d.rule.filter, p), rule: d.rule.id };
+  return { value: bindPrincipal(d.rule.filter, p), rule: d.rule.id, text: d.rule.filterText ?? '' };
+}
+
+/** A column's mask: the expression read in its place, its rule, and the mask as written. */
+export interface Mask {
+  column: string;
+  expr: Expr;
+  rule: string;
+  text: string;
 }
 
 /** The masks of the table's columns: each expression read in its column's place. */
-export function masksFor(
-  policy: Policy,
-  p: Principal,
-  t: TableName,
-): { column: string; expr: Expr; rule: string }[] {
+export function masksFor(policy: Policy, p: Principal, t: TableName): Mask[] {
   const d = decideTable(policy, p, t);
-  const out: { column: string; expr: Expr; rule: string }[] = [];
+  const out: Mask[] = [];
   for (const c of d.rule?.columns.values() ?? [])
-    if (c.allow && c.mask) out.push({ column: c.name, expr: bindPrincipal(c.mask, p), rule: d.rule!.id });
+    if (c.allow && c.mask)
+      out.push({ column: c.name, expr: bindPrincipal(c.mask, p), rule: d.rule!.id, text: c.maskText ?? '' });
   return out;
 }
 

@@ -11,7 +11,7 @@ import type { QueryContext, StatementPrincipal } from '../engine-types.js';
 import type { Statement } from '../parse/index.js';
 import { TtlLru } from '../plan/cache.js';
 import { type Access, statementAccess } from './access.js';
-import { type Applied, filterFor, masksFor, type TableName } from './decide.js';
+import { type Applied, filterFor, type Mask, masksFor, type TableName } from './decide.js';
 import { type Authorization, authorize, type PolicyView, viewOf } from './enforce.js';
 import type { Policy } from './model.js';
 
@@ -69,7 +69,7 @@ export class PolicyGate {
   }
 
   /** The column masks the planner reads in place of a table's columns, each with its rule. */
-  masksFor(ctx: QueryContext, t: TableName): { column: string; expr: Expr; rule: string }[] {
+  masksFor(ctx: QueryContext, t: TableName): Mask[] {
     const policy = this.bound(ctx);
     return policy ? masksFor(policy, ctx.principal!, t) : [];
   }
