@@ -9,109 +9,27 @@
  * the replicas share one PostgreSQL catalog, one secret key and one Redis, as docs/deploy.md says.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { createPgDatabase, ensureService, REDIS } from '../../helpers/services.js';
+import { type ReplicaCluster, replicaCluster } from '../../helpers/replica-cluster.js';
 import { connect } from '../mcp/helpers/clients.js';
 
-const MAIN = fileURLToPath(new URL('../../../src/cli/main.ts', import.meta.url));
-const NGINX_CONF = fileURLToPath(new URL('../../../deploy/nginx.conf', import.meta.url));
-const work = mkdtempSync(join(tmpdir(), 'i30-drain-rolling-'));
-// Below Linux's ephemeral range, so no client socket holds a port a replica restarts on.
-const base = 20000 + 4 * Math.floor(Math.random() * 3000);
-const ports = { nginx: base, a: base + 1, b: base + 2 };
-let catalog: { database: string; drop: () => Promise<void> };
-let nginx: ChildProcess | null = null;
-const env: Record<string, string> = {};
+let cluster: ReplicaCluster;
 
 before(async () => {
-  await ensureService('redis');
-  catalog = await createPgDatabase('i30_drain_rolling');
-  Object.assign(env, {
-    PATH: process.env.PATH ?? '',
-    HOME: work,
-    TRIBUTARY_CATALOG_URL: `postgres://postgres@127.0.0.1:5432/${catalog.database}`,
-    TRIBUTARY_SECRET_KEY: randomBytes(32).toString('base64'),
-    TRIBUTARY_REDIS_URL: `redis://${REDIS.host}:${REDIS.port}`,
-    TRIBUTARY_HTTP_HOST: '127.0.0.1',
-    TRIBUTARY_MYSQL_ENABLED: 'false',
-    TRIBUTARY_LOG_FORMAT: 'json',
-    TRIBUTARY_LOG_LEVEL: 'warn',
-    TRIBUTARY_HTTP_DRAIN_MS: '5000',
-  });
+  cluster = await replicaCluster('i30_drain_rolling');
 });
 
 after(async () => {
-  nginx?.kill('SIGQUIT');
-  await catalog?.drop();
-  rmSync(work, { recursive: true, force: true });
+  await cluster?.stop();
 });
-
-interface Replica {
-  child: ChildProcess;
-  exited: Promise<number | null>;
-}
-
-async function startReplica(name: 'a' | 'b'): Promise<Replica> {
-  const storage = join(work, name);
-  mkdirSync(storage, { recursive: true });
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...env, TRIBUTARY_STORAGE_DIR: storage, TRIBUTARY_HTTP_PORT: String(ports[name]) },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const until = Date.now() + 30_000;
-  for (;;) {
-    const up = await fetch(`http://127.0.0.1:${ports[name]}/mcp/status`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (up) return { child, exited };
-    if (child.exitCode !== null || Date.now() > until) throw new Error(`replica ${name} did not start`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** nginx with the shipped configuration, its upstreams and listener moved to loopback ports. */
-function startNginx(): ChildProcess {
-  const prefix = join(work, 'nginx');
-  mkdirSync(prefix, { recursive: true });
-  chmodSync(work, 0o755);
-  chmodSync(prefix, 0o777);
-  const conf = readFileSync(NGINX_CONF, 'utf8')
-    .replace('tributary-1:47334', `127.0.0.1:${ports.a}`)
-    .replace('tributary-2:47334', `127.0.0.1:${ports.b}`)
-    .replace('listen 8080;', `listen 127.0.0.1:${ports.nginx};`)
-    .replace(
-      'http {',
-      `http {\n  access_log off;\n${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
-        .map((k) => `  ${k}_temp_path ${prefix}/${k};`)
-        .join('\n')}`,
-    );
-  const file = join(prefix, 'nginx.conf');
-  writeFileSync(file, conf);
-  const globals = `pid ${prefix}/nginx.pid; error_log ${prefix}/error.log; daemon off;`;
-  const check = spawnSync('nginx', ['-t', '-p', prefix, '-c', file, '-g', globals], { encoding: 'utf8' });
-  assert.equal(check.status, 0, check.stderr);
-  return spawn('nginx', ['-p', prefix, '-c', file, '-g', globals], { stdio: 'ignore' });
-}
 
 test('rolling restart of two replicas behind nginx: statements are answered, but for rare resets at close', {
   timeout: 180_000,
 }, async (t) => {
-  let a = await startReplica('a');
-  let b = await startReplica('b');
-  nginx = startNginx();
-  const url = `http://127.0.0.1:${ports.nginx}`;
-  for (let i = 0; (await fetch(`${url}/mcp/status`).catch(() => null))?.status !== 200; i++) {
-    assert.ok(i < 100, 'nginx did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let a = await cluster.startReplica('a');
+  let b = await cluster.startReplica('b');
+  await cluster.startNginx();
+  const url = cluster.url;
 
   let running = true;
   let ok = 0;
@@ -158,7 +76,7 @@ test('rolling restart of two replicas behind nginx: statements are answered, but
     const replica = name === 'a' ? a : b;
     replica.child.kill('SIGTERM');
     assert.equal(await replica.exited, 0, `replica ${name} exits 0 after draining`);
-    const again = await startReplica(name);
+    const again = await cluster.startReplica(name);
     if (name === 'a') a = again;
     else b = again;
     // nginx tries a replica it saw refuse again after fail_timeout (5 s).

@@ -1,0 +1,142 @@
+/**
+ * Replicas in child processes behind the shipped deploy/nginx.conf (round-robin, no stickiness),
+ * on one PostgreSQL catalog, one secret key and one Redis, as docs/deploy.md says; everything on
+ * loopback. Used by the rolling-restart, kill and replica contract tests and `bench replicas`.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createPgDatabase, ensureService, REDIS } from './services.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const NGINX_CONF = fileURLToPath(new URL('../../deploy/nginx.conf', import.meta.url));
+
+export type ReplicaName = 'a' | 'b';
+
+export interface Replica {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  url: string;
+}
+
+export interface ReplicaCluster {
+  /** nginx's address (after startNginx). */
+  url: string;
+  ports: { nginx: number; a: number; b: number };
+  catalog: string;
+  env: Record<string, string>;
+  startReplica(name: ReplicaName): Promise<Replica>;
+  /** nginx with the shipped configuration; resolves once it answers /mcp/status with 200. */
+  startNginx(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function until(what: string, ms: number, check: () => Promise<boolean>): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`${what} did not happen within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const answers = (url: string) =>
+  fetch(`${url}/mcp/status`, { signal: AbortSignal.timeout(2_000) }).then(
+    (r) => r.status === 200,
+    () => false,
+  );
+
+/**
+ * A catalog database named after `name` (made here, dropped by stop()), ports below Linux's
+ * ephemeral range (no client socket holds a port a replica restarts on).
+ */
+export async function replicaCluster(
+  name: string,
+  extraEnv: Record<string, string> = {},
+): Promise<ReplicaCluster> {
+  await ensureService('redis');
+  const work = mkdtempSync(join(tmpdir(), `${name}-`));
+  const base = 20000 + 4 * Math.floor(Math.random() * 3000);
+  const ports = { nginx: base, a: base + 1, b: base + 2 };
+  const catalog = await createPgDatabase(name);
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: work,
+    TRIBUTARY_CATALOG_URL: `postgres://postgres@127.0.0.1:5432/${catalog.database}`,
+    TRIBUTARY_SECRET_KEY: randomBytes(32).toString('base64'),
+    TRIBUTARY_REDIS_URL: `redis://${REDIS.host}:${REDIS.port}`,
+    TRIBUTARY_HTTP_HOST: '127.0.0.1',
+    TRIBUTARY_MYSQL_ENABLED: 'false',
+    TRIBUTARY_LOG_FORMAT: 'json',
+    TRIBUTARY_LOG_LEVEL: 'warn',
+    TRIBUTARY_HTTP_DRAIN_MS: '5000',
+    ...extraEnv,
+  };
+  const children = new Set<ChildProcess>();
+  let nginx: ChildProcess | null = null;
+
+  const cluster: ReplicaCluster = {
+    url: `http://127.0.0.1:${ports.nginx}`,
+    ports,
+    catalog: catalog.database,
+    env,
+    async startReplica(r) {
+      const storage = join(work, r);
+      mkdirSync(storage, { recursive: true });
+      const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+        env: { ...env, TRIBUTARY_STORAGE_DIR: storage, TRIBUTARY_HTTP_PORT: String(ports[r]) },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      children.add(child);
+      const exited = new Promise<number | null>((resolve) =>
+        child.once('exit', (code) => {
+          children.delete(child);
+          resolve(code);
+        }),
+      );
+      const url = `http://127.0.0.1:${ports[r]}`;
+      await until(`replica ${r} answering`, 30_000, async () => {
+        if (child.exitCode !== null) throw new Error(`replica ${r} exited ${child.exitCode}`);
+        return answers(url);
+      });
+      return { child, exited, url };
+    },
+    async startNginx() {
+      const prefix = join(work, 'nginx');
+      mkdirSync(prefix, { recursive: true });
+      chmodSync(work, 0o755);
+      chmodSync(prefix, 0o777);
+      const conf = readFileSync(NGINX_CONF, 'utf8')
+        .replace('tributary-1:47334', `127.0.0.1:${ports.a}`)
+        .replace('tributary-2:47334', `127.0.0.1:${ports.b}`)
+        .replace('listen 8080;', `listen 127.0.0.1:${ports.nginx};`)
+        .replace(
+          'http {',
+          `http {\n  access_log off;\n${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+            .map((k) => `  ${k}_temp_path ${prefix}/${k};`)
+            .join('\n')}`,
+        );
+      const file = join(prefix, 'nginx.conf');
+      writeFileSync(file, conf);
+      const globals = `pid ${prefix}/nginx.pid; error_log ${prefix}/error.log; daemon off;`;
+      const check = spawnSync('nginx', ['-t', '-p', prefix, '-c', file, '-g', globals], { encoding: 'utf8' });
+      assert.equal(check.status, 0, check.stderr);
+      nginx = spawn('nginx', ['-p', prefix, '-c', file, '-g', globals], { stdio: 'ignore' });
+      await until('nginx answering', 10_000, () => answers(cluster.url));
+    },
+    async stop() {
+      nginx?.kill('SIGQUIT');
+      const left = [...children];
+      for (const c of left) c.kill('SIGTERM');
+      await Promise.all(
+        left.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))),
+      );
+      await catalog.drop();
+      rmSync(work, { recursive: true, force: true });
+    },
+  };
+  return cluster;
+}
