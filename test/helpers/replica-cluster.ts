@@ -6,13 +6,15 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createPgDatabase, ensureService, REDIS } from './services.js';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+/** What `npm start` runs (benchmarks measure it; bench/lib.ts builds it first). */
+const BUILT = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const NGINX_CONF = fileURLToPath(new URL('../../deploy/nginx.conf', import.meta.url));
 
 export type ReplicaName = 'a' | 'b';
@@ -30,8 +32,18 @@ export interface ReplicaCluster {
   catalog: string;
   env: Record<string, string>;
   startReplica(name: ReplicaName): Promise<Replica>;
-  /** nginx with the shipped configuration; resolves once it answers /mcp/status with 200. */
-  startNginx(): Promise<void>;
+  /**
+   * nginx with the shipped configuration; resolves once it answers /mcp/status with 200. Already
+   * running: reloaded with these options. `clientKeepAlive: false` adds `keepalive_timeout 0`
+   * (docs/deploy.md: what a reload needs to cost no request).
+   */
+  startNginx(o?: { clientKeepAlive?: boolean }): Promise<void>;
+  /**
+   * Mark one replica `down` in nginx's configuration (null: none) and reload nginx gracefully
+   * (SIGHUP): new requests go to the others, requests already sent finish. Resolves when the
+   * new workers run (the old ones' error-log line, polled).
+   */
+  markDown(name: ReplicaName | null): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +68,7 @@ const answers = (url: string) =>
 export async function replicaCluster(
   name: string,
   extraEnv: Record<string, string> = {},
+  o: { built?: boolean } = {},
 ): Promise<ReplicaCluster> {
   await ensureService('redis');
   const work = mkdtempSync(join(tmpdir(), `${name}-`));
@@ -75,8 +88,45 @@ export async function replicaCluster(
     TRIBUTARY_HTTP_DRAIN_MS: '5000',
     ...extraEnv,
   };
+  const prefix = join(work, 'nginx');
+  mkdirSync(prefix, { recursive: true });
+  chmodSync(work, 0o755);
+  chmodSync(prefix, 0o777);
+  const confFile = join(prefix, 'nginx.conf');
+  // notice level: a reload's "reconfiguring" line tells markDown() it happened.
+  const globals = `pid ${prefix}/nginx.pid; error_log ${prefix}/error.log notice; daemon off;`;
+  let down: ReplicaName | null = null;
+  let keepAlive = true;
+  /** The shipped configuration, its upstreams and listener moved to loopback ports. */
+  const nginxConf = () =>
+    readFileSync(NGINX_CONF, 'utf8')
+      .replace('tributary-1:47334', `127.0.0.1:${ports.a}${down === 'a' ? ' down' : ''}`)
+      .replace('tributary-2:47334', `127.0.0.1:${ports.b}${down === 'b' ? ' down' : ''}`)
+      .replace(
+        'listen 8080;',
+        `listen 127.0.0.1:${ports.nginx};${keepAlive ? '' : '\n    keepalive_timeout 0;'}`,
+      )
+      .replace(
+        'http {',
+        `http {\n  access_log off;\n${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+          .map((k) => `  ${k}_temp_path ${prefix}/${k};`)
+          .join('\n')}`,
+      );
   const children = new Set<ChildProcess>();
   let nginx: ChildProcess | null = null;
+  /** Write the configuration with `r` marked down and reload nginx gracefully (SIGHUP). */
+  const reload = async (r: ReplicaName | null) => {
+    assert.ok(nginx, 'nginx is running');
+    down = r;
+    writeFileSync(confFile, nginxConf());
+    const log = join(prefix, 'error.log');
+    const count = () => (existsSync(log) ? readFileSync(log, 'utf8').split('reconfiguring').length : 1);
+    const before = count();
+    nginx.kill('SIGHUP');
+    await until('nginx reloaded', 10_000, async () => count() > before);
+    // The new workers start right after the master logs it.
+    await new Promise((res) => setTimeout(res, 200));
+  };
 
   const cluster: ReplicaCluster = {
     url: `http://127.0.0.1:${ports.nginx}`,
@@ -86,7 +136,7 @@ export async function replicaCluster(
     async startReplica(r) {
       const storage = join(work, r);
       mkdirSync(storage, { recursive: true });
-      const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+      const child = spawn(process.execPath, o.built ? [BUILT] : ['--import', 'tsx', MAIN], {
         env: { ...env, TRIBUTARY_STORAGE_DIR: storage, TRIBUTARY_HTTP_PORT: String(ports[r]) },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
@@ -104,29 +154,18 @@ export async function replicaCluster(
       });
       return { child, exited, url };
     },
-    async startNginx() {
-      const prefix = join(work, 'nginx');
-      mkdirSync(prefix, { recursive: true });
-      chmodSync(work, 0o755);
-      chmodSync(prefix, 0o777);
-      const conf = readFileSync(NGINX_CONF, 'utf8')
-        .replace('tributary-1:47334', `127.0.0.1:${ports.a}`)
-        .replace('tributary-2:47334', `127.0.0.1:${ports.b}`)
-        .replace('listen 8080;', `listen 127.0.0.1:${ports.nginx};`)
-        .replace(
-          'http {',
-          `http {\n  access_log off;\n${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
-            .map((k) => `  ${k}_temp_path ${prefix}/${k};`)
-            .join('\n')}`,
-        );
-      const file = join(prefix, 'nginx.conf');
-      writeFileSync(file, conf);
-      const globals = `pid ${prefix}/nginx.pid; error_log ${prefix}/error.log; daemon off;`;
-      const check = spawnSync('nginx', ['-t', '-p', prefix, '-c', file, '-g', globals], { encoding: 'utf8' });
+    async startNginx(o = {}) {
+      keepAlive = o.clientKeepAlive ?? true;
+      if (nginx && nginx.exitCode === null) return reload(down);
+      writeFileSync(confFile, nginxConf());
+      const check = spawnSync('nginx', ['-t', '-p', prefix, '-c', confFile, '-g', globals], {
+        encoding: 'utf8',
+      });
       assert.equal(check.status, 0, check.stderr);
-      nginx = spawn('nginx', ['-p', prefix, '-c', file, '-g', globals], { stdio: 'ignore' });
+      nginx = spawn('nginx', ['-p', prefix, '-c', confFile, '-g', globals], { stdio: 'ignore' });
       await until('nginx answering', 10_000, () => answers(cluster.url));
     },
+    markDown: (r) => reload(r),
     async stop() {
       nginx?.kill('SIGQUIT');
       const left = [...children];

@@ -154,7 +154,8 @@ test('kill -9 of one replica mid-load: only its in-flight requests fail, the cat
   running = false;
   await Promise.all(clients);
   t.diagnostic(`before the kill ${JSON.stringify(before)}, at the end ${JSON.stringify(counts)}`);
-  t.diagnostic(`${failures.length} failed: ${failures.slice(0, 8).join(' | ')}`);
+  const brief = (f: string) => f.replace(/<html>.*<\/html>(\\r\\n)*/s, 'nginx page').slice(0, 120);
+  t.diagnostic(`${failures.length} failed: ${failures.slice(0, 8).map(brief).join(' | ')}`);
 
   // Only what was in flight on the killed replica failed, as an error: one call a client at most.
   assert.ok(failures.length <= inFlightAtMost, failures.join('\n'));
