@@ -7,6 +7,8 @@
  * SIGTERM, drains, exits 0 and is started again on its port. A draining replica refuses new
  * connections, which nginx passes to the other replica, POST included. Everything on loopback;
  * the replicas share one PostgreSQL catalog, one secret key and one Redis, as docs/deploy.md says.
+ * Then the zero-loss procedure of docs/deploy.md: nginx with `keepalive_timeout 0`, each replica
+ * marked `down` and nginx reloaded before its SIGTERM: nothing fails.
  */
 import assert from 'node:assert/strict';
 import { after, before, type TestContext, test } from 'node:test';
