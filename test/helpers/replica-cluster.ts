@@ -120,12 +120,13 @@ export async function replicaCluster(
     down = r;
     writeFileSync(confFile, nginxConf());
     const log = join(prefix, 'error.log');
-    const count = () => (existsSync(log) ? readFileSync(log, 'utf8').split('reconfiguring').length : 1);
+    // The old worker logs this when the master has told it to stop taking connections; from then
+    // on every new connection is the new workers', with the new configuration.
+    const count = () =>
+      existsSync(log) ? readFileSync(log, 'utf8').split('gracefully shutting down').length : 1;
     const before = count();
     nginx.kill('SIGHUP');
     await until('nginx reloaded', 10_000, async () => count() > before);
-    // The new workers start right after the master logs it.
-    await new Promise((res) => setTimeout(res, 200));
   };
 
   const cluster: ReplicaCluster = {
@@ -157,13 +158,28 @@ export async function replicaCluster(
     async startNginx(o = {}) {
       keepAlive = o.clientKeepAlive ?? true;
       if (nginx && nginx.exitCode === null) return reload(down);
-      writeFileSync(confFile, nginxConf());
-      const check = spawnSync('nginx', ['-t', '-p', prefix, '-c', confFile, '-g', globals], {
-        encoding: 'utf8',
-      });
-      assert.equal(check.status, 0, check.stderr);
-      nginx = spawn('nginx', ['-p', prefix, '-c', confFile, '-g', globals], { stdio: 'ignore' });
-      await until('nginx answering', 10_000, () => answers(cluster.url));
+      // Another program on this shared machine may hold the port: then another one is tried.
+      for (let attempt = 0; ; attempt++) {
+        writeFileSync(confFile, nginxConf());
+        const check = spawnSync('nginx', ['-t', '-p', prefix, '-c', confFile, '-g', globals], {
+          encoding: 'utf8',
+        });
+        assert.equal(check.status, 0, check.stderr);
+        const proc = spawn('nginx', ['-p', prefix, '-c', confFile, '-g', globals], { stdio: 'ignore' });
+        nginx = proc;
+        try {
+          await until('nginx answering', 10_000, async () => {
+            if (proc.exitCode !== null) throw new Error(`nginx exited ${proc.exitCode}`);
+            return answers(cluster.url);
+          });
+          return;
+        } catch (e) {
+          proc.kill('SIGQUIT');
+          if (attempt >= 2) throw e;
+          ports.nginx = 20000 + 4 * Math.floor(Math.random() * 3000) + 3;
+          cluster.url = `http://127.0.0.1:${ports.nginx}`;
+        }
+      }
     },
     markDown: (r) => reload(r),
     async stop() {
