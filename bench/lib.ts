@@ -17,7 +17,7 @@ export interface ChildServer {
 let built = false;
 
 /** Benchmarks measure what `npm start` runs: the built server (built first when src is newer). */
-function ensureBuilt(): void {
+export function ensureBuilt(): void {
   if (built) return;
   execFileSync(process.execPath, ['scripts/build-if-needed.mjs'], { stdio: 'inherit' });
   built = true;

@@ -15,6 +15,7 @@ const suites: [string, string, string][] = [
   ['statement-size', './statement-size.js', 'benchStatementSize'],
   ['policy', './policy.js', 'benchPolicy'],
   ['console', './console.js', 'benchConsole'],
+  ['replicas', './replicas.js', 'benchReplicas'],
 ];
 
 const only = process.argv.slice(2);

@@ -13,6 +13,7 @@ import {
   UNPARSABLE,
   useJsonRpcBodyParser,
 } from '../../mcp/transports/http-util.js';
+import { RedisEventStores } from '../../mcp/transports/redis-events.js';
 import { RedisSessions } from '../../mcp/transports/shared-sessions.js';
 import { SseEndpoint } from '../../mcp/transports/sse.js';
 import { RETRY_MS, StreamableEndpoint, type StreamableOptions } from '../../mcp/transports/streamable.js';
@@ -182,7 +183,10 @@ export function registerMcp(app: FastifyInstance, deps: AppDeps): void {
   const idleMs = deps.config.api.mcp.session_idle_timeout_ms;
   const url = deps.config.redisUrl;
   // With Redis, any replica picks up a 2025-era session another one opened (SPEC §13).
-  const shared = url ? new RedisSessions(openRedis(url, deps.logger, 'mcp-session'), idleMs) : null;
+  // Their resumable event streams too, on the same connection (redis-events.ts).
+  const redis = url ? openRedis(url, deps.logger, 'mcp-session') : null;
+  const shared = redis ? new RedisSessions(redis, idleMs) : null;
+  const events = redis ? new RedisEventStores(redis, deps.logger.child({ component: 'mcp' })) : null;
   if (shared) app.addHook('onClose', () => shared.close());
-  registerMcpRoutes(app, deps, createMcpServerFactory(deps), { sessionIdleMs: idleMs, shared });
+  registerMcpRoutes(app, deps, createMcpServerFactory(deps), { sessionIdleMs: idleMs, shared, events });
 }

@@ -16,7 +16,7 @@ import {
 } from '../query-tool.js';
 import { resultEnvelopeProblem } from '../result-schema.js';
 import { authClientId, authOwner, authPrincipal } from './auth-info.js';
-import type { BoundedEventStore } from './event-store.js';
+import type { SessionEvents } from './event-store.js';
 import { jsonRpcError } from './http-util.js';
 
 /**
@@ -54,7 +54,7 @@ export type DirectMatch =
   | { kind: 'resume'; streamId: string };
 
 export interface DirectOptions {
-  events: BoundedEventStore;
+  events: SessionEvents;
   /** Null turns the direct path off: every message goes to the SDK. */
   run: RunQueryTool | null;
   /** Size of each answer sent (metrics). */

@@ -3,12 +3,54 @@ import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontex
 const SEP = '::';
 
 /**
+ * The resumable events of one Streamable HTTP session (2025 era), as the SDK's transport and
+ * the direct path (direct-call.ts) store and replay them. Stores are synchronous for the direct
+ * path: the id is known at once and the write (to Redis) follows in the background, issued
+ * before the event is written to the client. Event ids are `<stream id>::<suffix>`, so the
+ * stream of an event is read off its id, on any replica.
+ */
+export interface SessionEvents extends EventStore {
+  store(streamId: StreamId, message: JSONRPCMessage): EventId;
+  /** An event already serialised (the JSON-RPC message's text). */
+  storeText(streamId: StreamId, text: string): EventId;
+  streamOf(eventId: EventId): StreamId | undefined;
+  getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined>;
+  /** Drop events past their age. */
+  prune(now?: number): void;
+  /** The session ended: its events go too. */
+  discard(): void;
+}
+
+/**
+ * Where sessions keep their events (SPEC §13): in this process for one server (BoundedEventStore),
+ * in Redis for replicas (redis-events.ts), so a stream broken on one replica resumes on another.
+ */
+export interface SessionEventStores {
+  forSession(sessionId: string): SessionEvents;
+}
+
+/** The stream an event id names (the part before its last `::`); undefined when malformed. */
+export function streamOfEventId(eventId: EventId): StreamId | undefined {
+  const at = eventId.lastIndexOf(SEP);
+  return at > 0 ? eventId.slice(0, at) : undefined;
+}
+
+export function makeEventId(streamId: StreamId, suffix: string): EventId {
+  return `${streamId}${SEP}${suffix}`;
+}
+
+/** Limits every store keeps: events a session holds, their approximate bytes, their age. */
+export const EVENT_LIMITS = { maxEvents: 100, maxBytes: 2 * 1024 * 1024, maxAgeMs: 120_000 };
+
+export const memoryEventStores: SessionEventStores = { forSession: () => new BoundedEventStore() };
+
+/**
  * Recent SSE events of one Streamable HTTP session, so a client whose stream broke can
  * reconnect with Last-Event-ID and receive what it missed (2025 resumability). Bounded
  * in count and approximate bytes: resumption covers a short network hiccup, not a
  * client gone for minutes, and a session must never hold many query results in memory.
  */
-export class BoundedEventStore implements EventStore {
+export class BoundedEventStore implements SessionEvents {
   /**
    * An event holds its message as the SDK gave it, or as the JSON text the direct path
    * already wrote: a query result kept as one string is one object for the GC, where
@@ -25,10 +67,10 @@ export class BoundedEventStore implements EventStore {
   private seq = 0;
 
   constructor(
-    private readonly maxEvents = 100,
-    private readonly maxBytes = 2 * 1024 * 1024,
+    private readonly maxEvents = EVENT_LIMITS.maxEvents,
+    private readonly maxBytes = EVENT_LIMITS.maxBytes,
     /** Events older than this are of no use to a reconnecting client. */
-    private readonly maxAgeMs = 120_000,
+    private readonly maxAgeMs = EVENT_LIMITS.maxAgeMs,
   ) {}
 
   async storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
@@ -46,7 +88,7 @@ export class BoundedEventStore implements EventStore {
   }
 
   private push(streamId: StreamId, message: JSONRPCMessage | string, size: number): EventId {
-    const id = `${streamId}${SEP}${++this.seq}`;
+    const id = makeEventId(streamId, String(++this.seq));
     const now = Date.now();
     this.events.push({ id, streamId, message, size, at: now });
     this.bytes += size;
@@ -76,7 +118,7 @@ export class BoundedEventStore implements EventStore {
     { send }: { send: (eventId: EventId, message: JSONRPCMessage) => Promise<void> },
   ): Promise<StreamId> {
     const at = this.events.findIndex((e) => e.id === lastEventId);
-    const streamId = at >= 0 ? this.events[at].streamId : lastEventId.slice(0, lastEventId.lastIndexOf(SEP));
+    const streamId = at >= 0 ? this.events[at].streamId : (streamOfEventId(lastEventId) ?? lastEventId);
     if (at < 0) return streamId;
     for (const e of this.events.slice(at + 1)) {
       // Priming events carry no message; only real ones are replayed.
@@ -85,6 +127,11 @@ export class BoundedEventStore implements EventStore {
       if (Object.keys(message).length > 0) await send(e.id, message);
     }
     return streamId;
+  }
+
+  discard(): void {
+    this.events.length = 0;
+    this.bytes = 0;
   }
 
   get size(): { events: number; bytes: number } {
@@ -97,7 +144,7 @@ export class BoundedEventStore implements EventStore {
  * (the JSON of the result, also held as structuredContent, hence twice); a resource's
  * is its text.
  */
-function approximateSize(message: JSONRPCMessage): number {
+export function approximateSize(message: JSONRPCMessage): number {
   const result = (message as { result?: { content?: unknown; contents?: unknown } }).result;
   let size = 256;
   for (const list of [result?.content, result?.contents]) {

@@ -14,7 +14,7 @@ import type { SessionState } from '../query-tool.js';
 import type { SchemaAnnouncer } from '../schema-announcer.js';
 import { attachAuth, principalKey } from './auth-info.js';
 import { DirectSession, type RunQueryTool } from './direct-call.js';
-import { BoundedEventStore } from './event-store.js';
+import { memoryEventStores, type SessionEventStores, type SessionEvents } from './event-store.js';
 import { jsonRpcError, MCP_BODY_LIMIT, writeRetry } from './http-util.js';
 import { ownerDigest, type SessionRecord, type SharedSessions } from './shared-sessions.js';
 
@@ -36,12 +36,14 @@ export interface StreamableOptions {
   shared?: SharedSessions | null;
   /** Tells sessions and `subscriptions/listen` streams that the schema resources changed. */
   announcer?: SchemaAnnouncer;
+  /** Where sessions keep their resumable events: Redis for replicas; absent: this process. */
+  events?: SessionEventStores | null;
 }
 
 interface Session {
   server: McpServer;
   transport: NodeStreamableHTTPServerTransport;
-  events: BoundedEventStore;
+  events: SessionEvents;
   /** The session's `query` calls answered without the SDK's layers (direct-call.ts). */
   direct: DirectSession;
   /** Requests (including an open GET stream) not yet finished: a session with one is never idle. */
@@ -171,7 +173,7 @@ export class StreamableEndpoint {
         return jsonRpcError(res, 503, -32000, 'Too many MCP sessions; try again later');
       }
     }
-    const built = await this.build(owner, randomUUID);
+    const built = await this.build(owner, randomUUID());
     const { server, transport } = built;
     let session: Session | undefined;
     const shared = this.opts.shared;
@@ -197,9 +199,9 @@ export class StreamableEndpoint {
     this.logger.warn({ err: (e as Error)?.message }, 'mcp session not shared (Redis)');
   }
 
-  /** A server and transport for one session, its id from `newId` (a new one, or the picked-up one). */
-  private async build(owner: string | null, newId: () => string): Promise<Built> {
-    const events = new BoundedEventStore();
+  /** A server and transport for one session of this id (a new one, or the picked-up one). */
+  private async build(owner: string | null, id: string): Promise<Built> {
+    const events = (this.opts.events ?? memoryEventStores).forSession(id);
     const current: { transport?: NodeStreamableHTTPServerTransport } = {};
     const direct = new DirectSession(() => current.transport?.sessionId, {
       events,
@@ -212,7 +214,7 @@ export class StreamableEndpoint {
     const server = this.factory(direct.state);
     const built: Built = { server, events, direct, owner } as Built;
     const transport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: newId,
+      sessionIdGenerator: () => id,
       keepAliveMs: this.opts.keepAliveMs,
       maxRequestBodySize: MCP_BODY_LIMIT,
       // Resumability: a broken stream is resumed with Last-Event-ID within these bounds.
@@ -274,7 +276,7 @@ export class StreamableEndpoint {
         if (!record || record.owner !== ownerDigest(owner)) return null;
         const live = this.sessions.get(id);
         if (live) return live;
-        const b = await this.build(owner, () => id);
+        const b = await this.build(owner, id);
         const web = (b.transport as unknown as { _webStandardTransport: RestorableTransport })
           ._webStandardTransport;
         web._initialized = true;
@@ -298,7 +300,11 @@ export class StreamableEndpoint {
     const shared = this.opts.shared;
     const id = session.transport.sessionId;
     if (shared && id) {
-      if (req.method === 'DELETE') res.once('finish', () => void shared.remove(id));
+      if (req.method === 'DELETE')
+        res.once('finish', () => {
+          void shared.remove(id);
+          session.events.discard();
+        });
       else shared.touch(id);
     }
     const match = session.direct.match(req, body);
@@ -358,7 +364,7 @@ export class StreamableEndpoint {
 interface Built {
   server: McpServer;
   transport: NodeStreamableHTTPServerTransport;
-  events: BoundedEventStore;
+  events: SessionEvents;
   direct: DirectSession;
   owner: string | null;
   onInitialized?: (id: string) => void | Promise<void>;

@@ -169,3 +169,89 @@ test('a 2025-era MCP session opened on replica A is served by replica B, for its
   await new Promise((r) => setTimeout(r, 100));
   assert.equal((await rpc(b.url, tokenA, { id: 6, method: 'tools/list' }, sid)).status, 404);
 });
+
+/** The SSE events of a stream's text: id and parsed message (priming events have no message). */
+function sseEvents(text: string): { id: string | null; message: any }[] {
+  return text
+    .split('\n\n')
+    .filter((block) => block.trim() && !block.startsWith(':'))
+    .map((block) => {
+      const id = /^id: (.*)$/m.exec(block)?.[1] ?? null;
+      const data = /^data: (.+)$/m.exec(block)?.[1];
+      return { id, message: data ? JSON.parse(data) : null };
+    });
+}
+
+for (const path of ['direct', 'sdk'] as const) {
+  test(`a call's SSE stream broken on replica A resumes on replica B with Last-Event-ID (${path} path)`, async () => {
+    const token = await login(a.url);
+    await pgExec(
+      data.database,
+      'CREATE OR REPLACE VIEW slow AS SELECT pg_sleep(0.5)::text AS slept, 7 AS seven',
+    );
+    const created = await fetch(`${a.url}/api/sql/query`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        query: `CREATE DATABASE IF NOT EXISTS pgslow WITH ENGINE = 'postgres', PARAMETERS = ${pgParams(data.database)}`,
+      }),
+    });
+    assert.equal(((await created.json()) as { type: string }).type, 'ok');
+    const version = '2025-11-25';
+    const init = await rpc(a.url, token, {
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: version,
+        capabilities: {},
+        clientInfo: { name: 'resume-test', version: '1' },
+      },
+    });
+    const sid = init.session!;
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-session-id': sid,
+      'mcp-protocol-version': version,
+    };
+    await fetch(`${a.url}/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    });
+    // A progress token sends the call through the SDK's transport (its own storeEvent calls).
+    const meta = path === 'sdk' ? { _meta: { progressToken: 'p1' } } : {};
+    const ctrl = new AbortController();
+    const res = await fetch(`${a.url}/mcp`, {
+      method: 'POST',
+      headers,
+      signal: ctrl.signal,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'query', arguments: { query: 'SELECT slept, seven FROM pgslow.slow' }, ...meta },
+      }),
+    });
+    assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
+    const reader = res.body!.getReader();
+    let primed = '';
+    while (!/^id: /m.test(primed)) primed += new TextDecoder().decode((await reader.read()).value);
+    const lastEventId = /^id: (.+)$/m.exec(primed)![1];
+    ctrl.abort();
+    // The call finishes on A with nobody listening; its result is kept in Redis.
+    await new Promise((r) => setTimeout(r, 1200));
+    const resumed = await fetch(`${b.url}/mcp`, {
+      headers: { ...headers, accept: 'text/event-stream', 'last-event-id': lastEventId },
+      signal: AbortSignal.timeout(10_000),
+    });
+    assert.equal(resumed.status, 200, await resumed.clone().text());
+    const answer = sseEvents(await resumed.text()).find((e) => e.message?.id === 9);
+    assert.ok(answer, 'the missed result is replayed on B');
+    assert.deepEqual(answer.message.result.structuredContent.result.data, [['', 7]]);
+    // Replayed under the id it was stored with: a later break resumes after it.
+    assert.ok(answer.id?.startsWith(lastEventId.slice(0, lastEventId.lastIndexOf('::'))));
+    await fetch(`${b.url}/mcp`, { method: 'DELETE', headers });
+  });
+}
