@@ -7,7 +7,6 @@ import type { CanonicalValue, ColumnInfo, FieldInfo, MysqlType, Row } from '../c
 import type { QueryContext, SqlEngine } from '../sql/engine-types.js';
 import type {
   KbCondition,
-  KbFilter,
   KbInsertCounts,
   KbInsertOptions,
   KbRowSource,
@@ -101,7 +100,9 @@ export class KbService implements KnowledgeBases {
   }
 
   /** Follow the catalog: KBs created, altered or dropped elsewhere (another replica). */
-  async sync(): Promise<void> {
+  /** Re-read the catalog; true when a KB was created, altered or dropped elsewhere since the last read. */
+  async sync(): Promise<boolean> {
+    let changed = false;
     const recs = await this.o.catalog.listKnowledgeBases();
     const seen = new Set<string>();
     for (const rec of recs) {
@@ -111,14 +112,21 @@ export class KbService implements KnowledgeBases {
       if (!kb || kb.rec.id !== rec.id) {
         if (kb) this.detach(key, kb);
         this.attach(rec);
+        changed = true;
       } else if (JSON.stringify(kb.rec.params) !== JSON.stringify(rec.params)) {
         kb.rec = rec;
         kb.def = rec.params as unknown as KbDefinition;
         kb.provider = this.embedder(kb.def.embedding_model);
         kb.reranker = this.rerankerOf(rec.name, kb.def);
+        changed = true;
       }
     }
-    for (const [key, kb] of this.kbs) if (!seen.has(key)) this.detach(key, kb);
+    for (const [key, kb] of this.kbs)
+      if (!seen.has(key)) {
+        this.detach(key, kb);
+        changed = true;
+      }
+    return changed;
   }
 
   private attach(rec: KnowledgeBaseRecord, store?: KbStore): Kb {

@@ -529,9 +529,15 @@ export class Engine implements SqlEngine, ExecutionContext {
     try {
       return await this.runOnce(sql, ctx, opts);
     } catch (e) {
-      if (!(e instanceof SourceClosedError) || opts.signal?.aborted) throw e;
-      await this.deps.sources.get(e.source);
-      return this.runOnce(sql, ctx, opts);
+      if (opts.signal?.aborted) throw e;
+      if (e instanceof SourceClosedError) {
+        await this.deps.sources.get(e.source);
+        return this.runOnce(sql, ctx, opts);
+      }
+      // A name no KB had here may be one another replica made a moment ago (its NOTIFY on the way).
+      if (e instanceof SqlError && KB_MAYBE.has(e.code) && (await this.deps.kb?.sync?.()))
+        return this.runOnce(sql, ctx, opts);
+      throw e;
     }
   }
 
@@ -1215,6 +1221,9 @@ async function* restOf(
 async function* once<T>(x: T): AsyncGenerator<T> {
   yield x;
 }
+
+/** Errors a knowledge base made on another replica a moment ago can cause: no database selected, no such table. */
+const KB_MAYBE = new Set<number>([1046, ErrorCode.UNKNOWN_TABLE]);
 
 /** A statement that only reads: a SELECT, or EXPLAIN of one (the access policy's filters and masks apply to these). */
 function readsOnly(stmt: Statement): boolean {

@@ -97,4 +97,9 @@ export interface KnowledgeBases {
   delete(name: string, ids: CanonicalValue[]): Promise<number>;
   /** Flush and close the stores (server shutdown). */
   close?(): Promise<void>;
+  /**
+   * Re-read the KBs from the catalog now (another replica may have made one a moment ago and
+   * its NOTIFY not arrived yet); true when anything changed.
+   */
+  sync?(): Promise<boolean>;
 }
