@@ -67,13 +67,12 @@ async function failure(res: Response): Promise<ApiError> {
   return new ApiError(res.status, code, message);
 }
 
-/** A JSON call; 401 sends the page back to the login form. */
-export async function call<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-  signal?: AbortSignal,
-): Promise<T> {
+/**
+ * One request to the server, answered or thrown as an ApiError: a network failure, a
+ * cancellation, a 401 (which sends the page back to the login form when a token stopped
+ * working) or another failing status. `call` and `sqlWindow` read the body their own way.
+ */
+async function send(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
   let res: Response;
   try {
     res = await fetch(path, {
@@ -85,8 +84,10 @@ export async function call<T>(
       cache: 'no-store',
     });
   } catch (e) {
-    if ((e as Error).name === 'AbortError') throw new ApiError(0, 'cancelled', 'Cancelled');
-    throw new ApiError(0, 'network_error', `The server could not be reached: ${(e as Error).message}`);
+    throw cancelledOr(
+      e,
+      new ApiError(0, 'network_error', `The server could not be reached: ${(e as Error).message}`),
+    );
   }
   if (res.status === 401) {
     const err = await failure(res);
@@ -95,12 +96,30 @@ export async function call<T>(
     throw err;
   }
   if (!res.ok) throw await failure(res);
+  return res;
+}
+
+/** An abort is a cancellation; anything else is `other`. */
+function cancelledOr(e: unknown, other: ApiError): ApiError {
+  return (e as Error).name === 'AbortError' ? new ApiError(0, 'cancelled', 'Cancelled') : other;
+}
+
+/** A JSON call; 401 sends the page back to the login form. */
+export async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  signal?: AbortSignal,
+): Promise<T> {
+  const res = await send(method, path, body, signal);
   if (res.status === 204) return undefined as T;
   try {
     return (await res.json()) as T;
   } catch (e) {
-    if ((e as Error).name === 'AbortError') throw new ApiError(0, 'cancelled', 'Cancelled');
-    throw new ApiError(res.status, 'bad_response', `The answer could not be read: ${(e as Error).message}`);
+    throw cancelledOr(
+      e,
+      new ApiError(res.status, 'bad_response', `The answer could not be read: ${(e as Error).message}`),
+    );
   }
 }
 
@@ -114,27 +133,8 @@ export async function sqlWindow(
   signal?: AbortSignal,
   db?: string,
 ): Promise<Result> {
-  const path = '/api/sql/query';
-  let res: Response;
-  try {
-    res = await fetch(path, {
-      method: 'POST',
-      headers: headers({ 'content-type': 'application/json' }),
-      body: JSON.stringify(db ? { query, context: { db } } : { query }),
-      signal,
-      credentials: 'omit',
-      cache: 'no-store',
-    });
-  } catch (e) {
-    if ((e as Error).name === 'AbortError') throw new ApiError(0, 'cancelled', 'Cancelled');
-    throw new ApiError(0, 'network_error', `The server could not be reached: ${(e as Error).message}`);
-  }
-  if (res.status === 401) {
-    const err = await failure(res);
-    if (token !== null) onUnauthorized();
-    throw err;
-  }
-  if (!res.ok || !res.body) throw await failure(res);
+  const res = await send('POST', '/api/sql/query', db ? { query, context: { db } } : { query }, signal);
+  if (!res.body) throw await failure(res);
   const scanner = new RowScanner(window);
   const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
   try {
@@ -145,8 +145,10 @@ export async function sqlWindow(
     }
     return scanner.end() as Result;
   } catch (e) {
-    if ((e as Error).name === 'AbortError') throw new ApiError(0, 'cancelled', 'Cancelled');
-    throw new ApiError(res.status, 'bad_response', `The answer could not be read: ${(e as Error).message}`);
+    throw cancelledOr(
+      e,
+      new ApiError(res.status, 'bad_response', `The answer could not be read: ${(e as Error).message}`),
+    );
   }
 }
 
