@@ -502,11 +502,8 @@ export class KbService implements KnowledgeBases {
     return conditionSupport(c, { metadata: def.metadata_columns, types: def.metadata_types });
   }
 
-  async insert(name: string, rows: KbRowSource, opts: KbInsertOptions): Promise<KbInsertCounts> {
+  async insert(name: string, src: KbRowSource, opts: KbInsertOptions): Promise<KbInsertCounts> {
     const kb = this.get(name);
-    // The metadata values go by: their kinds widen the guessed types without a re-read.
-    const seen = new MetadataKinds();
-    const src = observed(rows, kb.def.metadata_columns, seen);
     const prev = this.locks.get(kb.rec.id) ?? Promise.resolve();
     const run = prev
       .catch(() => {})
@@ -538,15 +535,7 @@ export class KbService implements KnowledgeBases {
     try {
       return await run;
     } finally {
-      const cached = this.guessed.get(kb.rec.id);
-      if (cached)
-        this.guessed.set(
-          kb.rec.id,
-          cached.then((k) => {
-            k.merge(seen);
-            return k;
-          }),
-        );
+      // The types this insert saw are recorded (recordTypes) and win over the guess in columns().
       if (this.locks.get(kb.rec.id) === run) this.locks.delete(kb.rec.id);
     }
   }
@@ -598,19 +587,6 @@ function checkDimension(kb: Kb, v: Float32Array): void {
 }
 
 /** The rows as they go by, each metadata value's kind noted in `seen`. */
-function observed(src: KbRowSource, metadata: string[], seen: MetadataKinds): KbRowSource {
-  const lower = src.columns.map((c) => c.toLowerCase());
-  const at = metadata.map((c) => [c, lower.indexOf(c.toLowerCase())] as const).filter(([, i]) => i >= 0);
-  if (at.length === 0) return src;
-  async function* batches() {
-    for await (const batch of src.batches) {
-      for (const row of batch) for (const [c, i] of at) seen.observe(c, row[i]);
-      yield batch;
-    }
-  }
-  return { ...src, batches: batches() };
-}
-
 /** A stored metadata value as a value of its column's type (one that does not fit is NULL, as a failed cast). */
 function canonical(v: unknown, type: MysqlType): CanonicalValue {
   if (v === null || v === undefined) return null;
